@@ -1,0 +1,53 @@
+"""The errors refbot raises on purpose.
+
+    RefbotError                  every error below; the CLI prints ``str(error)`` as one line
+    ├── ConfigError              an option or configuration value is wrong (hint: the option to fix)
+    ├── InputError               a user-supplied file or identifier is malformed (names file and line)
+    ├── ModelError               model weights are missing, corrupt or cannot be loaded
+    └── JudgeError               the judge could not produce a judgement
+        └── BackendUnavailable   the LLM server cannot be reached or keeps failing (names the URL)
+
+Each error carries the context a user needs (file and line, URL, model path) and, where there is one,
+a ``hint`` saying how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class RefbotError(Exception):
+    """Base class; ``hint`` is a short imperative sentence telling the user what to do."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def __str__(self) -> str:
+        message = super().__str__()
+        return f"{message} ({self.hint})" if self.hint else message
+
+
+class ConfigError(RefbotError):
+    pass
+
+
+class InputError(RefbotError):
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 hint: str | None = None) -> None:
+        where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")
+        super().__init__(where + message, hint=hint)
+        self.path = path
+        self.line = line
+
+
+class ModelError(RefbotError):
+    pass
+
+
+class JudgeError(RefbotError):
+    pass
+
+
+class BackendUnavailable(JudgeError):
+    def __init__(self, message: str, *, url: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.url = url

@@ -1,0 +1,121 @@
+"""Labelled statements from JSON Lines: ``id``, ``subject``, ``predicate``, ``object``, ``text``, ``label``.
+
+Optional fields refine the report: ``concept1``/``concept2`` (grouping by concept pair), ``property_id``,
+``predicate_description`` (what the predicate means, as a Wikidata property description says), and the
+published method's ``paper_verdict``/``paper_answer``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.datamodel import Claim
+from bot.errors import InputError
+
+REQUIRED = ("id", "subject", "predicate", "object", "text", "label")
+
+
+@dataclass(frozen=True)
+class LabelledStatement:
+    id: str
+    claim: Claim
+    text: str
+    label: bool
+    concept_pair: str | None = None
+    relation: str = ""
+    paper_verdict: bool | None = None
+    paper_answer: str | None = None
+
+
+def read_dataset(path: Path, descriptions: Mapping[str, str] | None = None) -> list[LabelledStatement]:
+    descriptions = descriptions or {}
+    rows: list[LabelledStatement] = []
+    seen: dict[str, int] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise InputError(f"cannot read the data set: {error.strerror}", path=str(path)) from error
+    except UnicodeDecodeError:
+        raise InputError("the data set is not UTF-8 text", path=str(path)) from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        row = _parse_line(line, path, number)
+        if row["id"] in seen:
+            raise InputError(f"id {row['id']!r} already appeared on line {seen[row['id']]}", path=str(path),
+                             line=number, hint="every row needs a unique id")
+        seen[row["id"]] = number
+        predicate = str(row["predicate"])
+        description = row.get("predicate_description") or descriptions.get(predicate, "")
+        concept_pair = f"{row['concept1']}-{row['concept2']}" if row.get("concept1") and row.get("concept2") \
+            else None
+        rows.append(LabelledStatement(
+            id=str(row["id"]),
+            claim=Claim(str(row["subject"]), predicate, str(row["object"]), str(description)),
+            text=str(row["text"]),
+            label=row["label"],
+            concept_pair=concept_pair,
+            relation=str(row.get("property_id") or predicate),
+            paper_verdict=row.get("paper_verdict") if isinstance(row.get("paper_verdict"), bool) else None,
+            paper_answer=row.get("paper_answer"),
+        ))
+    if not rows:
+        raise InputError("the data set holds no statements", path=str(path))
+    return rows
+
+
+def _parse_line(line: str, path: Path, number: int) -> dict:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InputError(f"not valid JSON ({error.msg} at column {error.colno})", path=str(path), line=number,
+                         hint="each line must be one JSON object") from None
+    if not isinstance(row, dict):
+        raise InputError("a line must hold a JSON object", path=str(path), line=number)
+    missing = [field for field in REQUIRED if field not in row]
+    if missing:
+        raise InputError(f"missing field(s) {', '.join(missing)}", path=str(path), line=number,
+                         hint=f"every row needs {', '.join(REQUIRED)}")
+    if not isinstance(row["label"], bool):
+        raise InputError(f"label must be true or false, not {row['label']!r}", path=str(path), line=number)
+    for field in ("subject", "predicate", "object", "text"):
+        if not isinstance(row[field], str) or not row[field].strip():
+            raise InputError(f"{field} must be a non-empty string", path=str(path), line=number)
+    return row
+
+
+def read_descriptions(path: Path) -> dict[str, str]:
+    """A JSON object mapping predicate labels to what they mean (like Wikidata property descriptions)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InputError(f"cannot read predicate descriptions: {error.strerror}", path=str(path)) from error
+    except json.JSONDecodeError as error:
+        raise InputError(f"not valid JSON ({error.msg} on line {error.lineno})", path=str(path)) from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise InputError("expected a JSON object of predicate → description strings", path=str(path))
+    return data
+
+
+def stratified_sample(rows: Sequence[LabelledStatement], size: int, seed: int = 42) -> list[LabelledStatement]:
+    """A fixed sample keeping the share of each (label, relation, concept pair) stratum, in data-set order."""
+    if size >= len(rows):
+        return list(rows)
+    strata: dict[tuple, list[int]] = defaultdict(list)
+    for index, row in enumerate(rows):
+        strata[(row.label, row.relation, row.concept_pair)].append(index)
+    generator = random.Random(seed)
+    quotas = {key: size * len(members) / len(rows) for key, members in strata.items()}
+    counts = {key: int(quota) for key, quota in quotas.items()}
+    by_remainder = sorted(strata, key=lambda key: (quotas[key] - counts[key], len(strata[key])), reverse=True)
+    for key in by_remainder[: size - sum(counts.values())]:
+        counts[key] += 1
+    chosen: list[int] = []
+    for key, members in strata.items():
+        chosen.extend(generator.sample(members, counts[key]))
+    return [rows[index] for index in sorted(chosen)]

@@ -1,0 +1,78 @@
+"""The ``--out`` file of ``refbot eval``: one JSON line per judged statement, appended and flushed as it comes,
+so a run that is stopped loses nothing and the next run skips what is already judged."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import IO, Any
+
+from bot.datamodel import Judgement, Verdict
+from bot.errors import ConfigError, InputError
+
+
+def judgement_record(statement_id: str, label: bool, judgement: Judgement) -> dict[str, Any]:
+    record = {"id": statement_id, "label": label, **asdict(judgement)}
+    record["verdict"] = judgement.verdict.value
+    return record
+
+
+def judgement_from_record(record: dict[str, Any]) -> Judgement:
+    fields = {key: record[key] for key in Judgement.__dataclass_fields__ if key in record}
+    fields["verdict"] = Verdict(record["verdict"])
+    return Judgement(**fields)
+
+
+def read_ledger(path: Path) -> dict[str, dict[str, Any]]:
+    """Records by id. A last line cut short (the process was killed while writing it) is ignored."""
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    records: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            judgement_from_record(record)
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            if number == len(lines):
+                break
+            raise InputError("not a judgement record", path=str(path), line=number,
+                             hint="remove the line or write results to a new --out file") from None
+        records[record["id"]] = record
+    return records
+
+
+def check_same_judge(records: dict[str, dict[str, Any]], model: str, template: str, path: Path) -> None:
+    for record in records.values():
+        if (record["model"], record["template"]) != (model, template):
+            raise ConfigError(f"{path} holds judgements by {record['model']} with template "
+                              f"{record['template']!r}, not {model} with {template!r}",
+                              hint="pass another --out file to keep runs apart")
+
+
+class LedgerWriter:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._repair_tail(path)
+        self._stream: IO[str] = path.open("a", encoding="utf-8")
+
+    @staticmethod
+    def _repair_tail(path: Path) -> None:
+        """Drop a half-written last line, so new records start on a line of their own."""
+        if not path.exists() or path.stat().st_size == 0:
+            return
+        data = path.read_bytes()
+        if data.endswith(b"\n"):
+            return
+        cut = data.rfind(b"\n") + 1
+        path.write_bytes(data[:cut])
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._stream.flush()
+
+    def close(self) -> None:
+        self._stream.close()

@@ -1,0 +1,108 @@
+"""``refbot eval``: judge labelled statements, resumably, and score the judge beside two baselines."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.datamodel import Verdict
+from bot.evaluation.dataset import LabelledStatement
+from bot.evaluation.ledger import LedgerWriter, check_same_judge, judgement_record, read_ledger
+from bot.evaluation.metrics import Confusion, grouped, label_match, precision_at_recall, roc_auc
+from bot.judge.engine import Judge
+
+SYSTEMS = ("refbot", "published", "label-match")
+
+
+@dataclass
+class Evaluation:
+    rows: list[LabelledStatement]
+    records: dict[str, dict[str, Any]]
+    judged_now: int
+    seconds: float
+    model: str
+    template: str
+    groups: dict[str, dict[str, dict[str, Confusion]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        judged = [row for row in self.rows if row.id in self.records]
+        predictions: dict[str, Callable[[LabelledStatement], tuple[bool, bool] | None]] = {
+            "refbot": lambda row: (row.label, self.records[row.id]["verdict"] == Verdict.SUPPORTS.value),
+            "published": lambda row: None if row.paper_verdict is None else (row.label, row.paper_verdict),
+            "label-match": lambda row: (row.label, label_match(row.claim.object, row.text)),
+        }
+        keys: dict[str, Callable[[LabelledStatement], str | None]] = {
+            "concept pair": lambda row: row.concept_pair,
+            "relation": lambda row: row.relation,
+            "micro average": lambda row: "all",
+        }
+        self.groups = {name: {system: grouped(judged, key, predict) for system, predict in predictions.items()}
+                       for name, key in keys.items()}
+        self.judged_rows = judged
+
+    @property
+    def overall(self) -> Confusion:
+        return self.groups["micro average"]["refbot"].get("all", Confusion())
+
+    def scores(self) -> dict[str, float | None]:
+        labels = [row.label for row in self.judged_rows]
+        support = [float(self.records[row.id]["support"]) for row in self.judged_rows]
+        return {"roc_auc": roc_auc(labels, support), "precision_at_recall_0.5": precision_at_recall(labels, support)}
+
+    def cost(self) -> dict[str, float | int | None]:
+        records = [self.records[row.id] for row in self.judged_rows]
+        count = len(records) or 1
+        latency = sum(float(r["latency_s"]) for r in records)
+        return {
+            "judgements": len(records),
+            "judged_in_this_run": self.judged_now,
+            "judgements_per_s": (self.judged_now / self.seconds) if self.judged_now and self.seconds else
+            (len(records) / latency if latency else None),
+            "mean_latency_s": latency / count,
+            "mean_prompt_tokens": sum(int(r["prompt_tokens"]) for r in records) / count,
+            "mean_completion_tokens": sum(int(r["completion_tokens"]) for r in records) / count,
+            "unparseable": sum(r["verdict"] == Verdict.UNPARSEABLE.value for r in records),
+            "split_snippets": sum(int(r.get("parts", 1)) > 1 for r in records),
+        }
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "template": self.template,
+            "rows": len(self.rows),
+            "metrics": {name: {system: {group: confusion.as_dict() for group, confusion in table.items()}
+                               for system, table in systems.items()}
+                        for name, systems in self.groups.items()},
+            "scores": self.scores(),
+            "cost": self.cost(),
+        }
+
+
+def evaluate(rows: Sequence[LabelledStatement], judge: Judge, out: Path,
+             on_judged: Callable[[int, int], None] | None = None) -> Evaluation:
+    """Judge every row not already in ``out``; each judgement is appended to ``out`` as soon as it exists.
+
+    If the judge fails part-way, the judgements made so far are already saved and the error propagates.
+    """
+    done = read_ledger(out)
+    check_same_judge(done, judge.model_id, judge.template.id, out)
+    todo = [row for row in rows if row.id not in done]
+    by_id = {row.id: row for row in todo}
+    started = time.monotonic()
+    judged = 0
+    writer = LedgerWriter(out)
+    try:
+        tasks = ((row.id, row.claim, row.text) for row in todo)
+        for statement_id, judgement in judge.judge_all(tasks):
+            record = judgement_record(statement_id, by_id[statement_id].label, judgement)
+            writer.append(record)
+            done[statement_id] = record
+            judged += 1
+            if on_judged:
+                on_judged(judged, len(todo))
+    finally:
+        writer.close()
+    return Evaluation(list(rows), done, judged, time.monotonic() - started, judge.model_id, judge.template.id)

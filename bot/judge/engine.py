@@ -1,0 +1,154 @@
+"""The judge: renders a template, asks a backend, reads the answer, and returns a :class:`Judgement`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import replace
+from typing import TypeVar
+
+from bot.answers import parse_option
+from bot.datamodel import Claim, Judgement, Verdict
+from bot.errors import JudgeError
+from bot.judge.backend import Backend
+from bot.judge.fitting import split_to_fit
+from bot.prompts import Generation, Template
+
+LETTERS = ("a", "b", "c")
+# Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
+CHAT_OVERHEAD_TOKENS = 48
+
+Key = TypeVar("Key")
+
+
+class Judge:
+    """Decides whether a snippet supports a claim, using only the snippet."""
+
+    def __init__(self, backend: Backend, template: Template, *, threshold: float = 0.5,
+                 justify: bool = True) -> None:
+        self.backend = backend
+        self.template = template
+        self.threshold = threshold
+        self.justify = justify and bool(template.justification)
+
+    @property
+    def model_id(self) -> str:
+        return self.backend.model_id
+
+    def judge(self, claim: Claim, snippet: str) -> Judgement:
+        started = time.monotonic()
+        parts = self._fit(claim, snippet)
+        judgements = [self._judge_part(claim, part) for part in parts]
+        best = max(judgements, key=lambda judgement: judgement.support)
+        return replace(best, parts=len(parts), latency_s=time.monotonic() - started,
+                       prompt_tokens=sum(j.prompt_tokens for j in judgements),
+                       completion_tokens=sum(j.completion_tokens for j in judgements))
+
+    def judge_all(self, tasks: Iterable[tuple[Key, Claim, str]]) -> Iterator[tuple[Key, Judgement]]:
+        """Judge ``(key, claim, snippet)`` tasks with up to ``backend.max_in_flight`` requests in flight.
+
+        Results come in completion order. If one task fails, the error is raised after the results already
+        finished have been yielded; tasks not yet started are cancelled.
+        """
+        in_flight = max(1, self.backend.max_in_flight)
+        pending: dict[Future[Judgement], Key] = {}
+        with ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="judge") as pool:
+            tasks_left = iter(tasks)
+            failure: BaseException | None = None
+            try:
+                while True:
+                    while failure is None and len(pending) < in_flight:
+                        task = next(tasks_left, None)
+                        if task is None:
+                            break
+                        key, claim, snippet = task
+                        pending[pool.submit(self.judge, claim, snippet)] = key
+                    if not pending:
+                        break
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        key = pending.pop(future)
+                        error = future.exception()
+                        if error is not None:
+                            failure = failure or error
+                        else:
+                            yield key, future.result()
+            finally:
+                for future in pending:
+                    future.cancel()
+            if failure is not None:
+                raise failure
+
+    # -- internals -------------------------------------------------------------------------------------------
+    def _fit(self, claim: Claim, snippet: str) -> list[str]:
+        empty = self.template.messages(claim, "")
+        fixed = sum(self.backend.count_tokens(m["content"]) for m in empty) + CHAT_OVERHEAD_TOKENS
+        answer = max(self.template.generation.max_tokens,
+                     self.template.justification_generation.max_tokens if self.justify else 0)
+        budget = self.backend.context_tokens() - fixed - answer
+        if budget <= 0:
+            raise JudgeError(f"the prompt template {self.template.id!r} leaves no room for a snippet in "
+                             f"{self.backend.context_tokens()} tokens of context",
+                             hint="use a model or server with a longer context")
+        return split_to_fit(snippet, budget, self.backend.count_tokens)
+
+    def _judge_part(self, claim: Claim, snippet: str) -> Judgement:
+        if self.template.mode == "choice":
+            return self._judge_by_choice(claim, snippet)
+        return self._judge_by_generation(claim, snippet)
+
+    def _judgement(self, option: str | None, support: float, answer: str, justification: str,
+                   prompt_tokens: int, completion_tokens: int, attempts: int) -> Judgement:
+        verdict = Verdict(option) if option else Verdict.UNPARSEABLE
+        return Judgement(verdict=verdict, support=round(support, 6), answer=answer, justification=justification,
+                         model=self.model_id, template=self.template.id, prompt_tokens=prompt_tokens,
+                         completion_tokens=completion_tokens, latency_s=0.0, attempts=attempts)
+
+    def _judge_by_generation(self, claim: Claim, snippet: str) -> Judgement:
+        messages = self.template.messages(claim, snippet)
+        completion = self.backend.complete(messages, self.template.generation)
+        option = parse_option(completion.text, LETTERS)
+        prompt_tokens, completion_tokens, attempts = completion.prompt_tokens, completion.completion_tokens, 1
+        answer = completion.text
+        if option is None:
+            retry = messages + [{"role": "assistant", "content": completion.text},
+                                {"role": "user", "content": self.template.reminder}]
+            second = self.backend.complete(retry, self.template.generation)
+            option = parse_option(second.text, LETTERS)
+            prompt_tokens += second.prompt_tokens
+            completion_tokens += second.completion_tokens
+            attempts = 2
+            answer = f"{completion.text}\n\n[asked again] {second.text}"
+        support = self.template.option_support.get(option, 0.0) if option else 0.0
+        return self._judgement(option, support, answer, answer if option else "", prompt_tokens,
+                               completion_tokens, attempts)
+
+    def _judge_by_choice(self, claim: Claim, snippet: str) -> Judgement:
+        messages = self.template.messages(claim, snippet)
+        choice = self.backend.choose(messages, LETTERS)
+        prompt_tokens, completion_tokens = choice.prompt_tokens, 1
+        if not choice.probabilities:  # no option letter among the likeliest first tokens: ask in words
+            retry = messages + [{"role": "user", "content": self.template.reminder}]
+            completion = self.backend.complete(retry, Generation(max_tokens=8))
+            option = parse_option(completion.text, LETTERS)
+            support = 1.0 if option == "a" else 0.0
+            return self._judgement(option, support, completion.text, "", prompt_tokens + completion.prompt_tokens,
+                                   completion_tokens + completion.completion_tokens, attempts=2)
+        probabilities = choice.probabilities
+        support = sum(probabilities.get(letter, 0.0) * weight
+                      for letter, weight in self.template.option_support.items())
+        if support >= self.threshold:
+            option = "a"
+        else:
+            option = max(("b", "c"), key=lambda letter: probabilities.get(letter, 0.0))
+        answer = " ".join(f"{letter}={probabilities.get(letter, 0.0):.3f}" for letter in LETTERS)
+        justification = ""
+        if option == "a" and self.justify:
+            follow_up = messages + [{"role": "assistant", "content": "a"},
+                                    {"role": "user", "content": self.template.justification}]
+            explained = self.backend.complete(follow_up, self.template.justification_generation)
+            justification = explained.text
+            prompt_tokens += explained.prompt_tokens
+            completion_tokens += explained.completion_tokens
+        return self._judgement(option, support, answer, justification, prompt_tokens, completion_tokens, 1)

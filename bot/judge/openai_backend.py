@@ -1,0 +1,147 @@
+"""Any OpenAI-compatible server: ``vllm serve MODEL`` in production, llama.cpp's server in tests.
+
+The session is passed in (see :func:`make_session` for retries with backoff on 429/5xx and connection
+errors); concurrency is the caller's: this class is thread-safe, and vLLM batches requests in flight.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import requests
+from urllib3.util.retry import Retry
+
+from bot.errors import BackendUnavailable, JudgeError
+from bot.judge.backend import Choice, Completion, letter_probabilities
+from bot.prompts import Generation, Message
+
+DOWN_HINT = "start the server (e.g. `vllm serve MODEL`) or point --judge-url at a running one"
+
+
+def make_session(retries: int = 3, backoff_s: float = 0.5, api_key: str | None = None) -> requests.Session:
+    """A session that retries connection errors, 429 (honouring Retry-After) and 5xx with exponential backoff."""
+    retry = Retry(total=retries, connect=retries, read=0, status=retries, backoff_factor=backoff_s,
+                  status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
+                  respect_retry_after_header=True, raise_on_status=False)
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(max_retries=retry, pool_maxsize=32)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    if api_key:
+        session.headers["Authorization"] = f"Bearer {api_key}"
+    return session
+
+
+class OpenAIBackend:
+    def __init__(self, session: requests.Session, base_url: str, model: str | None = None, *,
+                 timeout_s: float = 120.0, max_in_flight: int = 4, context_tokens: int | None = None,
+                 top_logprobs: int = 20) -> None:
+        self.session = session
+        self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.max_in_flight = max_in_flight
+        self.top_logprobs = top_logprobs
+        self._context_tokens = context_tokens
+        self._lock = threading.Lock()
+        self.model_id = model or self._served_model()
+
+    # -- transport -------------------------------------------------------------------------------------------
+    def _request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        url = f"{self.base_url}{path}"
+        try:
+            response = self.session.request(method, url, json=payload, timeout=self.timeout_s)
+        except requests.exceptions.ConnectionError as error:
+            raise BackendUnavailable(f"cannot reach the LLM server at {url}: {_reason(error)}", url=url,
+                                     hint=DOWN_HINT) from error
+        except requests.exceptions.Timeout as error:
+            raise BackendUnavailable(f"the LLM server at {url} did not answer within {self.timeout_s:g} s",
+                                     url=url, hint="raise --judge-timeout or check the server's load") from error
+        if response.status_code in (429,) or response.status_code >= 500:
+            raise BackendUnavailable(f"the LLM server at {url} kept answering HTTP {response.status_code}: "
+                                     f"{response.text[:200]}", url=url, hint="check the server's log")
+        if response.status_code >= 400:
+            raise JudgeError(f"the LLM server at {url} refused the request: HTTP {response.status_code}: "
+                             f"{response.text[:300]}")
+        try:
+            data: dict[str, Any] = response.json()
+        except ValueError as error:
+            raise JudgeError(f"the LLM server at {url} answered something that is not JSON: "
+                             f"{response.text[:200]!r}") from error
+        return data
+
+    def _served_model(self) -> str:
+        models = self._request("GET", "/models").get("data") or []
+        if not models:
+            raise JudgeError(f"the LLM server at {self.base_url} serves no model",
+                             hint="pass --judge-model with the served model's name")
+        return str(models[0]["id"])
+
+    # -- Backend ---------------------------------------------------------------------------------------------
+    def context_tokens(self) -> int:
+        with self._lock:
+            if self._context_tokens is None:
+                self._context_tokens = self._discover_context()
+            return self._context_tokens
+
+    def _discover_context(self) -> int:
+        for model in self._request("GET", "/models").get("data") or []:
+            if model.get("id") == self.model_id and model.get("max_model_len"):  # vLLM
+                return int(model["max_model_len"])
+        root = self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+        try:  # llama.cpp: the context of one slot
+            props = self.session.get(f"{root}/props", timeout=self.timeout_s).json()
+            return int(props["default_generation_settings"]["n_ctx"])
+        except (requests.RequestException, ValueError, KeyError, TypeError):
+            raise JudgeError(f"cannot tell the context size of {self.model_id} at {self.base_url}",
+                             hint="pass --judge-context with the server's context length") from None
+
+    def count_tokens(self, text: str) -> int:
+        root = self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+        # vLLM reads "prompt" and answers "count"; llama.cpp reads "content" and answers "tokens".
+        payload = {"model": self.model_id, "prompt": text, "content": text, "add_special_tokens": False}
+        try:
+            response = self.session.post(f"{root}/tokenize", json=payload, timeout=self.timeout_s)
+            data = response.json()
+            return int(data["count"]) if "count" in data else len(data["tokens"])
+        except (requests.RequestException, ValueError, KeyError, TypeError):
+            return math.ceil(len(text.encode("utf-8")) / 3)  # a safe over-estimate for BPE vocabularies
+
+    def complete(self, messages: Sequence[Message], generation: Generation) -> Completion:
+        payload = {"model": self.model_id, "messages": list(messages), **generation.as_request()}
+        data = self._request("POST", "/chat/completions", payload)
+        try:
+            text = data["choices"][0]["message"]["content"] or ""
+            usage = data.get("usage") or {}
+        except (KeyError, IndexError, TypeError):
+            raise JudgeError(f"unexpected answer from {self.base_url}/chat/completions: {str(data)[:200]}") from None
+        return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
+
+    def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
+        payload = {"model": self.model_id, "messages": list(messages), "max_tokens": 1, "temperature": 0.0,
+                   "logprobs": True, "top_logprobs": self.top_logprobs, "seed": 42}
+        data = self._request("POST", "/chat/completions", payload)
+        try:
+            first = data["choices"][0]["logprobs"]["content"][0]
+            candidates = first.get("top_logprobs") or [first]
+        except (KeyError, IndexError, TypeError):
+            raise JudgeError(f"the LLM server at {self.base_url} returned no logprobs",
+                             hint="use a server that supports logprobs (vLLM, llama.cpp) or --template paper") \
+                from None
+        token_probabilities: dict[str, float] = {}
+        for candidate in candidates:
+            token = candidate["token"]
+            token_probabilities[token] = token_probabilities.get(token, 0.0) + math.exp(candidate["logprob"])
+        prompt_tokens = int((data.get("usage") or {}).get("prompt_tokens", 0))
+        return Choice(letter_probabilities(token_probabilities, letters), prompt_tokens)
+
+
+def _reason(error: Exception) -> str:
+    text = str(error)
+    for marker in ("Connection refused", "Name or service not known", "timed out", "Connection reset",
+                   "Remote end closed connection", "Max retries exceeded"):
+        if marker in text:
+            return marker.lower()
+    return text[:160]

@@ -1,0 +1,96 @@
+"""The embedded judge: a causal language model run in-process by transformers, on the CPU by default.
+
+It loads a Hugging Face model directory, or a GGUF file (dequantised on load, which is slow for large
+models: ``scripts/get-models --transformers`` converts once to a bf16 directory that loads in seconds).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bot.errors import ModelError
+from bot.judge.backend import Choice, Completion, letter_probabilities
+from bot.prompts import Generation, Message
+
+
+class TransformersBackend:
+    max_in_flight = 1
+
+    def __init__(self, model_path: str | Path, *, device: str = "cpu", threads: int = 0,
+                 context_tokens: int = 8192) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        path = Path(model_path).expanduser()
+        if not path.exists():
+            raise ModelError(f"no model at {path}", hint="run `scripts/get-models` or pass --judge-model PATH")
+        if threads:
+            torch.set_num_threads(threads)
+        started = time.monotonic()
+        try:
+            if path.is_file():  # a GGUF file
+                kwargs: dict[str, Any] = {"gguf_file": path.name}
+                source = str(path.parent)
+                dtype = torch.float32
+            else:
+                kwargs = {}
+                source = str(path)
+                dtype = torch.bfloat16 if device == "cpu" else "auto"
+            self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+            self.model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **kwargs).to(device)
+        except (OSError, ValueError) as error:
+            raise ModelError(f"cannot load the model at {path}: {error}",
+                             hint="pass a Hugging Face model directory or a GGUF file") from error
+        self.model.eval()
+        self.load_s = time.monotonic() - started
+        self.device = device
+        self.model_id = path.name
+        limit = getattr(self.model.config, "max_position_embeddings", None) or context_tokens
+        self._context_tokens = min(int(limit), context_tokens)
+        self._torch = torch
+        self._lock = threading.Lock()
+
+    def context_tokens(self) -> int:
+        return self._context_tokens
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _encode(self, messages: Sequence[Message]) -> Any:
+        encoded = self.tokenizer.apply_chat_template(list(messages), add_generation_prompt=True,
+                                                     return_tensors="pt", return_dict=True)
+        return encoded["input_ids"].to(self.device)
+
+    def complete(self, messages: Sequence[Message], generation: Generation) -> Completion:
+        torch = self._torch
+        input_ids = self._encode(messages)
+        sample = generation.temperature > 0
+        options: dict[str, Any] = {"max_new_tokens": generation.max_tokens, "do_sample": sample,
+                                   "pad_token_id": self.tokenizer.pad_token_id or self.tokenizer.eos_token_id}
+        if sample:
+            options.update(temperature=generation.temperature, top_p=generation.top_p)
+        with self._lock, torch.inference_mode():
+            torch.manual_seed(generation.seed)
+            output = self.model.generate(input_ids, attention_mask=torch.ones_like(input_ids), **options)
+        new_tokens = output[0, input_ids.shape[1]:]
+        text = self.tokenizer.decode(new_tokens, skip_special_tokens=True)
+        return Completion(text.strip(), int(input_ids.shape[1]), int(new_tokens.shape[0]))
+
+    def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
+        torch = self._torch
+        input_ids = self._encode(messages)
+        with self._lock, torch.inference_mode():
+            logits = self.model(input_ids).logits[0, -1].float()
+        probabilities = torch.softmax(logits, dim=-1)
+        token_probabilities: dict[str, float] = {}
+        for letter in letters:
+            for spelling in (letter, letter.upper(), f" {letter}", f" {letter.upper()}"):
+                ids = self.tokenizer.encode(spelling, add_special_tokens=False)
+                if ids:
+                    token = self.tokenizer.decode(ids[:1])
+                    token_probabilities[token] = float(probabilities[ids[0]])
+        return Choice(letter_probabilities(token_probabilities, letters), int(input_ids.shape[1]))

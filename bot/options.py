@@ -1,0 +1,104 @@
+"""One options object, built from defaults ← configuration file ← environment ← command line.
+
+The configuration file is INI (``refbot.ini`` in the working directory, ``~/.config/refbot/refbot.ini``, or
+``--config PATH``); section ``[judge]`` holds the judge keys below without their ``judge_`` prefix.
+Environment variables are ``REFBOT_`` plus the upper-case field name (``REFBOT_JUDGE_URL``). Secrets such
+as ``REFBOT_JUDGE_API_KEY`` are read from the environment or the file, and never written anywhere.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from bot.errors import ConfigError
+from bot.modelstore import default_cache
+
+SECRET_FIELDS = frozenset({"judge_api_key"})
+
+
+@dataclass(frozen=True)
+class Options:
+    judge_backend: str = "transformers"
+    judge_model: str = "qwen2.5-coder-1.5b"
+    judge_url: str = "http://127.0.0.1:8000/v1"
+    judge_api_key: str = field(default="", repr=False)
+    judge_timeout: float = 120.0
+    judge_in_flight: int = 4
+    judge_retries: int = 3
+    judge_context: int = 0
+    template: str = "refbot"
+    threshold: float = 0.5
+    justify: bool = True
+    threads: int = 0
+    model_cache: Path = field(default_factory=default_cache)
+
+    def public(self) -> dict[str, Any]:
+        """The options as they may be printed or recorded: secrets left out."""
+        return {f.name: str(getattr(self, f.name)) for f in fields(self) if f.name not in SECRET_FIELDS}
+
+
+def _convert(name: str, raw: str) -> Any:
+    kind = {f.name: f.type for f in fields(Options)}[name]
+    try:
+        if kind == "bool":
+            lowered = raw.strip().lower()
+            if lowered not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                raise ValueError(raw)
+            return lowered in ("1", "true", "yes", "on")
+        if kind == "int":
+            return int(raw)
+        if kind == "float":
+            return float(raw)
+        if kind == "Path":
+            return Path(raw).expanduser()
+        return raw
+    except ValueError:
+        raise ConfigError(f"option {name} expects a {kind}, not {raw!r}") from None
+
+
+def _from_file(path: Path) -> dict[str, Any]:
+    parser = configparser.ConfigParser()
+    try:
+        with path.open(encoding="utf-8") as stream:
+            parser.read_file(stream)
+    except OSError as error:
+        raise ConfigError(f"cannot read configuration file {path}: {error.strerror}") from error
+    except configparser.Error as error:
+        raise ConfigError(f"configuration file {path} is not valid INI: {error.message}") from None
+    known = {f.name for f in fields(Options)}
+    values: dict[str, Any] = {}
+    for section in parser.sections():
+        for key, raw in parser.items(section):
+            name = key if section == "refbot" else f"{section}_{key}"
+            if name not in known:
+                raise ConfigError(f"{path}: unknown key [{section}] {key}",
+                                  hint="see the README's configuration section")
+            values[name] = _convert(name, raw)
+    return values
+
+
+def default_config_file(cwd: Path | None = None) -> Path | None:
+    for candidate in ((cwd or Path.cwd()) / "refbot.ini",
+                      Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config")) / "refbot" / "refbot.ini"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_options(config_file: Path | None = None, environ: Mapping[str, str] | None = None,
+                 overrides: Mapping[str, Any] | None = None) -> Options:
+    options = Options()
+    path = config_file or default_config_file()
+    if path is not None:
+        options = replace(options, **_from_file(path))
+    environ = os.environ if environ is None else environ
+    from_env = {f.name: _convert(f.name, environ[f"REFBOT_{f.name.upper()}"])
+                for f in fields(Options) if f"REFBOT_{f.name.upper()}" in environ}
+    if "judge_api_key" not in from_env and environ.get("OPENAI_API_KEY"):
+        from_env["judge_api_key"] = environ["OPENAI_API_KEY"]
+    options = replace(options, **from_env)
+    return replace(options, **{k: v for k, v in (overrides or {}).items() if v is not None})

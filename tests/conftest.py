@@ -1,0 +1,83 @@
+"""Shared stand-ins: a real llama.cpp server with a real small model, started on 127.0.0.1 by the tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+
+from bot import modelstore
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+SHARED = Path(os.environ.get("REFBOT_SHARED", ROOT.parent / "shared"))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def smollm_gguf() -> Path:
+    try:
+        return modelstore.resolve("smollm2-135m", modelstore.default_cache())
+    except modelstore.ModelError as error:
+        pytest.fail(f"{error} — the model tests need it")
+
+
+@dataclass
+class LlamaServer:
+    process: subprocess.Popen
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+
+def start_llama_server(model: Path, *, parallel: int = 2, ctx: int = 4096, port: int | None = None) -> LlamaServer:
+    port = port or free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "llama_server.py"), str(model), str(port),
+         "--parallel", str(parallel), "--ctx", str(ctx)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"llama.cpp server exited with {process.returncode}")
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/health", timeout=1).ok:
+                return LlamaServer(process, port)
+        except requests.RequestException:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("llama.cpp server did not start within 90 s")
+
+
+@pytest.fixture(scope="session")
+def llama_server(smollm_gguf: Path):
+    server = start_llama_server(smollm_gguf)
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def private_llama_server(smollm_gguf: Path):
+    """A server of the test's own, which it may kill."""
+    server = start_llama_server(smollm_gguf, parallel=1)
+    yield server
+    if server.process.poll() is None:
+        server.kill()

@@ -1,0 +1,46 @@
+import pytest
+
+from bot.datamodel import Judgement, Verdict
+from bot.errors import ConfigError, InputError
+from bot.evaluation.ledger import (LedgerWriter, check_same_judge, judgement_from_record, judgement_record,
+                                   read_ledger)
+
+JUDGEMENT = Judgement(Verdict.SUPPORTS, 0.9, "a=0.9", "because", "m", "refbot", 100, 1, 0.5)
+
+
+def test_records_round_trip(tmp_path):
+    path = tmp_path / "out.jsonl"
+    writer = LedgerWriter(path)
+    writer.append(judgement_record("x", True, JUDGEMENT))
+    writer.close()
+    records = read_ledger(path)
+    assert judgement_from_record(records["x"]) == JUDGEMENT
+    assert records["x"]["label"] is True
+
+
+def test_a_line_cut_short_by_a_kill_is_dropped_and_writing_goes_on(tmp_path):
+    path = tmp_path / "out.jsonl"
+    writer = LedgerWriter(path)
+    writer.append(judgement_record("x", True, JUDGEMENT))
+    writer.close()
+    with path.open("a") as stream:
+        stream.write('{"id": "y", "verd')
+    assert list(read_ledger(path)) == ["x"]
+    writer = LedgerWriter(path)
+    writer.append(judgement_record("z", False, JUDGEMENT))
+    writer.close()
+    assert list(read_ledger(path)) == ["x", "z"]
+
+
+def test_a_corrupt_line_in_the_middle_is_an_error_with_its_line(tmp_path):
+    path = tmp_path / "out.jsonl"
+    path.write_text('garbage\n{"id": "x"}\n')
+    with pytest.raises(InputError, match="out.jsonl:1"):
+        read_ledger(path)
+
+
+def test_results_of_another_judge_are_not_mixed(tmp_path):
+    records = {"x": judgement_record("x", True, JUDGEMENT)}
+    check_same_judge(records, "m", "refbot", tmp_path)
+    with pytest.raises(ConfigError, match="another --out"):
+        check_same_judge(records, "m", "paper", tmp_path)

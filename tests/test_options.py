@@ -1,0 +1,42 @@
+from pathlib import Path
+
+import pytest
+
+from bot.errors import ConfigError
+from bot.options import load_options
+
+
+def test_file_then_environment_then_command_line(tmp_path):
+    config = tmp_path / "refbot.ini"
+    config.write_text("[judge]\nbackend = openai\nurl = http://127.0.0.1:1/v1\ntimeout = 5\n"
+                      "[refbot]\ntemplate = paper\n")
+    environ = {"REFBOT_JUDGE_URL": "http://127.0.0.1:2/v1", "REFBOT_JUSTIFY": "no"}
+    options = load_options(config, environ, {"judge_timeout": 9.0, "template": None})
+    assert options.judge_backend == "openai"
+    assert options.judge_url == "http://127.0.0.1:2/v1"
+    assert options.judge_timeout == 9.0
+    assert options.template == "paper"
+    assert options.justify is False
+
+
+def test_secrets_never_appear_in_what_is_recorded(tmp_path):
+    options = load_options(tmp_path / "none.ini" if False else None, {"OPENAI_API_KEY": "sk-secret"})
+    assert options.judge_api_key == "sk-secret"
+    assert "sk-secret" not in str(options.public()) and "sk-secret" not in repr(options)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[judge]\nbogus = 1\n", "unknown key"),
+    ("[judge]\ntimeout = soon\n", "expects a float"),
+    ("not ini at all", "not valid INI"),
+])
+def test_bad_configuration_is_named(tmp_path, text, message):
+    config = tmp_path / "refbot.ini"
+    config.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_options(config, {})
+
+
+def test_missing_configuration_file_is_an_error():
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_options(Path("/nonexistent/refbot.ini"), {})

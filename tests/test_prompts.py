@@ -1,0 +1,42 @@
+import re
+
+import pytest
+
+from bot.datamodel import Claim
+from bot.errors import ConfigError
+from bot.prompts import PAPER, REFBOT, template_by_id
+from conftest import SHARED
+
+METHOD = SHARED / "docs" / "method.md"
+
+
+def test_paper_template_reproduces_the_published_prompt_exactly():
+    if not METHOD.exists():
+        pytest.skip(f"method description not found at {METHOD}")
+    method = METHOD.read_text(encoding="utf-8")
+    published = re.search(r"User prompt[^\n]*\n```\n(.*?)\n```", method, re.S).group(1)
+    expected = (published.replace('"SUBJECT"', '"Marie Curie"').replace('"PREDICATE"', '"award received"')
+                .replace('"OBJECT"', '"Nobel Prize in Physics"').replace('"SNIPPET"', '"She won it in 1903."'))
+    messages = PAPER.messages(Claim("Marie Curie", "award received", "Nobel Prize in Physics"), "She won it in 1903.")
+    assert messages[1]["content"] == expected
+    system = re.search(r"System prompt: `([^`]*)`", method).group(1)
+    assert messages[0] == {"role": "system", "content": system}
+    assert PAPER.generation.as_request() == {"max_tokens": 500, "temperature": 0.1, "top_p": 0.9, "seed": 42}
+    assert dict(PAPER.option_support)["a"] == 1.0 and dict(PAPER.option_support)["b"] < 1.0
+
+
+def test_snippets_with_braces_and_quotes_are_inserted_verbatim():
+    snippet = 'A {weird} "snippet" with {placeholders} and \\ backslashes'
+    for template in (PAPER, REFBOT):
+        assert snippet in template.messages(Claim("s", "p", "o"), snippet)[1]["content"]
+
+
+def test_a_predicate_description_is_shown_only_when_known():
+    with_description = REFBOT.messages(Claim("s", "member of", "o", "organisation the subject belongs to"), "x")
+    assert "organisation the subject belongs to" in with_description[1]["content"]
+    assert "means" not in REFBOT.messages(Claim("s", "member of", "o"), "x")[1]["content"]
+
+
+def test_unknown_template_names_the_choices():
+    with pytest.raises(ConfigError, match="paper, refbot"):
+        template_by_id("fancy")
