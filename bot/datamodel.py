@@ -49,7 +49,7 @@ class Statement:
     item: str
     item_label: str
     guid: str
-    property: str
+    property_id: str
     property_label: str
     value: Value
     rank: Rank = Rank.NORMAL
@@ -58,12 +58,12 @@ class Statement:
     def __post_init__(self) -> None:
         if not QID_PATTERN.match(self.item):
             raise ValueError(f"not an item id: {self.item!r}")
-        if not PID_PATTERN.match(self.property):
-            raise ValueError(f"not a property id: {self.property!r}")
+        if not PID_PATTERN.match(self.property_id):
+            raise ValueError(f"not a property id: {self.property_id!r}")
 
     @property
     def claim(self) -> Claim:
-        return Claim(self.item_label or self.item, self.property_label or self.property,
+        return Claim(self.item_label or self.item, self.property_label or self.property_id,
                      self.value.text, self.property_description)
 
 

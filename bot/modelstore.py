@@ -14,6 +14,7 @@ import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bot.errors import ModelError
 
@@ -182,7 +183,8 @@ def convert_to_transformers(name: str, cache: Path, *, log=print) -> Path:
         return target
     log(f"{name}: converting {source.name} to a bf16 transformers directory (once; takes a minute)")
     tokenizer = AutoTokenizer.from_pretrained(str(source.parent), gguf_file=source.name)
-    model = AutoModelForCausalLM.from_pretrained(str(source.parent), gguf_file=source.name, dtype=torch.float32)
+    model: Any = AutoModelForCausalLM.from_pretrained(str(source.parent), gguf_file=source.name,
+                                                      dtype=torch.float32)
     # A model loaded from GGUF refuses save_pretrained until its quantisation bookkeeping is dropped.
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):

@@ -57,6 +57,7 @@ def test_parsing_the_recorded_answers_reproduces_the_published_verdicts(path):
     # Every recorded verdict is reproduced: each answer names its option explicitly ("The correct answer is
     # b) …", "b) …", or after reasoning "I choose option b) …"), which the published rule and ours read alike.
     assert disagreements == []
-    published_rule = [row["id"] for row in rows if (published_option(row["paper_answer"]) == "a") != row["paper_verdict"]]
+    published_rule = [row["id"] for row in rows
+                      if (published_option(row["paper_answer"]) == "a") != row["paper_verdict"]]
     assert published_rule == []
     assert len(rows) in (1210, 603)

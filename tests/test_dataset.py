@@ -51,8 +51,8 @@ def test_duplicate_ids_are_refused(tmp_path):
 def test_descriptions_come_from_the_row_or_the_description_file(tmp_path):
     descriptions = tmp_path / "d.json"
     descriptions.write_text(json.dumps({"p": "what p means"}))
-    rows = read_dataset(write(tmp_path, [json.dumps(ROW), json.dumps(ROW | {"id": "2", "predicate_description": "own"})]),
-                        read_descriptions(descriptions))
+    lines = [json.dumps(ROW), json.dumps(ROW | {"id": "2", "predicate_description": "own"})]
+    rows = read_dataset(write(tmp_path, lines), read_descriptions(descriptions))
     assert [row.claim.predicate_description for row in rows] == ["what p means", "own"]
 
 

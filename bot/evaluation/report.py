@@ -17,8 +17,8 @@ def _scores(confusion: Confusion | None) -> str:
 
 
 def format_table(evaluation: Evaluation) -> str:
-    width = max([len("micro average")] + [len(group) for systems in evaluation.groups.values()
-                                         for group in systems["refbot"]]) + 2
+    groups = [group for systems in evaluation.groups.values() for group in systems["refbot"]]
+    width = max(len(name) for name in ["micro average", *groups]) + 2
     header = (f"{'':{width}} {'n':>5} {'TP':>5} {'TN':>5} {'FP':>5} {'FN':>5} {'P':>6} {'R':>6} {'F1':>6}"
               f" | {'published P':>11} {'R':>6} {'F1':>6} | {'label-match P':>13} {'R':>6} {'F1':>6}")
     lines = [f"model {evaluation.model}, template {evaluation.template!r}: "

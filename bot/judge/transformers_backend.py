@@ -31,6 +31,9 @@ class TransformersBackend:
         if threads:
             torch.set_num_threads(threads)
         started = time.monotonic()
+        dtype: Any
+        self.tokenizer: Any
+        self.model: Any
         try:
             if path.is_file():  # a GGUF file
                 kwargs: dict[str, Any] = {"gguf_file": path.name}
@@ -41,7 +44,8 @@ class TransformersBackend:
                 source = str(path)
                 dtype = torch.bfloat16 if device == "cpu" else "auto"
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-            self.model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **kwargs).to(device)
+            model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **kwargs)
+            self.model = model.to(device)
         except (OSError, ValueError) as error:
             raise ModelError(f"cannot load the model at {path}: {error}",
                              hint="pass a Hugging Face model directory or a GGUF file") from error
@@ -61,8 +65,8 @@ class TransformersBackend:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def _encode(self, messages: Sequence[Message]) -> Any:
-        encoded = self.tokenizer.apply_chat_template(list(messages), add_generation_prompt=True,
-                                                     return_tensors="pt", return_dict=True)
+        encoded: Any = self.tokenizer.apply_chat_template(
+            list(messages), add_generation_prompt=True, return_tensors="pt", return_dict=True)
         return encoded["input_ids"].to(self.device)
 
     def complete(self, messages: Sequence[Message], generation: Generation) -> Completion:
@@ -77,7 +81,7 @@ class TransformersBackend:
             torch.manual_seed(generation.seed)
             output = self.model.generate(input_ids, attention_mask=torch.ones_like(input_ids), **options)
         new_tokens = output[0, input_ids.shape[1]:]
-        text = self.tokenizer.decode(new_tokens, skip_special_tokens=True)
+        text: str = self.tokenizer.decode(new_tokens, skip_special_tokens=True)
         return Completion(text.strip(), int(input_ids.shape[1]), int(new_tokens.shape[0]))
 
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
@@ -91,6 +95,6 @@ class TransformersBackend:
             for spelling in (letter, letter.upper(), f" {letter}", f" {letter.upper()}"):
                 ids = self.tokenizer.encode(spelling, add_special_tokens=False)
                 if ids:
-                    token = self.tokenizer.decode(ids[:1])
+                    token: str = self.tokenizer.decode(ids[:1])
                     token_probabilities[token] = float(probabilities[ids[0]])
         return Choice(letter_probabilities(token_probabilities, letters), int(input_ids.shape[1]))

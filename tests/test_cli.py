@@ -1,0 +1,98 @@
+"""`refbot` as a user runs it: real subprocesses against a real llama.cpp server."""
+
+import argparse
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bot.cli import build_parser
+from conftest import DATA, ROOT, free_port
+
+
+def refbot(*args, cwd=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, cwd=cwd or ROOT,
+                          timeout=timeout)
+
+
+def _all_parsers(parser):
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _all_parsers(sub)
+
+
+def test_every_option_of_every_command_is_described():
+    for parser in _all_parsers(build_parser()):
+        assert parser.description or parser.prog == "refbot", parser.prog
+        for action in parser._actions:
+            assert action.help and action.help.strip(), f"{parser.prog}: {action.option_strings or action.dest}"
+
+
+def test_help_runs_for_each_command():
+    for command in ([], ["eval"], ["judge"], ["models"], ["models", "fetch"], ["models", "list"]):
+        result = refbot(*command, "--help")
+        assert result.returncode == 0 and "usage: refbot" in result.stdout
+
+
+@pytest.mark.model
+def test_eval_prints_the_table_writes_a_summary_and_resumes(llama_server, tmp_path):
+    out = tmp_path / "judged.jsonl"
+    common = ["eval", str(DATA / "mini.jsonl"), "--judge", "openai", "--judge-url", llama_server.url,
+              "--out", str(out), "--no-justify"]
+    first = refbot(*common, "--limit", "4")
+    assert first.returncode == 0, first.stderr
+    assert len(out.read_text().splitlines()) == 4
+    second = refbot(*common)
+    assert second.returncode == 0, second.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 6 and len({r["id"] for r in records}) == 6, "judged ids were judged again"
+    table = second.stdout
+    for expected in ("TP", "TN", "FP", "FN", "published P", "label-match P", "by concept pair", "Person-Award",
+                     "by relation", "award received", "Negative_Correlation", "micro average", "ROC AUC",
+                     "precision at recall 0.5", "judgements/s", "prompt"):
+        assert expected in table, expected
+    micro = next(line for line in table.splitlines() if line.startswith("micro average")).split()
+    assert micro[2] == "6"
+    summary = json.loads(out.with_suffix(".summary.json").read_text())
+    assert summary["cost"]["judgements"] == 6
+    assert summary["cost"]["judged_in_this_run"] == 2
+    assert summary["metrics"]["micro average"]["published"]["all"]["tp"] == 1
+    assert summary["metrics"]["micro average"]["label-match"]["all"]["fp"] == 1  # the flipped aspirin row
+    assert "judge_api_key" not in json.dumps(summary)
+
+
+def test_a_malformed_line_is_a_one_line_error_and_keeps_prior_judgements(tmp_path):
+    data = tmp_path / "broken.jsonl"
+    lines = (DATA / "mini.jsonl").read_text().splitlines()
+    data.write_text("\n".join(lines[:2] + ['{"id": "x", "subject": "s"'] + lines[2:]) + "\n")
+    out = tmp_path / "out.jsonl"
+    out.write_text("kept\n")
+    result = refbot("eval", str(data), "--out", str(out), "--judge", "openai",
+                    "--judge-url", f"http://127.0.0.1:{free_port()}/v1")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [f"refbot: error: {data}:3: not valid JSON (Expecting ',' "
+                                                  "delimiter at column 27) (each line must be one JSON object)"]
+    assert out.read_text() == "kept\n"
+
+
+def test_an_unreachable_server_is_named_with_the_fix(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    result = refbot("eval", str(DATA / "mini.jsonl"), "--out", str(tmp_path / "o.jsonl"), "--judge", "openai",
+                    "--judge-url", url, "--judge-retries", "0")
+    assert result.returncode == 1
+    assert f"cannot reach the LLM server at {url}/models" in result.stderr
+    assert "vllm serve" in result.stderr
+
+
+def test_limit_and_sample_together_are_a_usage_error():
+    result = refbot("eval", str(DATA / "mini.jsonl"), "--limit", "1", "--sample", "2")
+    assert result.returncode == 2 and "cannot be combined" in result.stderr
+
+
+def test_models_list_shows_the_catalogue(tmp_path):
+    result = refbot("models", "list", "--cache", str(tmp_path))
+    assert result.returncode == 0
+    assert "qwen2.5-coder-1.5b" in result.stdout and "not installed" in result.stdout

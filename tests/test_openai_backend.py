@@ -1,0 +1,173 @@
+"""The `openai` backend against a real llama.cpp server (xllamacpp) with SmolLM2-135M on 127.0.0.1."""
+
+import http.server
+import threading
+import time
+
+import pytest
+import requests
+
+from bot.datamodel import Claim, Verdict
+from bot.errors import BackendUnavailable
+from bot.judge.engine import Judge
+from bot.judge.openai_backend import OpenAIBackend, make_session
+from bot.prompts import PAPER, REFBOT
+from conftest import free_port
+
+pytestmark = pytest.mark.model
+
+CLAIM = Claim("Marie Curie", "award received", "Nobel Prize in Physics")
+SNIPPET = "In 1903 Marie Curie shared the Nobel Prize in Physics with Pierre Curie and Henri Becquerel."
+
+
+class CountingSession(requests.Session):
+    """Records how many requests were in flight at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.paths: list[str] = []
+
+    def request(self, method, url, *args, **kwargs):
+        with self._lock:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            self.paths.append(url.rsplit("/v1", 1)[-1])
+        try:
+            return super().request(method, url, *args, **kwargs)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+
+def test_choice_reads_option_probabilities_from_logprobs(llama_server):
+    backend = OpenAIBackend(make_session(), llama_server.url)
+    assert backend.model_id.endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
+    choice = backend.choose(REFBOT.messages(CLAIM, SNIPPET), ("a", "b", "c"))
+    assert set(choice.probabilities) == {"a", "b", "c"}
+    assert sum(choice.probabilities.values()) == pytest.approx(1.0)
+    assert choice.prompt_tokens > 50
+
+
+def test_context_and_token_counts_come_from_the_server(llama_server):
+    backend = OpenAIBackend(make_session(), llama_server.url)
+    assert backend.context_tokens() == 2048  # 4096 tokens shared by two slots
+    assert 3 <= backend.count_tokens("Marie Curie won a Nobel Prize.") <= 12
+
+
+def test_refbot_judgement_is_complete_and_traceable(llama_server):
+    judge = Judge(OpenAIBackend(make_session(), llama_server.url), REFBOT, threshold=0.0)
+    judgement = judge.judge(CLAIM, SNIPPET)
+    assert judgement.verdict is Verdict.SUPPORTS  # threshold 0: any support counts, so a justification follows
+    assert judgement.justification.strip()
+    assert judgement.template == "refbot"
+    assert judgement.model.endswith(".gguf")
+    assert judgement.completion_tokens > 1 and judgement.prompt_tokens > 100
+    assert judgement.latency_s > 0
+
+
+def test_paper_judgement_generates_and_parses_an_answer(llama_server):
+    judgement = Judge(OpenAIBackend(make_session(), llama_server.url), PAPER).judge(CLAIM, SNIPPET)
+    assert judgement.verdict in (Verdict.SUPPORTS, Verdict.INDICATES, Verdict.NOT_INFERRABLE, Verdict.UNPARSEABLE)
+    assert judgement.answer
+    assert judgement.attempts in (1, 2)
+    if judgement.verdict is Verdict.UNPARSEABLE:
+        assert judgement.attempts == 2 and judgement.support == 0.0
+
+
+def test_requests_run_concurrently_up_to_the_limit(llama_server):
+    session = CountingSession()
+    backend = OpenAIBackend(session, llama_server.url, max_in_flight=2, context_tokens=2048)
+    judge = Judge(backend, REFBOT, justify=False)
+    tasks = [(i, CLAIM, f"{SNIPPET} (copy {i})") for i in range(6)]
+    results = dict(judge.judge_all(tasks))
+    assert sorted(results) == list(range(6))
+    assert session.most_in_flight == 2
+
+
+def test_a_long_snippet_is_split_to_fit_the_context_not_cut(llama_server):
+    backend = OpenAIBackend(make_session(), llama_server.url, context_tokens=400)
+    judge = Judge(backend, REFBOT, justify=False)
+    snippet = " ".join(f"Paragraph sentence {i} talks about the history of Warsaw and its bridges." for i in range(60))
+    snippet += " " + SNIPPET
+    judgement = judge.judge(CLAIM, snippet)
+    assert judgement.parts > 1
+    assert judgement.prompt_tokens > 400  # every part was read
+
+
+def test_nothing_listening_names_the_url():
+    port = free_port()
+    backend_url = f"http://127.0.0.1:{port}/v1"
+    started = time.monotonic()
+    with pytest.raises(BackendUnavailable, match=rf"cannot reach the LLM server at {backend_url}/models") as raised:
+        OpenAIBackend(make_session(retries=1, backoff_s=0.01), backend_url)
+    assert "vllm serve" in str(raised.value)
+    assert time.monotonic() - started < 10
+
+
+def test_a_server_killed_mid_run_stops_the_run_with_results_kept(private_llama_server):
+    backend = OpenAIBackend(make_session(retries=1, backoff_s=0.01), private_llama_server.url, max_in_flight=1)
+    judge = Judge(backend, REFBOT, justify=False)
+    finished = []
+
+    def tasks():
+        for i in range(10):
+            if i == 3:
+                private_llama_server.kill()
+            yield i, CLAIM, SNIPPET
+
+    with pytest.raises(BackendUnavailable, match=private_llama_server.url):
+        for key, judgement in judge.judge_all(tasks()):
+            finished.append(key)
+    assert finished == [0, 1, 2]
+
+
+class _Flaky(http.server.BaseHTTPRequestHandler):
+    """Answers 503, then 429 with Retry-After, then a valid model list."""
+
+    answers: list[tuple[int, dict]] = []
+    seen: list[float] = []
+
+    def do_GET(self):  # noqa: N802
+        self.seen.append(time.monotonic())
+        status, headers = self.answers.pop(0) if self.answers else (200, {})
+        body = b'{"data": [{"id": "flaky-model", "max_model_len": 512}]}' if status == 200 else b"busy"
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def flaky_server():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Flaky)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Flaky.seen = []
+    yield server
+    server.shutdown()
+
+
+@pytest.mark.usefixtures("flaky_server")
+def test_429_and_5xx_are_retried_with_backoff_honouring_retry_after(flaky_server):
+    _Flaky.answers = [(503, {}), (429, {"Retry-After": "1"})]
+    url = f"http://127.0.0.1:{flaky_server.server_address[1]}/v1"
+    backend = OpenAIBackend(make_session(retries=3, backoff_s=0.05), url)
+    assert backend.model_id == "flaky-model"
+    assert backend.context_tokens() == 512
+    assert len(_Flaky.seen) == 4
+    assert _Flaky.seen[2] - _Flaky.seen[1] >= 0.95  # waited as Retry-After asked
+
+
+def test_a_server_that_keeps_failing_is_reported_with_its_status(flaky_server):
+    _Flaky.answers = [(503, {})] * 5
+    url = f"http://127.0.0.1:{flaky_server.server_address[1]}/v1"
+    with pytest.raises(BackendUnavailable, match="kept answering HTTP 503"):
+        OpenAIBackend(make_session(retries=2, backoff_s=0.01), url)

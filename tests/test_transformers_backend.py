@@ -1,0 +1,67 @@
+"""The embedded `transformers` backend with a real small model (SmolLM2-135M), in-process on the CPU."""
+
+import shutil
+
+import pytest
+
+from bot import modelstore
+from bot.datamodel import Claim, Verdict
+from bot.errors import ModelError
+from bot.judge.engine import Judge
+from bot.judge.transformers_backend import TransformersBackend
+from bot.prompts import PAPER, REFBOT, Generation
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+CLAIM = Claim("Marie Curie", "award received", "Nobel Prize in Physics")
+SNIPPET = "In 1903 Marie Curie shared the Nobel Prize in Physics with Pierre Curie and Henri Becquerel."
+
+
+@pytest.fixture(scope="module")
+def backend(smollm_gguf):
+    return TransformersBackend(smollm_gguf, threads=2)
+
+
+def test_loads_a_gguf_file_and_reads_option_probabilities(backend):
+    choice = backend.choose(REFBOT.messages(CLAIM, SNIPPET), ("a", "b", "c"))
+    assert set(choice.probabilities) == {"a", "b", "c"}
+    assert sum(choice.probabilities.values()) == pytest.approx(1.0)
+    assert choice.prompt_tokens == backend.count_tokens(
+        backend.tokenizer.apply_chat_template(REFBOT.messages(CLAIM, SNIPPET), add_generation_prompt=True,
+                                              tokenize=False))
+
+
+def test_generation_is_reproducible_with_the_seed(backend):
+    messages = PAPER.messages(CLAIM, SNIPPET)
+    params = Generation(max_tokens=12, temperature=0.1, top_p=0.9, seed=42)
+    first, second = backend.complete(messages, params), backend.complete(messages, params)
+    assert first.text == second.text
+    assert 0 < first.completion_tokens <= 12
+
+
+def test_judge_on_the_embedded_backend(backend):
+    judgement = Judge(backend, REFBOT, threshold=0.0).judge(CLAIM, SNIPPET)
+    assert judgement.verdict is Verdict.SUPPORTS and judgement.justification
+    assert judgement.model == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    paper = Judge(backend, PAPER).judge(CLAIM, SNIPPET)
+    assert paper.template == "paper" and paper.answer
+
+
+def test_a_converted_model_directory_loads_and_agrees_with_the_gguf(backend, smollm_gguf, tmp_path):
+    cache = tmp_path / "cache"
+    (cache / "smollm2-135m").mkdir(parents=True)
+    for path in smollm_gguf.parent.iterdir():
+        if path.suffix in (".gguf", ".sha256"):
+            (cache / "smollm2-135m" / path.name).symlink_to(path)
+    directory = modelstore.convert_to_transformers("smollm2-135m", cache, log=lambda message: None)
+    assert modelstore.resolve("smollm2-135m", cache, transformers=True) == directory
+    converted = TransformersBackend(directory)
+    messages = REFBOT.messages(CLAIM, SNIPPET)
+    ours, theirs = converted.choose(messages, "abc"), backend.choose(messages, "abc")
+    assert max(abs(ours.probabilities[k] - theirs.probabilities[k]) for k in "abc") < 0.1  # bf16 vs fp32
+    shutil.rmtree(directory)
+
+
+def test_a_missing_model_says_how_to_get_one(tmp_path):
+    with pytest.raises(ModelError, match="get-models"):
+        TransformersBackend(tmp_path / "nothing.gguf")
