@@ -203,9 +203,10 @@ def _run_models(args: argparse.Namespace) -> int:
     for name in names:
         modelstore.spec_for(name)
     for name in names:
-        modelstore.fetch(name, cache)
         if args.transformers:
-            modelstore.convert_to_transformers(name, cache)
+            modelstore.convert_to_transformers(name, cache)  # fetches the GGUF first
+        else:
+            modelstore.fetch(name, cache)
     return EXIT_OK
 
 

@@ -35,13 +35,27 @@ class Value:
 
 
 @dataclass(frozen=True)
+class Relation:
+    """A predicate as a reader sees it: its label and what it means (a Wikidata property description)."""
+
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Claim:
-    """What the judge verifies: a statement reduced to the labels a reader sees."""
+    """What the judge verifies: a statement reduced to the labels a reader sees.
+
+    ``alternatives`` are relations that could hold between the same subject and object instead of the claimed
+    one (an opposite, an inverse, a weaker relation); a judge that is shown them must tell them apart rather
+    than answer yes because both entities are mentioned.
+    """
 
     subject: str
     predicate: str
     object: str
     predicate_description: str = ""
+    alternatives: tuple[Relation, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,8 @@ class Judgement:
     latency_s: float
     attempts: int = 1
     parts: int = 1
+    # The part of the snippet the model was shown, when it was not shown all of it (bot.judge.focus).
+    excerpt: str = ""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.support <= 1.0:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, Mapping
 
-from bot.datamodel import Claim
+from bot.datamodel import Claim, Relation
 from bot.errors import ConfigError
 
 Message = dict[str, str]
@@ -46,22 +46,66 @@ class Template:
     reminder: str = "Answer with the letter of one option only: a), b) or c)."
     justification: str = ""
     justification_generation: Generation = Generation(max_tokens=64)
+    # Used instead of ``user`` when the claim names alternative relations: the claimed relation is option a,
+    # each alternative the next letter, and the last letter says the snippet states none of them.
+    contrast_user: str = ""
+    contrast_option: str = ""
+    contrast_none: str = ""
+    # Show the model only the sentences of a long snippet that name the claim's entities (bot.judge.focus).
+    focus: bool = False
+
+    def options(self, claim: Claim) -> tuple[tuple[str, str], ...]:
+        """(letter, meaning) pairs, meaning "claim" (the claim holds), "other" (another relation holds) or
+        "none" (the snippet states no relation between them)."""
+        if not self._contrasts(claim):
+            return (("a", "claim"), ("b", "other"), ("c", "none"))
+        relations = self._relations(claim)
+        meanings = tuple("claim" if r.label == claim.predicate else "other" for r in relations) + ("none",)
+        return tuple(zip("abcdefgh", meanings))
+
+    @staticmethod
+    def _relations(claim: Claim) -> list[Relation]:
+        # A fixed order, whichever relation is claimed: small models favour some positions, and a bias that is
+        # the same for every claim of a relation family does not separate true claims from false ones.
+        relations = {r.label: r for r in (Relation(claim.predicate, claim.predicate_description),
+                                          *claim.alternatives)}
+        return [relations[label] for label in sorted(relations)]
 
     def messages(self, claim: Claim, snippet: str) -> list[Message]:
-        user = self.user.format(subject=claim.subject, predicate=claim.predicate, object=claim.object,
-                                snippet=snippet, definition=_definition(claim))
+        fields = {"subject": claim.subject, "predicate": claim.predicate, "object": claim.object,
+                  "snippet": snippet, "definition": _definition(claim.predicate, claim.predicate_description)}
+        if self._contrasts(claim):
+            letters = [letter for letter, _ in self.options(claim)]
+            options = [self.contrast_option.format(letter=letter.upper(), subject=claim.subject,
+                                                   object=claim.object, predicate=readable(relation.label),
+                                                   description=relation.description or readable(relation.label))
+                       for letter, relation in zip(letters, self._relations(claim))]
+            options.append(self.contrast_none.format(letter=letters[-1].upper(), **fields))
+            user = self.contrast_user.format(options="\n".join(options), **fields)
+        else:
+            user = self.user.format(**fields)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+    def _contrasts(self, claim: Claim) -> bool:
+        return bool(claim.alternatives and self.contrast_user)
 
     @property
     def text(self) -> str:
-        """The template as recorded in traces: system prompt, then user prompt with its placeholders."""
-        return f"[system]\n{self.system}\n[user]\n{self.user}"
+        """The template as recorded in traces: system prompt, then user prompt(s) with their placeholders."""
+        text = f"[system]\n{self.system}\n[user]\n{self.user}"
+        if self.contrast_user:
+            text += (f"\n[user, when the claim has alternative relations]\n{self.contrast_user}\n"
+                     f"[option]\n{self.contrast_option}\n[last option]\n{self.contrast_none}")
+        return text
 
 
-def _definition(claim: Claim) -> str:
-    if not claim.predicate_description:
-        return ""
-    return f'\n("{claim.predicate}" means: {claim.predicate_description})'
+def readable(label: str) -> str:
+    """An identifier-like predicate ("Positive_Correlation") as words; ordinary labels are left as they are."""
+    return label.replace("_", " ").lower() if "_" in label else label
+
+
+def _definition(label: str, description: str) -> str:
+    return f' ("{label}" means: {description})' if description else ""
 
 
 PAPER = Template(
@@ -84,7 +128,7 @@ PAPER = Template(
 
 REFBOT = Template(
     id="refbot",
-    system="You are a careful fact checker. Use only the snippet given to you, never your own knowledge.",
+    system="You are a careful fact checker. Use only the text given to you, never your own knowledge.",
     user=(
         'Snippet: "{snippet}"\n'
         "\n"
@@ -102,6 +146,16 @@ REFBOT = Template(
     reminder="Answer with one letter: a, b or c.",
     justification=("Quote the sentence of the snippet that states the claim, then explain in one short "
                    "sentence why it supports the claim."),
+    contrast_user=(
+        'Text: "{snippet}"\n'
+        "\n"
+        "Which claim does the text support?\n"
+        "{options}\n"
+        "Answer with one letter."
+    ),
+    contrast_option='{letter}) "{subject}" - {predicate} - "{object}" ({predicate}: {description})',
+    contrast_none='{letter}) None of them: the text does not state how "{subject}" and "{object}" are related.',
+    focus=True,
 )
 
 TEMPLATES: Mapping[str, Template] = MappingProxyType({t.id: t for t in (PAPER, REFBOT)})

@@ -64,3 +64,17 @@ def test_stratified_sample_is_fixed_and_keeps_the_strata():
     assert sample == stratified_sample(big, 30)
     assert sum(row.label for row in sample) == 15
     assert [big.index(row) for row in sample] == sorted(big.index(row) for row in sample)
+
+
+def test_contrasting_relations_are_attached_to_each_claim(tmp_path):
+    descriptions = tmp_path / "d.json"
+    descriptions.write_text(json.dumps({"p": {"description": "p means", "contrasts": ["q"]}, "q": "q means"}))
+    rows = read_dataset(write(tmp_path, [json.dumps(ROW)]), read_descriptions(descriptions))
+    assert [(r.label, r.description) for r in rows[0].claim.alternatives] == [("q", "q means")]
+
+
+def test_contrasts_must_be_described(tmp_path):
+    descriptions = tmp_path / "d.json"
+    descriptions.write_text(json.dumps({"p": {"description": "p means", "contrasts": ["r"]}}))
+    with pytest.raises(InputError, match="without a description: r"):
+        read_descriptions(descriptions)

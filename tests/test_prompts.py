@@ -40,3 +40,20 @@ def test_a_predicate_description_is_shown_only_when_known():
 def test_unknown_template_names_the_choices():
     with pytest.raises(ConfigError, match="paper, refbot"):
         template_by_id("fancy")
+
+
+def test_alternative_relations_become_options_in_a_fixed_order():
+    from bot.datamodel import Relation
+
+    positive = Relation("Positive_Correlation", "one rises with the other")
+    negative = Relation("Negative_Correlation", "one falls as the other rises")
+    claimed_positive = Claim("aspirin", positive.label, "headache", positive.description, (negative,))
+    claimed_negative = Claim("aspirin", negative.label, "headache", negative.description, (positive,))
+    first = REFBOT.messages(claimed_positive, "Aspirin relieved headache.")[1]["content"]
+    second = REFBOT.messages(claimed_negative, "Aspirin relieved headache.")[1]["content"]
+    assert first == second, "the prompt must not reveal which relation is claimed"
+    assert 'A) "aspirin" - negative correlation - "headache" (negative correlation: one falls as' in first
+    assert 'C) None of them' in first
+    assert REFBOT.options(claimed_positive) == (("a", "other"), ("b", "claim"), ("c", "none"))
+    assert REFBOT.options(claimed_negative) == (("a", "claim"), ("b", "other"), ("c", "none"))
+    assert PAPER.messages(claimed_positive, "x")[1]["content"].count("Positive_Correlation") == 1

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.datamodel import Claim
+from bot.datamodel import Claim, Relation
 from bot.errors import InputError
 
 REQUIRED = ("id", "subject", "predicate", "object", "text", "label")
@@ -32,7 +32,13 @@ class LabelledStatement:
     paper_answer: str | None = None
 
 
-def read_dataset(path: Path, descriptions: Mapping[str, str] | None = None) -> list[LabelledStatement]:
+@dataclass(frozen=True)
+class PredicateInfo:
+    description: str = ""
+    contrasts: tuple[str, ...] = ()
+
+
+def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = None) -> list[LabelledStatement]:
     descriptions = descriptions or {}
     rows: list[LabelledStatement] = []
     seen: dict[str, int] = {}
@@ -51,12 +57,15 @@ def read_dataset(path: Path, descriptions: Mapping[str, str] | None = None) -> l
                              line=number, hint="every row needs a unique id")
         seen[row["id"]] = number
         predicate = str(row["predicate"])
-        description = row.get("predicate_description") or descriptions.get(predicate, "")
+        info = descriptions.get(predicate, PredicateInfo())
+        description = row.get("predicate_description") or info.description
+        alternatives = tuple(Relation(other, descriptions.get(other, PredicateInfo()).description)
+                             for other in info.contrasts)
         concept_pair = f"{row['concept1']}-{row['concept2']}" if row.get("concept1") and row.get("concept2") \
             else None
         rows.append(LabelledStatement(
             id=str(row["id"]),
-            claim=Claim(str(row["subject"]), predicate, str(row["object"]), str(description)),
+            claim=Claim(str(row["subject"]), predicate, str(row["object"]), str(description), alternatives),
             text=str(row["text"]),
             label=row["label"],
             concept_pair=concept_pair,
@@ -89,17 +98,35 @@ def _parse_line(line: str, path: Path, number: int) -> dict:
     return row
 
 
-def read_descriptions(path: Path) -> dict[str, str]:
-    """A JSON object mapping predicate labels to what they mean (like Wikidata property descriptions)."""
+def read_descriptions(path: Path) -> dict[str, PredicateInfo]:
+    """Predicate → what it means, like a Wikidata property description, and which relations contrast with it.
+
+    The file is a JSON object; each value is a description string, or an object with ``description`` and
+    ``contrasts`` (a list of other predicates that could hold between the same entities instead).
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise InputError(f"cannot read predicate descriptions: {error.strerror}", path=str(path)) from error
     except json.JSONDecodeError as error:
         raise InputError(f"not valid JSON ({error.msg} on line {error.lineno})", path=str(path)) from None
-    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-        raise InputError("expected a JSON object of predicate → description strings", path=str(path))
-    return data
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object of predicate → description", path=str(path))
+    infos: dict[str, PredicateInfo] = {}
+    for predicate, value in data.items():
+        if isinstance(value, str):
+            infos[predicate] = PredicateInfo(value)
+        elif isinstance(value, dict) and isinstance(value.get("description", ""), str) \
+                and all(isinstance(c, str) for c in value.get("contrasts", [])):
+            infos[predicate] = PredicateInfo(value.get("description", ""), tuple(value.get("contrasts", [])))
+        else:
+            raise InputError(f"{predicate!r}: expected a description string or an object with description "
+                             "and contrasts", path=str(path))
+    unknown = {c for info in infos.values() for c in info.contrasts} - set(infos)
+    if unknown:
+        raise InputError(f"contrasting predicates without a description: {', '.join(sorted(unknown))}",
+                         path=str(path))
+    return infos
 
 
 def stratified_sample(rows: Sequence[LabelledStatement], size: int, seed: int = 42) -> list[LabelledStatement]:

@@ -13,9 +13,11 @@ from bot.datamodel import Claim, Judgement, Verdict
 from bot.errors import JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
+from bot.judge.focus import focus
 from bot.prompts import Generation, Template
 
 LETTERS = ("a", "b", "c")
+VERDICT_OF_MEANING = {"claim": "a", "other": "b", "none": "c"}
 # Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
 CHAT_OVERHEAD_TOKENS = 48
 
@@ -38,10 +40,12 @@ class Judge:
 
     def judge(self, claim: Claim, snippet: str) -> Judgement:
         started = time.monotonic()
-        parts = self._fit(claim, snippet)
+        shown = focus(snippet, claim.subject, claim.object) if self.template.focus else snippet
+        parts = self._fit(claim, shown)
         judgements = [self._judge_part(claim, part) for part in parts]
         best = max(judgements, key=lambda judgement: judgement.support)
         return replace(best, parts=len(parts), latency_s=time.monotonic() - started,
+                       excerpt=shown if shown != snippet else "",
                        prompt_tokens=sum(j.prompt_tokens for j in judgements),
                        completion_tokens=sum(j.completion_tokens for j in judgements))
 
@@ -126,26 +130,32 @@ class Judge:
 
     def _judge_by_choice(self, claim: Claim, snippet: str) -> Judgement:
         messages = self.template.messages(claim, snippet)
-        choice = self.backend.choose(messages, LETTERS)
+        options = dict(self.template.options(claim))
+        letters = tuple(options)
+        verdicts = {letter: VERDICT_OF_MEANING[meaning] for letter, meaning in options.items()}
+        choice = self.backend.choose(messages, letters)
         prompt_tokens, completion_tokens = choice.prompt_tokens, 1
         if not choice.probabilities:  # no option letter among the likeliest first tokens: ask in words
             retry = messages + [{"role": "user", "content": self.template.reminder}]
             completion = self.backend.complete(retry, Generation(max_tokens=8))
-            option = parse_option(completion.text, LETTERS)
-            support = 1.0 if option == "a" else 0.0
-            return self._judgement(option, support, completion.text, "", prompt_tokens + completion.prompt_tokens,
+            chosen = parse_option(completion.text, letters)
+            verdict = verdicts[chosen] if chosen else None
+            return self._judgement(verdict, 1.0 if verdict == "a" else 0.0, completion.text, "",
+                                   prompt_tokens + completion.prompt_tokens,
                                    completion_tokens + completion.completion_tokens, attempts=2)
         probabilities = choice.probabilities
-        support = sum(probabilities.get(letter, 0.0) * weight
-                      for letter, weight in self.template.option_support.items())
+        support = sum(p for letter, p in probabilities.items() if verdicts[letter] == "a")
         if support >= self.threshold:
-            option = "a"
+            option: str | None = "a"
         else:
-            option = max(("b", "c"), key=lambda letter: probabilities.get(letter, 0.0))
-        answer = " ".join(f"{letter}={probabilities.get(letter, 0.0):.3f}" for letter in LETTERS)
+            likeliest = max((letter for letter in letters if verdicts[letter] != "a"),
+                            key=lambda letter: probabilities.get(letter, 0.0))
+            option = verdicts[likeliest]
+        answer = " ".join(f"{letter}={probabilities.get(letter, 0.0):.3f}" for letter in letters)
+        claimed = next(letter for letter in letters if verdicts[letter] == "a")
         justification = ""
         if option == "a" and self.justify:
-            follow_up = messages + [{"role": "assistant", "content": "a"},
+            follow_up = messages + [{"role": "assistant", "content": claimed},
                                     {"role": "user", "content": self.template.justification}]
             explained = self.backend.complete(follow_up, self.template.justification_generation)
             justification = explained.text

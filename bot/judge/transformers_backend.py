@@ -85,16 +85,26 @@ class TransformersBackend:
         return Completion(text.strip(), int(input_ids.shape[1]), int(new_tokens.shape[0]))
 
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
+        """Logits of the letters' tokens computed in float32 from the last hidden state: bf16 logits are
+        quantised to steps of 1/8 at their usual magnitude, which would flatten the support score."""
         torch = self._torch
         input_ids = self._encode(messages)
-        with self._lock, torch.inference_mode():
-            logits = self.model(input_ids).logits[0, -1].float()
-        probabilities = torch.softmax(logits, dim=-1)
-        token_probabilities: dict[str, float] = {}
+        spellings: dict[int, str] = {}
         for letter in letters:
             for spelling in (letter, letter.upper(), f" {letter}", f" {letter.upper()}"):
                 ids = self.tokenizer.encode(spelling, add_special_tokens=False)
-                if ids:
-                    token: str = self.tokenizer.decode(ids[:1])
-                    token_probabilities[token] = float(probabilities[ids[0]])
+                if len(ids) == 1:
+                    spellings.setdefault(ids[0], spelling)
+        token_ids = torch.tensor(list(spellings), device=self.device)
+        with self._lock, torch.inference_mode():
+            output = self.model(input_ids, output_hidden_states=True, logits_to_keep=1)
+            hidden = output.hidden_states[-1][0, -1].float()
+            head = self.model.get_output_embeddings()
+            logits = head.weight[token_ids].float() @ hidden
+            if getattr(head, "bias", None) is not None:
+                logits = logits + head.bias[token_ids].float()
+            # Normalise over the whole vocabulary with the model's own logits, so the letters' mass is real.
+            log_total = torch.logsumexp(output.logits[0, -1].float(), dim=-1)
+        probabilities = torch.exp(logits - log_total).tolist()
+        token_probabilities = {spellings[token_id]: p for token_id, p in zip(spellings, probabilities)}
         return Choice(letter_probabilities(token_probabilities, letters), int(input_ids.shape[1]))
