@@ -53,6 +53,8 @@ class Template:
     contrast_none: str = ""
     # Show the model only the sentences of a long snippet that name the claim's entities (bot.judge.focus).
     focus: bool = False
+    # Answer "c" without asking the model when the snippet does not name the claim's object (bot.judge.mentions).
+    require_object_mention: bool = False
 
     def options(self, claim: Claim) -> tuple[tuple[str, str], ...]:
         """(letter, meaning) pairs, meaning "claim" (the claim holds), "other" (another relation holds) or
@@ -156,6 +158,7 @@ REFBOT = Template(
     contrast_option='{letter}) "{subject}" - {predicate} - "{object}" ({predicate}: {description})',
     contrast_none='{letter}) None of them: the text does not state how "{subject}" and "{object}" are related.',
     focus=True,
+    require_object_mention=True,
 )
 
 TEMPLATES: Mapping[str, Template] = MappingProxyType({t.id: t for t in (PAPER, REFBOT)})

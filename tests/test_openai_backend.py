@@ -87,6 +87,16 @@ def test_requests_run_concurrently_up_to_the_limit(llama_server):
     assert session.most_in_flight == 2
 
 
+def test_a_snippet_that_never_names_the_object_is_not_sent_to_the_model(llama_server):
+    session = CountingSession()
+    judge = Judge(OpenAIBackend(session, llama_server.url, context_tokens=2048), REFBOT)
+    asked_before = len(session.paths)
+    judgement = judge.judge(Claim("Marie Curie", "award received", "Turing Award"), SNIPPET)
+    assert len(session.paths) == asked_before
+    assert judgement.verdict is Verdict.NOT_INFERRABLE and judgement.support == 0.0
+    assert "does not mention" in judgement.answer and judgement.prompt_tokens == 0
+
+
 def test_a_long_snippet_is_split_to_fit_the_context_not_cut(llama_server):
     backend = OpenAIBackend(make_session(), llama_server.url, context_tokens=400)
     judge = Judge(backend, REFBOT, justify=False)

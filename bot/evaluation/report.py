@@ -37,10 +37,16 @@ def format_table(evaluation: Evaluation) -> str:
                 f"{'':7}{_scores(systems['label-match'].get(group))}")
     scores, cost = evaluation.scores(), evaluation.cost()
     rate = cost["judgements_per_s"]
+    with_verdict = sum(row.paper_verdict is not None for row in evaluation.judged_rows)
+    if with_verdict < len(evaluation.judged_rows):
+        lines += ["", f"published: verdicts recorded for {with_verdict} of {len(evaluation.judged_rows)} rows; "
+                      "its scores cover those rows only"]
     lines += [
         "",
         f"support score: ROC AUC {_number(scores['roc_auc']).strip()}, "
-        f"precision at recall 0.5 {_number(scores['precision_at_recall_0.5']).strip()}",
+        f"precision at recall 0.5 {_number(scores['precision_at_recall_0.5']).strip()}; ROC AUC within each "
+        "relation: " + ", ".join(f"{relation} {_number(auc).strip()}"
+                                 for relation, auc in scores["roc_auc_by_relation"].items()),
         f"cost: {'-' if rate is None else f'{rate:.3f}'} judgements/s, {cost['mean_latency_s']:.2f} s each, "
         f"{cost['mean_prompt_tokens']:.0f} prompt + {cost['mean_completion_tokens']:.1f} completion tokens "
         f"per judgement; {cost['unparseable']} unparseable, {cost['split_snippets']} snippets split to fit",

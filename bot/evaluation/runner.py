@@ -47,10 +47,23 @@ class Evaluation:
     def overall(self) -> Confusion:
         return self.groups["micro average"]["refbot"].get("all", Confusion())
 
-    def scores(self) -> dict[str, float | None]:
-        labels = [row.label for row in self.judged_rows]
-        support = [float(self.records[row.id]["support"]) for row in self.judged_rows]
-        return {"roc_auc": roc_auc(labels, support), "precision_at_recall_0.5": precision_at_recall(labels, support)}
+    def scores(self) -> dict[str, Any]:
+        """Ranking quality of the support score, overall and within each relation.
+
+        Within a relation the base rate of true claims is fixed, so a judge that merely prefers one relation's
+        label cannot score there: the per-relation AUC shows whether the judge reads the text.
+        """
+        def ranking(rows: list[LabelledStatement]) -> tuple[float | None, float | None]:
+            labels = [row.label for row in rows]
+            support = [float(self.records[row.id]["support"]) for row in rows]
+            return roc_auc(labels, support), precision_at_recall(labels, support)
+
+        overall_auc, overall_precision = ranking(self.judged_rows)
+        by_relation: dict[str, list[LabelledStatement]] = {}
+        for row in self.judged_rows:
+            by_relation.setdefault(row.relation, []).append(row)
+        return {"roc_auc": overall_auc, "precision_at_recall_0.5": overall_precision,
+                "roc_auc_by_relation": {relation: ranking(rows)[0] for relation, rows in sorted(by_relation.items())}}
 
     def cost(self) -> dict[str, float | int | None]:
         records = [self.records[row.id] for row in self.judged_rows]

@@ -14,6 +14,7 @@ from bot.errors import JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.focus import focus
+from bot.judge.mentions import mentions
 from bot.prompts import Generation, Template
 
 LETTERS = ("a", "b", "c")
@@ -40,6 +41,9 @@ class Judge:
 
     def judge(self, claim: Claim, snippet: str) -> Judgement:
         started = time.monotonic()
+        if self.template.require_object_mention and not mentions(claim.object, snippet):
+            return self._judgement("c", 0.0, f'not asked: the snippet does not mention "{claim.object}"', "",
+                                   0, 0, attempts=0)
         shown = focus(snippet, claim.subject, claim.object) if self.template.focus else snippet
         parts = self._fit(claim, shown)
         judgements = [self._judge_part(claim, part) for part in parts]
@@ -86,15 +90,19 @@ class Judge:
 
     # -- internals -------------------------------------------------------------------------------------------
     def _fit(self, claim: Claim, snippet: str) -> list[str]:
-        empty = self.template.messages(claim, "")
-        fixed = sum(self.backend.count_tokens(m["content"]) for m in empty) + CHAT_OVERHEAD_TOKENS
         answer = max(self.template.generation.max_tokens,
                      self.template.justification_generation.max_tokens if self.justify else 0)
-        budget = self.backend.context_tokens() - fixed - answer
+        context = self.backend.context_tokens()
+        full = self.template.messages(claim, snippet)
+        # A token covers at least one byte, so a prompt whose bytes fit needs no tokenizer round trip.
+        if sum(len(m["content"].encode("utf-8")) for m in full) + CHAT_OVERHEAD_TOKENS + answer <= context:
+            return [snippet]
+        empty = self.template.messages(claim, "")
+        fixed = sum(self.backend.count_tokens(m["content"]) for m in empty) + CHAT_OVERHEAD_TOKENS
+        budget = context - fixed - answer
         if budget <= 0:
             raise JudgeError(f"the prompt template {self.template.id!r} leaves no room for a snippet in "
-                             f"{self.backend.context_tokens()} tokens of context",
-                             hint="use a model or server with a longer context")
+                             f"{context} tokens of context", hint="use a model or server with a longer context")
         return split_to_fit(snippet, budget, self.backend.count_tokens)
 
     def _judge_part(self, claim: Claim, snippet: str) -> Judgement:
