@@ -1,14 +1,17 @@
 """Every prompt refbot sends, in one place, each identified by the template id recorded in its judgements.
 
 ``paper`` reproduces the published three-option prompt and generation parameters exactly (Adam & Kliegr), so
-results stay comparable. ``refbot`` is the default: it reads the verdict from the probabilities of the option
-letters after one forward pass (one generated token), which is cheap and gives a calibrated support score, and
-it asks for a short justification only when the statement is supported.
+results stay comparable. ``refbot`` is the default. It asks a yes/no question per relation and reads P(yes)
+from the first answer token (one forward pass, no generation), so the support score is a probability rather
+than a parsed word. When the claim names contrasting relations (an opposite, an inverse), the same question is
+asked for each, and the claim counts as supported only if the model prefers it to every alternative: a small
+model says "yes" to anything that names both entities, and only the comparison cancels that bias. A short
+justification is generated only for supported claims.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal, Mapping
 
@@ -37,77 +40,44 @@ class Template:
     id: str
     system: str
     user: str
-    mode: Literal["generate", "choice"]
+    # "generate": the model writes an answer naming option a, b or c, which bot.answers reads.
+    # "yes-no": P(yes) is read from the first answer token, once per relation (the claim and its contrasts).
+    mode: Literal["generate", "yes-no"]
     generation: Generation
-    # How much each option counts as support; the verdict letter is what the answer chose.
+    # How much each option of a generated answer counts as support.
     option_support: Mapping[str, float] = field(
         default_factory=lambda: MappingProxyType({"a": 1.0, "b": 0.5, "c": 0.0}))
     # Said once more when the first answer could not be read.
     reminder: str = "Answer with the letter of one option only: a), b) or c)."
     justification: str = ""
     justification_generation: Generation = Generation(max_tokens=64)
-    # Used instead of ``user`` when the claim names alternative relations: the claimed relation is option a,
-    # each alternative the next letter, and the last letter says the snippet states none of them.
-    contrast_user: str = ""
-    contrast_option: str = ""
-    contrast_none: str = ""
     # Show the model only the sentences of a long snippet that name the claim's entities (bot.judge.focus).
     focus: bool = False
     # Answer "c" without asking the model when the snippet does not name the claim's object (bot.judge.mentions).
     require_object_mention: bool = False
 
-    def options(self, claim: Claim) -> tuple[tuple[str, str], ...]:
-        """(letter, meaning) pairs, meaning "claim" (the claim holds), "other" (another relation holds) or
-        "none" (the snippet states no relation between them)."""
-        if not self._contrasts(claim):
-            return (("a", "claim"), ("b", "other"), ("c", "none"))
-        relations = self._relations(claim)
-        meanings = tuple("claim" if r.label == claim.predicate else "other" for r in relations) + ("none",)
-        return tuple(zip("abcdefgh", meanings))
-
-    @staticmethod
-    def _relations(claim: Claim) -> list[Relation]:
-        # A fixed order, whichever relation is claimed: small models favour some positions, and a bias that is
-        # the same for every claim of a relation family does not separate true claims from false ones.
-        relations = {r.label: r for r in (Relation(claim.predicate, claim.predicate_description),
-                                          *claim.alternatives)}
-        return [relations[label] for label in sorted(relations)]
-
     def messages(self, claim: Claim, snippet: str) -> list[Message]:
-        fields = {"subject": claim.subject, "predicate": claim.predicate, "object": claim.object,
-                  "snippet": snippet, "definition": _definition(claim.predicate, claim.predicate_description)}
-        if self._contrasts(claim):
-            letters = [letter for letter, _ in self.options(claim)]
-            options = [self.contrast_option.format(letter=letter.upper(), subject=claim.subject,
-                                                   object=claim.object, predicate=readable(relation.label),
-                                                   description=relation.description or readable(relation.label))
-                       for letter, relation in zip(letters, self._relations(claim))]
-            options.append(self.contrast_none.format(letter=letters[-1].upper(), **fields))
-            user = self.contrast_user.format(options="\n".join(options), **fields)
-        else:
-            user = self.user.format(**fields)
+        label = self.predicate_label(claim.predicate)
+        definition = f" ({label}: {claim.predicate_description})" if claim.predicate_description else ""
+        user = self.user.format(subject=claim.subject, predicate=label, object=claim.object, snippet=snippet,
+                                definition=definition)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
-    def _contrasts(self, claim: Claim) -> bool:
-        return bool(claim.alternatives and self.contrast_user)
+    def predicate_label(self, label: str) -> str:
+        """``paper`` shows labels verbatim; ``refbot`` turns identifiers ("Positive_Correlation") into words."""
+        if self.mode == "yes-no" and "_" in label:
+            return label.replace("_", " ").lower()
+        return label
 
     @property
     def text(self) -> str:
-        """The template as recorded in traces: system prompt, then user prompt(s) with their placeholders."""
-        text = f"[system]\n{self.system}\n[user]\n{self.user}"
-        if self.contrast_user:
-            text += (f"\n[user, when the claim has alternative relations]\n{self.contrast_user}\n"
-                     f"[option]\n{self.contrast_option}\n[last option]\n{self.contrast_none}")
-        return text
+        """The template as recorded in traces: system prompt, then user prompt with its placeholders."""
+        return f"[system]\n{self.system}\n[user]\n{self.user}"
 
 
-def readable(label: str) -> str:
-    """An identifier-like predicate ("Positive_Correlation") as words; ordinary labels are left as they are."""
-    return label.replace("_", " ").lower() if "_" in label else label
-
-
-def _definition(label: str, description: str) -> str:
-    return f' ("{label}" means: {description})' if description else ""
+def as_relation(claim: Claim, relation: Relation) -> Claim:
+    """The same subject and object with another relation: the claim an alternative would make."""
+    return replace(claim, predicate=relation.label, predicate_description=relation.description, alternatives=())
 
 
 PAPER = Template(
@@ -131,32 +101,19 @@ PAPER = Template(
 REFBOT = Template(
     id="refbot",
     system="You are a careful fact checker. Use only the text given to you, never your own knowledge.",
+    # The snippet comes first, so the questions about one snippet share a prefix that servers cache.
     user=(
-        'Snippet: "{snippet}"\n'
+        'Text: "{snippet}"\n'
         "\n"
         'Claim: "{subject}" - {predicate} - "{object}"{definition}\n'
         "\n"
-        "Using only the snippet, which is true?\n"
-        'a) The snippet states this claim about "{subject}" and "{object}".\n'
-        "b) The snippet relates them differently: another or the opposite relation, or only a hint.\n"
-        "c) The snippet does not relate them.\n"
-        "Answer with one letter."
+        "Does the text state this claim? Answer yes or no."
     ),
-    mode="choice",
+    mode="yes-no",
     generation=Generation(max_tokens=1),
-    option_support=MappingProxyType({"a": 1.0, "b": 0.0, "c": 0.0}),
-    reminder="Answer with one letter: a, b or c.",
-    justification=("Quote the sentence of the snippet that states the claim, then explain in one short "
-                   "sentence why it supports the claim."),
-    contrast_user=(
-        'Text: "{snippet}"\n'
-        "\n"
-        "Which claim does the text support?\n"
-        "{options}\n"
-        "Answer with one letter."
-    ),
-    contrast_option='{letter}) "{subject}" - {predicate} - "{object}" ({predicate}: {description})',
-    contrast_none='{letter}) None of them: the text does not state how "{subject}" and "{object}" are related.',
+    reminder="Answer with one word: yes or no.",
+    justification=("Quote the sentence of the text that states the claim, then explain in one short sentence "
+                   "why it supports the claim."),
     focus=True,
     require_object_mention=True,
 )

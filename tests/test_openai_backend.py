@@ -1,6 +1,8 @@
 """The `openai` backend against a real llama.cpp server (xllamacpp) with SmolLM2-135M on 127.0.0.1."""
 
+import dataclasses
 import http.server
+import re
 import threading
 import time
 
@@ -42,13 +44,30 @@ class CountingSession(requests.Session):
                 self.in_flight -= 1
 
 
-def test_choice_reads_option_probabilities_from_logprobs(llama_server):
+def test_choice_reads_answer_probabilities_from_logprobs(llama_server):
     backend = OpenAIBackend(make_session(), llama_server.url)
     assert backend.model_id.endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
-    choice = backend.choose(REFBOT.messages(CLAIM, SNIPPET), ("a", "b", "c"))
-    assert set(choice.probabilities) == {"a", "b", "c"}
+    choice = backend.choose(REFBOT.messages(CLAIM, SNIPPET), ("yes", "no"))
+    assert set(choice.probabilities) == {"yes", "no"}
     assert sum(choice.probabilities.values()) == pytest.approx(1.0)
     assert choice.prompt_tokens > 50
+    letters = backend.choose(PAPER.messages(CLAIM, SNIPPET), ("a", "b", "c"))
+    assert set(letters.probabilities) == {"a", "b", "c"}
+
+
+def test_contrasting_relations_are_each_asked_and_compared(llama_server):
+    from bot.datamodel import Relation
+
+    session = CountingSession()
+    judge = Judge(OpenAIBackend(session, llama_server.url, context_tokens=2048), REFBOT, justify=False)
+    claim = Claim("Marie Curie", "award received", "Nobel Prize in Physics", "award or recognition received",
+                  (Relation("nominated for", "award nomination received"),))
+    asked_before = session.paths.count("/chat/completions")
+    judgement = judge.judge(claim, SNIPPET)
+    assert session.paths.count("/chat/completions") - asked_before == 2
+    assert "for the claim" in judgement.answer and "for nominated for" in judgement.answer
+    claimed, rival = (float(number) for number in re.findall(r"\d\.\d+", judgement.answer))
+    assert judgement.support == pytest.approx(min(claimed, claimed / (claimed + rival)), abs=1e-3)
 
 
 def test_context_and_token_counts_come_from_the_server(llama_server):
@@ -99,7 +118,7 @@ def test_a_snippet_that_never_names_the_object_is_not_sent_to_the_model(llama_se
 
 def test_a_long_snippet_is_split_to_fit_the_context_not_cut(llama_server):
     backend = OpenAIBackend(make_session(), llama_server.url, context_tokens=400)
-    judge = Judge(backend, REFBOT, justify=False)
+    judge = Judge(backend, dataclasses.replace(REFBOT, focus=False), justify=False)
     snippet = " ".join(f"Paragraph sentence {i} talks about the history of Warsaw and its bridges." for i in range(60))
     snippet += " " + SNIPPET
     judgement = judge.judge(CLAIM, snippet)

@@ -34,7 +34,7 @@ def test_snippets_with_braces_and_quotes_are_inserted_verbatim():
 def test_a_predicate_description_is_shown_only_when_known():
     with_description = REFBOT.messages(Claim("s", "member of", "o", "organisation the subject belongs to"), "x")
     assert "organisation the subject belongs to" in with_description[1]["content"]
-    assert "means" not in REFBOT.messages(Claim("s", "member of", "o"), "x")[1]["content"]
+    assert "(member of:" not in REFBOT.messages(Claim("s", "member of", "o"), "x")[1]["content"]
 
 
 def test_unknown_template_names_the_choices():
@@ -42,18 +42,15 @@ def test_unknown_template_names_the_choices():
         template_by_id("fancy")
 
 
-def test_alternative_relations_become_options_in_a_fixed_order():
+def test_refbot_asks_the_same_question_for_a_contrasting_relation():
     from bot.datamodel import Relation
+    from bot.prompts import as_relation
 
-    positive = Relation("Positive_Correlation", "one rises with the other")
     negative = Relation("Negative_Correlation", "one falls as the other rises")
-    claimed_positive = Claim("aspirin", positive.label, "headache", positive.description, (negative,))
-    claimed_negative = Claim("aspirin", negative.label, "headache", negative.description, (positive,))
-    first = REFBOT.messages(claimed_positive, "Aspirin relieved headache.")[1]["content"]
-    second = REFBOT.messages(claimed_negative, "Aspirin relieved headache.")[1]["content"]
-    assert first == second, "the prompt must not reveal which relation is claimed"
-    assert 'A) "aspirin" - negative correlation - "headache" (negative correlation: one falls as' in first
-    assert 'C) None of them' in first
-    assert REFBOT.options(claimed_positive) == (("a", "other"), ("b", "claim"), ("c", "none"))
-    assert REFBOT.options(claimed_negative) == (("a", "claim"), ("b", "other"), ("c", "none"))
-    assert PAPER.messages(claimed_positive, "x")[1]["content"].count("Positive_Correlation") == 1
+    claim = Claim("aspirin", "Positive_Correlation", "headache", "one rises with the other", (negative,))
+    asked = REFBOT.messages(claim, "Aspirin relieved headache.")[1]["content"]
+    rival = REFBOT.messages(as_relation(claim, negative), "Aspirin relieved headache.")[1]["content"]
+    assert 'Claim: "aspirin" - positive correlation - "headache" (positive correlation: one rises with' in asked
+    assert 'Claim: "aspirin" - negative correlation - "headache" (negative correlation: one falls as' in rival
+    assert asked.split("Claim:")[0] == rival.split("Claim:")[0], "the snippet prefix is shared"
+    assert PAPER.messages(claim, "x")[1]["content"].count('"Positive_Correlation"') == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -15,10 +16,9 @@ from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.focus import focus
 from bot.judge.mentions import mentions
-from bot.prompts import Generation, Template
+from bot.prompts import Generation, Template, as_relation
 
 LETTERS = ("a", "b", "c")
-VERDICT_OF_MEANING = {"claim": "a", "other": "b", "none": "c"}
 # Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
 CHAT_OVERHEAD_TOKENS = 48
 
@@ -106,8 +106,8 @@ class Judge:
         return split_to_fit(snippet, budget, self.backend.count_tokens)
 
     def _judge_part(self, claim: Claim, snippet: str) -> Judgement:
-        if self.template.mode == "choice":
-            return self._judge_by_choice(claim, snippet)
+        if self.template.mode == "yes-no":
+            return self._judge_by_yes_no(claim, snippet)
         return self._judge_by_generation(claim, snippet)
 
     def _judgement(self, option: str | None, support: float, answer: str, justification: str,
@@ -136,37 +136,46 @@ class Judge:
         return self._judgement(option, support, answer, answer if option else "", prompt_tokens,
                                completion_tokens, attempts)
 
-    def _judge_by_choice(self, claim: Claim, snippet: str) -> Judgement:
-        messages = self.template.messages(claim, snippet)
-        options = dict(self.template.options(claim))
-        letters = tuple(options)
-        verdicts = {letter: VERDICT_OF_MEANING[meaning] for letter, meaning in options.items()}
-        choice = self.backend.choose(messages, letters)
-        prompt_tokens, completion_tokens = choice.prompt_tokens, 1
-        if not choice.probabilities:  # no option letter among the likeliest first tokens: ask in words
-            retry = messages + [{"role": "user", "content": self.template.reminder}]
-            completion = self.backend.complete(retry, Generation(max_tokens=8))
-            chosen = parse_option(completion.text, letters)
-            verdict = verdicts[chosen] if chosen else None
-            return self._judgement(verdict, 1.0 if verdict == "a" else 0.0, completion.text, "",
-                                   prompt_tokens + completion.prompt_tokens,
-                                   completion_tokens + completion.completion_tokens, attempts=2)
-        probabilities = choice.probabilities
-        support = sum(p for letter, p in probabilities.items() if verdicts[letter] == "a")
+    def _judge_by_yes_no(self, claim: Claim, snippet: str) -> Judgement:
+        """P(yes) for the claim and for each contrasting relation; support = min(P(yes | claim), the claim's
+        share against its strongest rival), so a claim counts only if the model says yes to it and prefers it."""
+        relations = [claim, *(as_relation(claim, relation) for relation in claim.alternatives)]
+        answers: list[tuple[float | None, int, int]] = [self._p_yes(candidate, snippet) for candidate in relations]
+        prompt_tokens = sum(tokens for _, tokens, _ in answers)
+        completion_tokens = sum(generated for _, _, generated in answers)
+        attempts = 1 + any(generated > 1 for _, _, generated in answers)
+        if any(p is None for p, _, _ in answers):
+            return self._judgement(None, 0.0, "the model answered neither yes nor no", "", prompt_tokens,
+                                   completion_tokens, attempts)
+        claimed = float(answers[0][0] or 0.0)
+        rivals = [float(p or 0.0) for p, _, _ in answers[1:]]
+        rival = max(rivals, default=0.0)
+        support = min(claimed, claimed / (claimed + rival)) if rival else claimed
         if support >= self.threshold:
-            option: str | None = "a"
+            option = "a"
         else:
-            likeliest = max((letter for letter in letters if verdicts[letter] != "a"),
-                            key=lambda letter: probabilities.get(letter, 0.0))
-            option = verdicts[likeliest]
-        answer = " ".join(f"{letter}={probabilities.get(letter, 0.0):.3f}" for letter in letters)
-        claimed = next(letter for letter in letters if verdicts[letter] == "a")
+            option = "b" if max(claimed, rival) >= 0.5 else "c"
+        answer = f"P(yes) {claimed:.3f} for the claim" + "".join(
+            f"; {p:.3f} for {relation.label}" for relation, p in zip(claim.alternatives, rivals))
         justification = ""
         if option == "a" and self.justify:
-            follow_up = messages + [{"role": "assistant", "content": claimed},
-                                    {"role": "user", "content": self.template.justification}]
+            follow_up = self.template.messages(claim, snippet) + [
+                {"role": "assistant", "content": "Yes"}, {"role": "user", "content": self.template.justification}]
             explained = self.backend.complete(follow_up, self.template.justification_generation)
             justification = explained.text
             prompt_tokens += explained.prompt_tokens
             completion_tokens += explained.completion_tokens
-        return self._judgement(option, support, answer, justification, prompt_tokens, completion_tokens, 1)
+        return self._judgement(option, support, answer, justification, prompt_tokens, completion_tokens, attempts)
+
+    def _p_yes(self, claim: Claim, snippet: str) -> tuple[float | None, int, int]:
+        """(P(yes), prompt tokens, generated tokens); P is None when the model answers neither yes nor no."""
+        messages = self.template.messages(claim, snippet)
+        choice = self.backend.choose(messages, ("yes", "no"))
+        if choice.probabilities:
+            return choice.probabilities["yes"], choice.prompt_tokens, 1
+        # Neither word among the likeliest first tokens: ask once more in words, then give up.
+        retry = messages + [{"role": "user", "content": self.template.reminder}]
+        completion = self.backend.complete(retry, Generation(max_tokens=4))
+        word = re.match(r"\W*(yes|no)\b", completion.text, re.IGNORECASE)
+        p_yes = None if word is None else float(word.group(1).lower() == "yes")
+        return p_yes, choice.prompt_tokens + completion.prompt_tokens, 1 + completion.completion_tokens

@@ -91,10 +91,11 @@ class TransformersBackend:
         input_ids = self._encode(messages)
         spellings: dict[int, str] = {}
         for letter in letters:
-            for spelling in (letter, letter.upper(), f" {letter}", f" {letter.upper()}"):
-                ids = self.tokenizer.encode(spelling, add_special_tokens=False)
-                if len(ids) == 1:
-                    spellings.setdefault(ids[0], spelling)
+            for word in {letter, letter.capitalize(), letter.upper()}:
+                for spelling in (word, f" {word}"):
+                    ids = self.tokenizer.encode(spelling, add_special_tokens=False)
+                    if len(ids) == 1:
+                        spellings.setdefault(ids[0], spelling)
         token_ids = torch.tensor(list(spellings), device=self.device)
         with self._lock, torch.inference_mode():
             output = self.model(input_ids, output_hidden_states=True, logits_to_keep=1)
