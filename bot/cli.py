@@ -129,12 +129,13 @@ def _run_eval(args: argparse.Namespace) -> int:
         rows = stratified_sample(rows, args.sample)
     if args.limit:
         rows = rows[: args.limit]
-    out = args.out or Path("reports") / f"eval-{args.dataset.stem}-{options.template}.jsonl"
+    out = args.out or Path("reports") / f"eval-{args.dataset.parent.name}-{args.dataset.stem}-{options.template}.jsonl"
     summary_path = args.summary or out.with_suffix(".summary.json")
     judge = make_judge(options)
     progress = None if args.quiet else _progress(len(rows))
     try:
-        evaluation = evaluate(rows, judge, out, on_judged=progress.step if progress else None)
+        settings = {"descriptions": _digest(args.descriptions) if args.descriptions else None}
+        evaluation = evaluate(rows, judge, out, on_judged=progress.step if progress else None, settings=settings)
     except JudgeError as error:
         if progress:
             progress.close()
@@ -151,6 +152,12 @@ def _run_eval(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"\njudgements: {out}\nsummary: {summary_path}")
     return EXIT_OK
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 class _progress:

@@ -51,7 +51,7 @@ class LlamaServer:
 def start_llama_server(model: Path, *, parallel: int = 2, ctx: int = 4096, port: int | None = None) -> LlamaServer:
     port = port or free_port()
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "llama_server.py"), str(model), str(port),
+        [sys.executable, str(ROOT / "scripts" / "llama_server.py"), str(model), str(port),
          "--parallel", str(parallel), "--ctx", str(ctx)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + 90

@@ -44,3 +44,10 @@ def test_results_of_another_judge_are_not_mixed(tmp_path):
     check_same_judge(records, "m", "refbot", tmp_path)
     with pytest.raises(ConfigError, match="another --out"):
         check_same_judge(records, "m", "paper", tmp_path)
+
+
+def test_results_made_with_other_settings_are_not_mixed(tmp_path):
+    records = {"x": judgement_record("x", True, JUDGEMENT, {"threshold": 0.5})}
+    check_same_judge(records, "m", "refbot", tmp_path, {"threshold": 0.5})
+    with pytest.raises(ConfigError, match="threshold"):
+        check_same_judge(records, "m", "refbot", tmp_path, {"threshold": 0.7})

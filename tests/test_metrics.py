@@ -39,3 +39,11 @@ def test_auc_and_precision_at_recall():
 def test_label_match_ignores_case_only():
     assert label_match("Nobel Prize", "she won the nobel prize in 1903")
     assert not label_match("Nobel Prizes", "she won the Nobel Prize")
+
+
+def test_best_f1_names_its_threshold():
+    from bot.evaluation.metrics import best_f1
+
+    f1, threshold = best_f1([True, True, False, False], [0.9, 0.6, 0.5, 0.1])
+    assert f1 == pytest.approx(1.0) and threshold == pytest.approx(0.6)
+    assert best_f1([False, False], [0.1, 0.2]) is None

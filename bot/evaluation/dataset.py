@@ -130,7 +130,10 @@ def read_descriptions(path: Path) -> dict[str, PredicateInfo]:
 
 
 def stratified_sample(rows: Sequence[LabelledStatement], size: int, seed: int = 42) -> list[LabelledStatement]:
-    """A fixed sample keeping the share of each (label, relation, concept pair) stratum, in data-set order."""
+    """A fixed sample keeping the share of each (label, relation, concept pair) stratum, in data-set order.
+
+    Each stratum is shuffled once by the seed and read from its start, so a smaller sample is (up to rounding)
+    part of a larger one: judgements made for one sample size are reused by the other."""
     if size >= len(rows):
         return list(rows)
     strata: dict[tuple, list[int]] = defaultdict(list)
@@ -144,5 +147,7 @@ def stratified_sample(rows: Sequence[LabelledStatement], size: int, seed: int = 
         counts[key] += 1
     chosen: list[int] = []
     for key, members in strata.items():
-        chosen.extend(generator.sample(members, counts[key]))
+        shuffled = list(members)
+        generator.shuffle(shuffled)
+        chosen.extend(shuffled[: counts[key]])
     return [rows[index] for index in sorted(chosen)]

@@ -12,8 +12,10 @@ from bot.datamodel import Judgement, Verdict
 from bot.errors import ConfigError, InputError
 
 
-def judgement_record(statement_id: str, label: bool, judgement: Judgement) -> dict[str, Any]:
-    record = {"id": statement_id, "label": label, **asdict(judgement)}
+def judgement_record(statement_id: str, label: bool, judgement: Judgement,
+                     settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One line of the ledger; ``settings`` are what else shaped the verdict (threshold, descriptions)."""
+    record = {"id": statement_id, "label": label, **asdict(judgement), "settings": settings or {}}
     record["verdict"] = judgement.verdict.value
     return record
 
@@ -45,11 +47,16 @@ def read_ledger(path: Path) -> dict[str, dict[str, Any]]:
     return records
 
 
-def check_same_judge(records: dict[str, dict[str, Any]], model: str, template: str, path: Path) -> None:
+def check_same_judge(records: dict[str, dict[str, Any]], model: str, template: str, path: Path,
+                     settings: dict[str, Any] | None = None) -> None:
+    """Refuse to resume a ledger written by another judge, or with other settings: results would mix."""
     for record in records.values():
         if (record["model"], record["template"]) != (model, template):
             raise ConfigError(f"{path} holds judgements by {record['model']} with template "
                               f"{record['template']!r}, not {model} with {template!r}",
+                              hint="pass another --out file to keep runs apart")
+        if settings is not None and record.get("settings", {}) != settings:
+            raise ConfigError(f"{path} holds judgements made with {record.get('settings')}, not {settings}",
                               hint="pass another --out file to keep runs apart")
 
 

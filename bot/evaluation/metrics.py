@@ -89,3 +89,17 @@ def precision_at_recall(labels: Sequence[bool], scores: Sequence[float], recall:
 def label_match(object_label: str, text: str) -> bool:
     """The trivial baseline: the object's label occurs in the text (case-insensitive)."""
     return object_label.casefold() in text.casefold()
+
+
+def best_f1(labels: Sequence[bool], scores: Sequence[float]) -> tuple[float, float] | None:
+    """(F1, threshold) of the threshold on the support score that gives the best F1: where an operator
+    could set ``--threshold`` on this data."""
+    if not any(labels):
+        return None
+    from sklearn.metrics import precision_recall_curve
+
+    precisions, recalls, thresholds = precision_recall_curve(labels, scores)
+    best = max(range(len(thresholds)),
+               key=lambda i: 2 * precisions[i] * recalls[i] / (precisions[i] + recalls[i] or 1))
+    p, r = precisions[best], recalls[best]
+    return float(2 * p * r / (p + r or 1)), float(thresholds[best])

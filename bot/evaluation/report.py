@@ -44,9 +44,10 @@ def format_table(evaluation: Evaluation) -> str:
     lines += [
         "",
         f"support score: ROC AUC {_number(scores['roc_auc']).strip()}, "
-        f"precision at recall 0.5 {_number(scores['precision_at_recall_0.5']).strip()}; ROC AUC within each "
-        "relation: " + ", ".join(f"{relation} {_number(auc).strip()}"
-                                 for relation, auc in scores["roc_auc_by_relation"].items()),
+        f"precision at recall 0.5 {_number(scores['precision_at_recall_0.5']).strip()}, best F1 "
+        f"{_number(scores['best_f1']).strip()} at threshold {_number(scores['best_f1_threshold']).strip()}",
+        "ROC AUC within each relation: " + ", ".join(f"{relation} {_number(auc).strip()}"
+                                                     for relation, auc in scores["roc_auc_by_relation"].items()),
         f"cost: {'-' if rate is None else f'{rate:.3f}'} judgements/s, {cost['mean_latency_s']:.2f} s each, "
         f"{cost['mean_prompt_tokens']:.0f} prompt + {cost['mean_completion_tokens']:.1f} completion tokens "
         f"per judgement; {cost['unparseable']} unparseable, {cost['split_snippets']} snippets split to fit",

@@ -11,7 +11,7 @@ from typing import Any
 from bot.datamodel import Verdict
 from bot.evaluation.dataset import LabelledStatement
 from bot.evaluation.ledger import LedgerWriter, check_same_judge, judgement_record, read_ledger
-from bot.evaluation.metrics import Confusion, grouped, label_match, precision_at_recall, roc_auc
+from bot.evaluation.metrics import Confusion, best_f1, grouped, label_match, precision_at_recall, roc_auc
 from bot.judge.engine import Judge
 
 SYSTEMS = ("refbot", "published", "label-match")
@@ -59,10 +59,13 @@ class Evaluation:
             return roc_auc(labels, support), precision_at_recall(labels, support)
 
         overall_auc, overall_precision = ranking(self.judged_rows)
+        best = best_f1([row.label for row in self.judged_rows],
+                       [float(self.records[row.id]["support"]) for row in self.judged_rows])
         by_relation: dict[str, list[LabelledStatement]] = {}
         for row in self.judged_rows:
             by_relation.setdefault(row.relation, []).append(row)
         return {"roc_auc": overall_auc, "precision_at_recall_0.5": overall_precision,
+                "best_f1": best[0] if best else None, "best_f1_threshold": best[1] if best else None,
                 "roc_auc_by_relation": {relation: ranking(rows)[0] for relation, rows in sorted(by_relation.items())}}
 
     def cost(self) -> dict[str, float | int | None]:
@@ -95,13 +98,15 @@ class Evaluation:
 
 
 def evaluate(rows: Sequence[LabelledStatement], judge: Judge, out: Path,
-             on_judged: Callable[[int, int], None] | None = None) -> Evaluation:
+             on_judged: Callable[[int, int], None] | None = None,
+             settings: dict[str, Any] | None = None) -> Evaluation:
     """Judge every row not already in ``out``; each judgement is appended to ``out`` as soon as it exists.
 
     If the judge fails part-way, the judgements made so far are already saved and the error propagates.
     """
     done = read_ledger(out)
-    check_same_judge(done, judge.model_id, judge.template.id, out)
+    settings = {"threshold": judge.threshold, **(settings or {})}
+    check_same_judge(done, judge.model_id, judge.template.id, out, settings)
     todo = [row for row in rows if row.id not in done]
     by_id = {row.id: row for row in todo}
     started = time.monotonic()
@@ -110,7 +115,7 @@ def evaluate(rows: Sequence[LabelledStatement], judge: Judge, out: Path,
     try:
         tasks = ((row.id, row.claim, row.text) for row in todo)
         for statement_id, judgement in judge.judge_all(tasks):
-            record = judgement_record(statement_id, by_id[statement_id].label, judgement)
+            record = judgement_record(statement_id, by_id[statement_id].label, judgement, settings)
             writer.append(record)
             done[statement_id] = record
             judged += 1

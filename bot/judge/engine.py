@@ -93,12 +93,15 @@ class Judge:
         answer = max(self.template.generation.max_tokens,
                      self.template.justification_generation.max_tokens if self.justify else 0)
         context = self.backend.context_tokens()
-        full = self.template.messages(claim, snippet)
+        # The longest of the questions this claim leads to (its contrasting relations are asked too).
+        claims = [claim, *(as_relation(claim, relation) for relation in claim.alternatives)]
+        longest = max((self.template.messages(c, "") for c in claims),
+                      key=lambda messages: sum(len(m["content"]) for m in messages))
         # A token covers at least one byte, so a prompt whose bytes fit needs no tokenizer round trip.
-        if sum(len(m["content"].encode("utf-8")) for m in full) + CHAT_OVERHEAD_TOKENS + answer <= context:
+        fixed_bytes = sum(len(m["content"].encode("utf-8")) for m in longest)
+        if fixed_bytes + len(snippet.encode("utf-8")) + CHAT_OVERHEAD_TOKENS + answer <= context:
             return [snippet]
-        empty = self.template.messages(claim, "")
-        fixed = sum(self.backend.count_tokens(m["content"]) for m in empty) + CHAT_OVERHEAD_TOKENS
+        fixed = sum(self.backend.count_tokens(m["content"]) for m in longest) + CHAT_OVERHEAD_TOKENS
         budget = context - fixed - answer
         if budget <= 0:
             raise JudgeError(f"the prompt template {self.template.id!r} leaves no room for a snippet in "

@@ -1,0 +1,28 @@
+"""The README stays true: its commands exist and CI runs exactly its test command."""
+
+import re
+import subprocess
+
+from bot.cli import build_parser
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_ci_runs_the_readme_test_command():
+    command = subprocess.run(["sed", "-n", r"s/^    \(scripts\/setup --test && .*\)$/\1/p", "README.md"],
+                             cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    assert command.startswith("scripts/setup --test && ")
+    assert command.endswith(".venv/bin/pytest")
+    assert "bash -c \"$command\"" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_main_command_is_a_real_refbot_invocation():
+    main = re.search(r"^    scripts/setup && \.venv/bin/refbot (.+)$", README, re.M).group(1).split()
+    args = build_parser().parse_args(main)
+    assert args.command == "eval" and (ROOT / args.descriptions).exists()
+
+
+def test_every_command_is_documented():
+    for command in ("refbot eval", "refbot judge", "refbot models list", "refbot models fetch"):
+        assert command in README
