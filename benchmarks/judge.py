@@ -35,14 +35,17 @@ def main() -> int:
     parser.add_argument("--templates", default="refbot,paper", help="comma-separated template ids")
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated data set names")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "benchmark", help="where results go")
+    parser.add_argument("--descriptions", type=Path, default=ROOT / "benchmarks" / "biored-relations.json",
+                        help="predicate descriptions and contrasts shown to the judge")
+    parser.add_argument("--tag", default="", help="added to the result file names, to keep variants apart")
     args, judge_options = parser.parse_known_args()
     lines = []
     for name in args.sets.split(","):
         for template in args.templates.split(","):
-            stem = f"{name}-{template}-{args.sample or 'all'}"
+            stem = f"{name}-{template}{args.tag}-{args.sample or 'all'}"
             out = args.out / f"{stem}.jsonl"
             command = ["--quiet", "eval", str(args.data / name / "dev.jsonl"), "--template", template,
-                       "--out", str(out), "--descriptions", str(ROOT / "benchmarks" / "biored-relations.json"),
+                       "--out", str(out), "--descriptions", str(args.descriptions),
                        *judge_options]
             if args.sample:
                 command += ["--sample", str(args.sample)]
@@ -55,7 +58,7 @@ def main() -> int:
             ours, published, match = (micro[s].get("all", {}) for s in ("refbot", "published", "label-match"))
             cost, scores = summary["cost"], summary["scores"]
             lines.append(
-                f"{name:19} {template:7} {cost['judgements']:5d}  P {_fmt(ours.get('precision'))} "
+                f"{name:19} {template + args.tag:16} {cost['judgements']:5d}  P {_fmt(ours.get('precision'))} "
                 f"R {_fmt(ours.get('recall'))} F1 {_fmt(ours.get('f1'))}  AUC {_fmt(scores['roc_auc'])} "
                 f"P@R.5 {_fmt(scores['precision_at_recall_0.5'])}  {cost['judgements_per_s'] or 0:6.3f} j/s "
                 f"{cost['mean_prompt_tokens']:5.0f} prompt tok  | published P {_fmt(published.get('precision'))} "

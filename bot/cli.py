@@ -188,8 +188,7 @@ def _run_judge(args: argparse.Namespace) -> int:
     judgement = judge.judge(Claim(args.subject, args.predicate, args.object, args.description), snippet)
     print(f"verdict {judgement.verdict.value} (support {judgement.support:.3f}) by {judgement.model}, "
           f"template {judgement.template!r}, {judgement.prompt_tokens} prompt tokens, {judgement.latency_s:.2f} s")
-    if judgement.justification:
-        print(judgement.justification)
+    print(judgement.justification or judgement.answer)
     return EXIT_OK if judgement.verdict.value != "unparseable" else EXIT_PARTIAL
 
 

@@ -54,6 +54,7 @@ def test_eval_prints_the_table_writes_a_summary_and_resumes(llama_server, tmp_pa
                      "by relation", "award received", "Negative_Correlation", "micro average", "ROC AUC",
                      "precision at recall 0.5", "judgements/s", "prompt"):
         assert expected in table, expected
+    assert "published answers re-read by refbot's parser: 4 of 4 give the published verdict" in table
     micro = next(line for line in table.splitlines() if line.startswith("micro average")).split()
     assert micro[2] == "6"
     summary = json.loads(out.with_suffix(".summary.json").read_text())
@@ -96,3 +97,16 @@ def test_models_list_shows_the_catalogue(tmp_path):
     result = refbot("models", "list", "--cache", str(tmp_path))
     assert result.returncode == 0
     assert "qwen2.5-coder-1.5b" in result.stdout and "not installed" in result.stdout
+
+
+@pytest.mark.model
+def test_judge_one_claim(llama_server):
+    result = refbot("judge", "Marie Curie", "award received", "Nobel Prize in Physics",
+                    "In 1903 Marie Curie shared the Nobel Prize in Physics with Pierre Curie.",
+                    "--judge", "openai", "--judge-url", llama_server.url, "--no-justify")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("verdict ") and "template 'refbot'" in result.stdout
+    unmentioned = refbot("judge", "Marie Curie", "award received", "Turing Award", "She won a prize.",
+                         "--judge", "openai", "--judge-url", llama_server.url)
+    assert unmentioned.stdout.startswith("verdict c (support 0.000)")
+    assert 'does not mention "Turing Award"' in unmentioned.stdout

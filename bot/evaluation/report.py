@@ -38,6 +38,10 @@ def format_table(evaluation: Evaluation) -> str:
     scores, cost = evaluation.scores(), evaluation.cost()
     rate = cost["judgements_per_s"]
     with_verdict = sum(row.paper_verdict is not None for row in evaluation.judged_rows)
+    agreeing, compared = evaluation.parse_agreement()
+    if compared:
+        lines += ["", f"published answers re-read by refbot's parser: {agreeing} of {compared} give the published "
+                      "verdict"]
     if with_verdict < len(evaluation.judged_rows):
         lines += ["", f"published: verdicts recorded for {with_verdict} of {len(evaluation.judged_rows)} rows; "
                       "its scores cover those rows only"]

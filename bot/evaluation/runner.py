@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.answers import parse_option
 from bot.datamodel import Verdict
 from bot.evaluation.dataset import LabelledStatement
 from bot.evaluation.ledger import LedgerWriter, check_same_judge, judgement_record, read_ledger
@@ -68,6 +69,13 @@ class Evaluation:
                 "best_f1": best[0] if best else None, "best_f1_threshold": best[1] if best else None,
                 "roc_auc_by_relation": {relation: ranking(rows)[0] for relation, rows in sorted(by_relation.items())}}
 
+    def parse_agreement(self) -> tuple[int, int]:
+        """(agreeing, compared): rows whose recorded published answer, read by refbot's parser, gives the
+        published verdict (only option a counts as support)."""
+        rows = [row for row in self.judged_rows if row.paper_answer is not None and row.paper_verdict is not None]
+        agreeing = sum((parse_option(row.paper_answer or "") == "a") == row.paper_verdict for row in rows)
+        return agreeing, len(rows)
+
     def cost(self) -> dict[str, float | int | None]:
         records = [self.records[row.id] for row in self.judged_rows]
         count = len(records) or 1
@@ -93,6 +101,7 @@ class Evaluation:
                                for system, table in systems.items()}
                         for name, systems in self.groups.items()},
             "scores": self.scores(),
+            "published_answers_parsed": dict(zip(("agreeing", "compared"), self.parse_agreement())),
             "cost": self.cost(),
         }
 
