@@ -20,11 +20,16 @@ OPTION_PHRASES = {
     "c": "definitely cannot be inferred",
 }
 
-_DECISION_WORDS = (
-    r"answer|option|choice|choose|chose|select|pick|verdict|"
-    r"antwort|réponse|respuesta|risposta|resposta|odpověď|odpoved|ответ|答案"
+# Phrases that announce the chosen option; when an answer has several, its last one is its conclusion
+# ("Option a) would need direct proof, so the answer is c)").
+_DECISION = (
+    r"(?:answer|réponse|respuesta|antwort|risposta|resposta|odpověď|odpoved|ответ|答案)\s*(?:is|would be|:|=|-)?"
+    r"|(?:correct|right|best)\s+(?:option|choice)\s*(?:is|would be|:)?"
+    r"|(?:i|we)\s+(?:would\s+)?(?:choose|chose|select|pick)"
+    r"|(?:verdict)\s*(?:is|:)?"
 )
 _LETTER_END = r"(?=[\)\]\.:,;]|\s*$|\s*\n)"
+_NEGATED = re.compile(r"(?:\bnot|n't|\bno)\s+(?:\w+\s+)?(?:option\s*)?\(?$", re.IGNORECASE)
 
 
 def _normalise(answer: str) -> str:
@@ -33,25 +38,29 @@ def _normalise(answer: str) -> str:
 
 
 def parse_option(answer: str, options: Sequence[str] = OPTIONS) -> str | None:
-    """The option letter the answer chose, or ``None`` when it chose none or several."""
+    """The option letter the answer chose, or ``None`` when it chose none, several, or only rejected some."""
     text = _normalise(answer)
     if not text:
         return None
     letters = "".join(options)
-    decision = re.search(
-        rf"(?:{_DECISION_WORDS})\s*(?:is|would be|=|:|-)?\s*(?:option\s*)?[\(\[]?([{letters}])(?:[\)\]]|{_LETTER_END})",
-        text, re.IGNORECASE)
-    if decision:
-        return decision.group(1).lower()
-    marked = {m.lower() for m in re.findall(rf"(?<![A-Za-z0-9])\(?([{letters}])\)", text, re.IGNORECASE)}
+    decisions = re.findall(
+        rf"(?:{_DECISION})\s*(?:option\s*)?[\(\[]?([{letters}])(?:[\)\]]|{_LETTER_END})", text, re.IGNORECASE)
+    if decisions:
+        return decisions[-1].lower()
+    marked = {match.group(1).lower()
+              for match in re.finditer(rf"(?<![A-Za-z0-9])\(?([{letters}])\)", text, re.IGNORECASE)
+              if not _NEGATED.search(text[: match.start()])}
+    rejected = {match.group(1).lower()
+                for match in re.finditer(rf"(?<![A-Za-z0-9])\(?([{letters}])\)", text, re.IGNORECASE)
+                if _NEGATED.search(text[: match.start()])}
     lead = re.match(rf"[\(\[]?([{letters}])(?:[\)\]\.:]|\s*$)", text, re.IGNORECASE)
-    if lead and marked <= {lead.group(1).lower()}:
+    if lead and marked <= {lead.group(1).lower()} and lead.group(1).lower() not in rejected:
         return lead.group(1).lower()
     quoted = {option for option, phrase in OPTION_PHRASES.items()
               if option in options and phrase in text.lower()}
     if len(marked) == 1 and (not quoted or quoted == marked):
         return marked.pop()
-    if not marked and len(quoted) == 1:
+    if not marked and not rejected and len(quoted) == 1:
         return quoted.pop()
     trailing = re.search(rf":\s*\(?([{letters}])\)?\.?\s*$", text, re.IGNORECASE)
     if trailing:

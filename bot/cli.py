@@ -17,6 +17,13 @@ from bot.errors import ConfigError, InputError, JudgeError, ModelError, RefbotEr
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 
 
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def _judge_options(parser: argparse.ArgumentParser) -> None:
     from bot.judge import BACKENDS
     from bot.prompts import TEMPLATES
@@ -70,8 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "skipped). Default: reports/eval-<dataset>-<template>.jsonl")
     evaluate.add_argument("--summary", type=Path, metavar="FILE.json",
                           help="where to write the JSON summary (default: the --out path with .summary.json)")
-    evaluate.add_argument("--limit", type=int, metavar="N", help="judge only the first N statements")
-    evaluate.add_argument("--sample", type=int, metavar="N",
+    evaluate.add_argument("--limit", type=positive_int, metavar="N", help="judge only the first N statements")
+    evaluate.add_argument("--sample", type=positive_int, metavar="N",
                           help="judge a fixed sample of N statements, stratified by label, relation and concept "
                                "pair (seed 42)")
     evaluate.add_argument("--descriptions", type=Path, metavar="FILE.json",
@@ -132,7 +139,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     out = args.out or Path("reports") / f"eval-{args.dataset.parent.name}-{args.dataset.stem}-{options.template}.jsonl"
     summary_path = args.summary or out.with_suffix(".summary.json")
     judge = make_judge(options)
-    progress = None if args.quiet else _progress(len(rows))
+    progress = None if args.quiet else _Progress(len(rows))
     try:
         settings = {"descriptions": _digest(args.descriptions) if args.descriptions else None}
         evaluation = evaluate(rows, judge, out, on_judged=progress.step if progress else None, settings=settings)
@@ -160,7 +167,7 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-class _progress:
+class _Progress:
     """A tqdm bar on standard error; it is resumable, so the total is only what is left."""
 
     def __init__(self, total: int) -> None:
@@ -169,7 +176,7 @@ class _progress:
         self.bar = tqdm(total=total, unit="judgement", file=sys.stderr, dynamic_ncols=True)
         self.started = False
 
-    def step(self, done: int, todo: int) -> None:
+    def step(self, _done: int, todo: int) -> None:
         if not self.started:
             self.bar.reset(total=todo)
             self.started = True
@@ -195,7 +202,7 @@ def _run_judge(args: argparse.Namespace) -> int:
 def _run_models(args: argparse.Namespace) -> int:
     from bot import modelstore
 
-    cache = args.cache or _options(args).model_cache
+    cache = _options(args).model_cache
     if args.models_command == "list":
         for spec in modelstore.CATALOGUE.values():
             path = modelstore.gguf_path(spec.name, cache)
@@ -229,6 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except RefbotError as error:
         print(f"refbot: error: {error}", file=sys.stderr)
+        return EXIT_PARTIAL
+    except OSError as error:
+        print(f"refbot: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return EXIT_PARTIAL
     except KeyboardInterrupt:
         print("refbot: interrupted; work done so far is saved", file=sys.stderr)

@@ -61,7 +61,7 @@ def _convert(name: str, raw: str) -> Any:
 
 
 def _from_file(path: Path) -> dict[str, Any]:
-    parser = configparser.ConfigParser()
+    parser = configparser.ConfigParser(inline_comment_prefixes=(";", "#"))
     try:
         with path.open(encoding="utf-8") as stream:
             parser.read_file(stream)
@@ -89,6 +89,21 @@ def default_config_file(cwd: Path | None = None) -> Path | None:
     return None
 
 
+def _check(options: Options) -> Options:
+    problems = [
+        (not 0.0 <= options.threshold <= 1.0, "threshold must be between 0 and 1"),
+        (options.judge_timeout <= 0, "judge timeout must be more than 0 seconds"),
+        (options.judge_in_flight < 1, "judge in-flight must be at least 1"),
+        (options.judge_retries < 0, "judge retries cannot be negative"),
+        (options.judge_context < 0, "judge context cannot be negative (0: ask the server or model)"),
+        (options.threads < 0, "threads cannot be negative (0: torch's default)"),
+    ]
+    for wrong, message in problems:
+        if wrong:
+            raise ConfigError(message)
+    return options
+
+
 def load_options(config_file: Path | None = None, environ: Mapping[str, str] | None = None,
                  overrides: Mapping[str, Any] | None = None) -> Options:
     options = Options()
@@ -101,4 +116,4 @@ def load_options(config_file: Path | None = None, environ: Mapping[str, str] | N
     if "judge_api_key" not in from_env and environ.get("OPENAI_API_KEY"):
         from_env["judge_api_key"] = environ["OPENAI_API_KEY"]
     options = replace(options, **from_env)
-    return replace(options, **{k: v for k, v in (overrides or {}).items() if v is not None})
+    return _check(replace(options, **{k: v for k, v in (overrides or {}).items() if v is not None}))

@@ -27,6 +27,10 @@ HARD = SHARED / "data" / "biored-verify-hard" / "dev.jsonl"
     ("The answer is a bit unclear to me.", None),
     ("Yes.", None),
     ("The RDF statement definitely cannot be inferred from the snippet.", "c"),
+    ("Option a) would need direct proof, which is missing, so the answer is c).", "c"),
+    ("Choice a) is wrong; c) is right.", None),
+    ("The snippet does not allow a).", None),
+    ("It is not a), the snippet only hints at it: b).", "b"),
 ])
 def test_reads_the_chosen_option(answer, expected):
     assert parse_option(answer) == expected

@@ -20,7 +20,9 @@ def test_file_then_environment_then_command_line(tmp_path):
 
 
 def test_secrets_never_appear_in_what_is_recorded(tmp_path):
-    options = load_options(tmp_path / "none.ini" if False else None, {"OPENAI_API_KEY": "sk-secret"})
+    empty = tmp_path / "empty.ini"
+    empty.write_text("")
+    options = load_options(empty, {"OPENAI_API_KEY": "sk-secret"})
     assert options.judge_api_key == "sk-secret"
     assert "sk-secret" not in str(options.public()) and "sk-secret" not in repr(options)
 
@@ -40,3 +42,26 @@ def test_bad_configuration_is_named(tmp_path, text, message):
 def test_missing_configuration_file_is_an_error():
     with pytest.raises(ConfigError, match="cannot read"):
         load_options(Path("/nonexistent/refbot.ini"), {})
+
+
+def test_the_readme_configuration_example_loads(tmp_path):
+    import re
+
+    from conftest import ROOT
+
+    example = re.search(r"```ini\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    config = tmp_path / "refbot.ini"
+    config.write_text(example)
+    options = load_options(config, {})
+    assert options.judge_backend == "openai" and options.judge_timeout == 120.0 and options.justify is True
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"threshold": 1.5}, "between 0 and 1"), ({"judge_in_flight": 0}, "at least 1"),
+    ({"judge_timeout": 0.0}, "more than 0"),
+])
+def test_out_of_range_values_are_refused(tmp_path, override, message):
+    empty = tmp_path / "empty.ini"
+    empty.write_text("")
+    with pytest.raises(ConfigError, match=message):
+        load_options(empty, {}, override)

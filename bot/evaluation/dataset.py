@@ -43,7 +43,7 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
     rows: list[LabelledStatement] = []
     seen: dict[str, int] = {}
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): U+2028 may occur in JSON
     except OSError as error:
         raise InputError(f"cannot read the data set: {error.strerror}", path=str(path)) from error
     except UnicodeDecodeError:
@@ -52,6 +52,7 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
         if not line.strip():
             continue
         row = _parse_line(line, path, number)
+        row["id"] = str(row["id"])
         if row["id"] in seen:
             raise InputError(f"id {row['id']!r} already appeared on line {seen[row['id']]}", path=str(path),
                              line=number, hint="every row needs a unique id")
@@ -90,6 +91,8 @@ def _parse_line(line: str, path: Path, number: int) -> dict:
     if missing:
         raise InputError(f"missing field(s) {', '.join(missing)}", path=str(path), line=number,
                          hint=f"every row needs {', '.join(REQUIRED)}")
+    if not isinstance(row["id"], (str, int)) or isinstance(row["id"], bool):
+        raise InputError(f"id must be a string or a number, not {row['id']!r}", path=str(path), line=number)
     if not isinstance(row["label"], bool):
         raise InputError(f"label must be true or false, not {row['label']!r}", path=str(path), line=number)
     for field in ("subject", "predicate", "object", "text"):
@@ -117,6 +120,7 @@ def read_descriptions(path: Path) -> dict[str, PredicateInfo]:
         if isinstance(value, str):
             infos[predicate] = PredicateInfo(value)
         elif isinstance(value, dict) and isinstance(value.get("description", ""), str) \
+                and isinstance(value.get("contrasts", []), list) \
                 and all(isinstance(c, str) for c in value.get("contrasts", [])):
             infos[predicate] = PredicateInfo(value.get("description", ""), tuple(value.get("contrasts", [])))
         else:

@@ -30,7 +30,9 @@ def read_ledger(path: Path) -> dict[str, dict[str, Any]]:
     """Records by id. A last line cut short (the process was killed while writing it) is ignored."""
     if not path.exists():
         return {}
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): U+2028 may occur inside JSON
+    while lines and not lines[-1]:
+        lines.pop()
     records: dict[str, dict[str, Any]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():

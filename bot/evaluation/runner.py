@@ -15,8 +15,6 @@ from bot.evaluation.ledger import LedgerWriter, check_same_judge, judgement_reco
 from bot.evaluation.metrics import Confusion, best_f1, grouped, label_match, precision_at_recall, roc_auc
 from bot.judge.engine import Judge
 
-SYSTEMS = ("refbot", "published", "label-match")
-
 
 @dataclass
 class Evaluation:
@@ -43,10 +41,6 @@ class Evaluation:
         self.groups = {name: {system: grouped(judged, key, predict) for system, predict in predictions.items()}
                        for name, key in keys.items()}
         self.judged_rows = judged
-
-    @property
-    def overall(self) -> Confusion:
-        return self.groups["micro average"]["refbot"].get("all", Confusion())
 
     def scores(self) -> dict[str, Any]:
         """Ranking quality of the support score, overall and within each relation.
@@ -114,7 +108,7 @@ def evaluate(rows: Sequence[LabelledStatement], judge: Judge, out: Path,
     If the judge fails part-way, the judgements made so far are already saved and the error propagates.
     """
     done = read_ledger(out)
-    settings = {"threshold": judge.threshold, **(settings or {})}
+    settings = {"threshold": judge.threshold, "justify": judge.justify, **(settings or {})}
     check_same_judge(done, judge.model_id, judge.template.id, out, settings)
     todo = [row for row in rows if row.id not in done]
     by_id = {row.id: row for row in todo}

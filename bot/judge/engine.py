@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from bot.answers import parse_option
 from bot.datamodel import Claim, Judgement, Verdict
-from bot.errors import JudgeError
+from bot.errors import BackendUnavailable, JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.focus import focus
@@ -56,41 +56,52 @@ class Judge:
     def judge_all(self, tasks: Iterable[tuple[Key, Claim, str]]) -> Iterator[tuple[Key, Judgement]]:
         """Judge ``(key, claim, snippet)`` tasks with up to ``backend.max_in_flight`` requests in flight.
 
-        Results come in completion order. If one task fails, the error is raised after the results already
-        finished have been yielded; tasks not yet started are cancelled.
+        Results come in completion order. A task the server refuses (HTTP 4xx, an unreadable answer) becomes
+        an ``unparseable`` judgement naming the error, and the run goes on. When the backend itself is
+        unavailable, no new task starts; those in flight finish and are yielded, then the error is raised.
         """
         in_flight = max(1, self.backend.max_in_flight)
         pending: dict[Future[Judgement], Key] = {}
-        with ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="judge") as pool:
-            tasks_left = iter(tasks)
-            failure: BaseException | None = None
-            try:
-                while True:
-                    while failure is None and len(pending) < in_flight:
-                        task = next(tasks_left, None)
-                        if task is None:
-                            break
-                        key, claim, snippet = task
-                        pending[pool.submit(self.judge, claim, snippet)] = key
-                    if not pending:
+        pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="judge")
+        tasks_left = iter(tasks)
+        failure: BaseException | None = None
+        try:
+            while True:
+                while failure is None and len(pending) < in_flight:
+                    task = next(tasks_left, None)
+                    if task is None:
                         break
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        key = pending.pop(future)
-                        error = future.exception()
-                        if error is not None:
-                            failure = failure or error
-                        else:
-                            yield key, future.result()
-            finally:
-                for future in pending:
-                    future.cancel()
-            if failure is not None:
-                raise failure
+                    key, claim, snippet = task
+                    pending[pool.submit(self._judge_or_record, claim, snippet)] = key
+                if not pending:
+                    break
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    key = pending.pop(future)
+                    error = future.exception()
+                    if error is not None:
+                        failure = failure or error
+                    else:
+                        yield key, future.result()
+        finally:
+            # On an interrupt, do not wait for requests in flight (they may take a timeout each).
+            pool.shutdown(wait=not pending, cancel_futures=True)
+        if failure is not None:
+            raise failure
+
+    def _judge_or_record(self, claim: Claim, snippet: str) -> Judgement:
+        try:
+            return self.judge(claim, snippet)
+        except BackendUnavailable:
+            raise
+        except JudgeError as error:
+            return self._judgement(None, 0.0, f"error: {error}", "", 0, 0, attempts=1)
 
     # -- internals -------------------------------------------------------------------------------------------
     def _fit(self, claim: Claim, snippet: str) -> list[str]:
-        answer = max(self.template.generation.max_tokens,
+        # Room for the answer; a generated answer may be asked again with the first one in the conversation.
+        retries = 2 if self.template.mode == "generate" else 1
+        answer = max(retries * self.template.generation.max_tokens + CHAT_OVERHEAD_TOKENS,
                      self.template.justification_generation.max_tokens if self.justify else 0)
         context = self.backend.context_tokens()
         # The longest of the questions this claim leads to (its contrasting relations are asked too).
@@ -147,17 +158,17 @@ class Judge:
         prompt_tokens = sum(tokens for _, tokens, _ in answers)
         completion_tokens = sum(generated for _, _, generated in answers)
         attempts = 1 + any(generated > 1 for _, _, generated in answers)
-        if any(p is None for p, _, _ in answers):
+        p_yes = [p for p, _, _ in answers if p is not None]
+        if len(p_yes) < len(answers):
             return self._judgement(None, 0.0, "the model answered neither yes nor no", "", prompt_tokens,
                                    completion_tokens, attempts)
-        claimed = float(answers[0][0] or 0.0)
-        rivals = [float(p or 0.0) for p, _, _ in answers[1:]]
+        claimed, rivals = p_yes[0], p_yes[1:]
         rival = max(rivals, default=0.0)
         support = min(claimed, claimed / (claimed + rival)) if rival else claimed
         if support >= self.threshold:
             option = "a"
-        else:
-            option = "b" if max(claimed, rival) >= 0.5 else "c"
+        else:  # b: the model leans to the claim but not enough; c: it does not, or prefers another relation
+            option = "b" if claimed >= 0.5 and claimed > rival else "c"
         answer = f"P(yes) {claimed:.3f} for the claim" + "".join(
             f"; {p:.3f} for {relation.label}" for relation, p in zip(claim.alternatives, rivals))
         justification = ""
@@ -177,7 +188,7 @@ class Judge:
         if choice.probabilities:
             return choice.probabilities["yes"], choice.prompt_tokens, 1
         # Neither word among the likeliest first tokens: ask once more in words, then give up.
-        retry = messages + [{"role": "user", "content": self.template.reminder}]
+        retry = messages[:-1] + [{"role": "user", "content": f"{messages[-1]['content']}\n{self.template.reminder}"}]
         completion = self.backend.complete(retry, Generation(max_tokens=4))
         word = re.match(r"\W*(yes|no)\b", completion.text, re.IGNORECASE)
         p_yes = None if word is None else float(word.group(1).lower() == "yes")

@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 # A sentence ends at . ! or ? followed by space and an upper-case letter, digit or opening bracket; common
 # abbreviations ("e.g.", "Dr.") are not treated as ends.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])")
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-Z0-9À-Ý])"
+                           r"|(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|et al|vs|Dr|Mr|Mrs|Ms|Prof|St|No|Fig|approx|ca|cf)\.$", re.IGNORECASE)
 
 

@@ -8,8 +8,7 @@ carry the coreference ("She …") that links an entity to the evidence.
 from __future__ import annotations
 
 from bot.judge.fitting import split_sentences
-
-GAP = " … "
+from bot.judge.mentions import mentions
 
 
 def focus(snippet: str, subject: str, object_: str, *, min_sentences: int = 4) -> str:
@@ -18,15 +17,15 @@ def focus(snippet: str, subject: str, object_: str, *, min_sentences: int = 4) -
     sentences = split_sentences(snippet)
     if len(sentences) < min_sentences:
         return snippet
-    names = [name.casefold() for name in (subject, object_) if name.strip()]
-    mentions = [sum(name in sentence.casefold() for name in names) for sentence in sentences]
-    wanted = len(names) if any(count == len(names) for count in mentions) else 1
-    chosen = [index for index, count in enumerate(mentions) if count >= wanted]
+    names = [name for name in (subject, object_) if name.strip()]
+    named = [sum(mentions(name, sentence) for name in names) for sentence in sentences]
+    wanted = len(names) if any(count == len(names) for count in named) else 1
+    chosen = [index for index, count in enumerate(named) if count >= wanted]
     if not chosen or len(chosen) == len(sentences):
         return snippet
     parts: list[str] = []
     for position, index in enumerate(chosen):
         if position and index != chosen[position - 1] + 1:
-            parts.append(GAP.strip())
+            parts.append("…")
         parts.append(sentences[index])
     return " ".join(parts)

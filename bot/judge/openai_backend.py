@@ -14,20 +14,23 @@ from typing import Any
 import requests
 from urllib3.util.retry import Retry
 
-from bot.errors import BackendUnavailable, JudgeError
+from bot.errors import BackendUnavailable, ConfigError, JudgeError
 from bot.judge.backend import Choice, Completion, letter_probabilities
 from bot.prompts import Generation, Message
 
 DOWN_HINT = "start the server (e.g. `vllm serve MODEL`) or point --judge-url at a running one"
 
 
-def make_session(retries: int = 3, backoff_s: float = 0.5, api_key: str | None = None) -> requests.Session:
-    """A session that retries connection errors, 429 (honouring Retry-After) and 5xx with exponential backoff."""
-    retry = Retry(total=retries, connect=retries, read=0, status=retries, backoff_factor=backoff_s,
+def make_session(retries: int = 3, backoff_s: float = 0.5, api_key: str | None = None,
+                 pool_size: int = 10) -> requests.Session:
+    """A session that retries connection errors, 429 (honouring Retry-After) and 5xx with exponential backoff.
+
+    Reads are retried too: a chat completion has no side effect, so sending it again is safe."""
+    retry = Retry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=backoff_s,
                   status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
                   respect_retry_after_header=True, raise_on_status=False)
     session = requests.Session()
-    adapter = requests.adapters.HTTPAdapter(max_retries=retry, pool_maxsize=32)
+    adapter = requests.adapters.HTTPAdapter(max_retries=retry, pool_maxsize=max(pool_size, 1))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     if api_key:
@@ -59,6 +62,9 @@ class OpenAIBackend:
         except requests.exceptions.Timeout as error:
             raise BackendUnavailable(f"the LLM server at {url} did not answer within {self.timeout_s:g} s",
                                      url=url, hint="raise --judge-timeout or check the server's load") from error
+        except requests.exceptions.RequestException as error:  # a malformed URL, a missing scheme…
+            raise ConfigError(f"cannot send a request to {url}: {error}",
+                              hint="pass --judge-url like http://127.0.0.1:8000/v1") from error
         if response.status_code in (429,) or response.status_code >= 500:
             raise BackendUnavailable(f"the LLM server at {url} kept answering HTTP {response.status_code}: "
                                      f"{response.text[:200]}", url=url, hint="check the server's log")
@@ -107,7 +113,7 @@ class OpenAIBackend:
             data = response.json()
             return int(data["count"]) if "count" in data else len(data["tokens"])
         except (requests.RequestException, ValueError, KeyError, TypeError):
-            return math.ceil(len(text.encode("utf-8")) / 3)  # a safe over-estimate for BPE vocabularies
+            return len(text.encode("utf-8"))  # an upper bound: every token covers at least one byte
 
     def complete(self, messages: Sequence[Message], generation: Generation) -> Completion:
         payload = {"model": self.model_id, "messages": list(messages), **generation.as_request()}

@@ -7,7 +7,6 @@ models: ``scripts/get-models --transformers`` converts once to a bf16 directory 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,10 @@ from typing import Any
 from bot.errors import ModelError
 from bot.judge.backend import Choice, Completion, letter_probabilities
 from bot.prompts import Generation, Message
+
+
+# Below this total probability the answer words are not among a server's top-20 tokens either.
+UNLIKELY = 1e-3
 
 
 class TransformersBackend:
@@ -30,7 +33,6 @@ class TransformersBackend:
             raise ModelError(f"no model at {path}", hint="run `scripts/get-models` or pass --judge-model PATH")
         if threads:
             torch.set_num_threads(threads)
-        started = time.monotonic()
         dtype: Any
         self.tokenizer: Any
         self.model: Any
@@ -50,9 +52,9 @@ class TransformersBackend:
             raise ModelError(f"cannot load the model at {path}: {error}",
                              hint="pass a Hugging Face model directory or a GGUF file") from error
         self.model.eval()
-        self.load_s = time.monotonic() - started
         self.device = device
-        self.model_id = path.name
+        # A converted directory is named after its format; its parent names the model.
+        self.model_id = path.name if path.is_file() else f"{path.parent.name}/{path.name}"
         limit = getattr(self.model.config, "max_position_embeddings", None) or context_tokens
         self._context_tokens = min(int(limit), context_tokens)
         self._torch = torch
@@ -107,5 +109,7 @@ class TransformersBackend:
             # Normalise over the whole vocabulary with the model's own logits, so the letters' mass is real.
             log_total = torch.logsumexp(output.logits[0, -1].float(), dim=-1)
         probabilities = torch.exp(logits - log_total).tolist()
+        if sum(probabilities) < UNLIKELY:  # the model would answer something else: as if not in the top tokens
+            return Choice({}, int(input_ids.shape[1]))
         token_probabilities = {spellings[token_id]: p for token_id, p in zip(spellings, probabilities)}
         return Choice(letter_probabilities(token_probabilities, letters), int(input_ids.shape[1]))
