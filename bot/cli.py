@@ -128,6 +128,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     from bot.evaluation.report import format_table
     from bot.evaluation.runner import evaluate
     from bot.judge import make_judge
+    from bot.prompts import template_by_id
 
     options = _options(args)
     descriptions = read_descriptions(args.descriptions) if args.descriptions else None
@@ -138,11 +139,13 @@ def _run_eval(args: argparse.Namespace) -> int:
         rows = rows[: args.limit]
     out = args.out or Path("reports") / f"eval-{args.dataset.parent.name}-{args.dataset.stem}-{options.template}.jsonl"
     summary_path = args.summary or out.with_suffix(".summary.json")
-    judge = make_judge(options)
+    template = template_by_id(options.template)
+    settings = {"threshold": options.threshold, "justify": options.justify and bool(template.justification),
+                "descriptions": _digest(args.descriptions) if args.descriptions else None}
     progress = None if args.quiet else _Progress(len(rows))
     try:
-        settings = {"descriptions": _digest(args.descriptions) if args.descriptions else None}
-        evaluation = evaluate(rows, judge, out, on_judged=progress.step if progress else None, settings=settings)
+        evaluation = evaluate(rows, lambda: make_judge(options), out, template=template.id, settings=settings,
+                              on_judged=progress.step if progress else None)
     except JudgeError as error:
         if progress:
             progress.close()

@@ -110,3 +110,25 @@ def test_judge_one_claim(llama_server):
                          "--judge", "openai", "--judge-url", llama_server.url)
     assert unmentioned.stdout.startswith("verdict c (support 0.000)")
     assert 'does not mention "Turing Award"' in unmentioned.stdout
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_eval_with_the_embedded_backend_then_rescored_without_a_model(smollm_gguf, tmp_path):
+    out = tmp_path / "embedded.jsonl"
+    common = ["eval", str(DATA / "mini.jsonl"), "--out", str(out), "--judge-model", str(smollm_gguf), "--threads", "2"]
+    first = refbot(*common, "--no-justify")
+    assert first.returncode == 0, first.stderr
+    assert "model SmolLM2-135M-Instruct.Q4_1.gguf, template 'refbot': 6 of 6 statements judged" in first.stdout
+    assert "micro average" in first.stdout
+    # Everything is judged: the table is printed again from the file, with no model at hand.
+    again = refbot(*common[:-4], "--judge-model", str(tmp_path / "gone.gguf"), "--no-justify")
+    assert again.returncode == 0, again.stderr
+
+    def table(output):
+        return output.split("cost:")[0]
+
+    assert table(again.stdout) == table(first.stdout)
+    # Other settings would mix results: refused with the fix.
+    other = refbot(*common, "--no-justify", "--threshold", "0.7")
+    assert other.returncode == 2 and "another --out" in other.stderr

@@ -100,17 +100,23 @@ class Evaluation:
         }
 
 
-def evaluate(rows: Sequence[LabelledStatement], judge: Judge, out: Path,
-             on_judged: Callable[[int, int], None] | None = None,
-             settings: dict[str, Any] | None = None) -> Evaluation:
+def evaluate(rows: Sequence[LabelledStatement], build_judge: Callable[[], Judge], out: Path, *, template: str,
+             settings: dict[str, Any], on_judged: Callable[[int, int], None] | None = None) -> Evaluation:
     """Judge every row not already in ``out``; each judgement is appended to ``out`` as soon as it exists.
 
-    If the judge fails part-way, the judgements made so far are already saved and the error propagates.
+    The judge is built only when rows are left, so a finished run is re-scored without a model or a server.
+    ``settings`` (threshold, descriptions…) must match those of the judgements already in ``out``. If the
+    judge fails part-way, the judgements made so far are already saved and the error propagates.
     """
     done = read_ledger(out)
-    settings = {"threshold": judge.threshold, "justify": judge.justify, **(settings or {})}
-    check_same_judge(done, judge.model_id, judge.template.id, out, settings)
     todo = [row for row in rows if row.id not in done]
+    if not todo:
+        earlier = {row.id: done[row.id] for row in rows}
+        model = next(iter(earlier.values()))["model"] if earlier else "-"
+        check_same_judge(earlier, model, template, out, settings)
+        return Evaluation(list(rows), done, 0, 0.0, model, template)
+    judge = build_judge()
+    check_same_judge(done, judge.model_id, judge.template.id, out, settings)
     by_id = {row.id: row for row in todo}
     started = time.monotonic()
     judged = 0
