@@ -40,6 +40,8 @@ class Relation:
 
     label: str
     description: str = ""
+    # How a sentence states it between subject and object ("increases", "was awarded"); default: the label.
+    phrase: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,11 @@ class Claim:
     object: str
     predicate_description: str = ""
     alternatives: tuple[Relation, ...] = ()
+    predicate_phrase: str = ""
+
+    @property
+    def relation(self) -> Relation:
+        return Relation(self.predicate, self.predicate_description, self.predicate_phrase)
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,24 @@ class Template:
 
 def as_relation(claim: Claim, relation: Relation) -> Claim:
     """The same subject and object with another relation: the claim an alternative would make."""
-    return replace(claim, predicate=relation.label, predicate_description=relation.description, alternatives=())
+    return replace(claim, predicate=relation.label, predicate_description=relation.description,
+                   predicate_phrase=relation.phrase, alternatives=())
+
+
+# Contrasting relations are told apart by how likely the model finds each as the continuation of the text:
+# "<snippet>\n\nIn summary, <subject>" + " <phrase> <object>". Read as a language model, a small model follows
+# the text's wording where, asked as an assistant, it answers "yes" to both.
+SUMMARY_PREFIX = "{snippet}\n\nIn summary, {subject}"
+SUMMARY_CONTINUATION = " {phrase} {object}"
+
+
+def summary_prefix(claim: Claim, snippet: str) -> str:
+    return SUMMARY_PREFIX.format(snippet=snippet, subject=claim.subject)
+
+
+def summary_continuation(claim: Claim, relation: Relation) -> str:
+    phrase = relation.phrase or relation.label.replace("_", " ").lower()
+    return SUMMARY_CONTINUATION.format(phrase=phrase, object=claim.object)
 
 
 PAPER = Template(

@@ -61,13 +61,23 @@ def test_contrasting_relations_are_each_asked_and_compared(llama_server):
     session = CountingSession()
     judge = Judge(OpenAIBackend(session, llama_server.url, context_tokens=2048), REFBOT, justify=False)
     claim = Claim("Marie Curie", "award received", "Nobel Prize in Physics", "award or recognition received",
-                  (Relation("nominated for", "award nomination received"),))
-    asked_before = session.paths.count("/chat/completions")
+                  (Relation("nominated for", "award nomination received", "was nominated for"),), "shared")
     judgement = judge.judge(claim, SNIPPET)
-    assert session.paths.count("/chat/completions") - asked_before == 2
-    assert "for the claim" in judgement.answer and "for nominated for" in judgement.answer
-    claimed, rival = (float(number) for number in re.findall(r"\d\.\d+", judgement.answer))
-    assert judgement.support == pytest.approx(min(claimed, claimed / (claimed + rival)), abs=1e-3)
+    assert session.paths.count("/chat/completions") == 1  # the yes/no question, for the claim only
+    # llama.cpp does not echo prompt logprobs: per relation, one try with echo, then the next-token fallback
+    assert session.paths.count("/completions") == 4
+    p_yes, share = (float(number) for number in re.findall(r"(?:P\(yes\)|share) (\d\.\d+)", judgement.answer))
+    assert "against nominated for" in judgement.answer
+    assert judgement.support == pytest.approx(min(p_yes, share), abs=1e-3)
+
+
+def test_continuation_logprob_prefers_the_texts_own_words(llama_server):
+    backend = OpenAIBackend(make_session(), llama_server.url)
+    prefix = "The museum opened in 1901 and it was closed in 1950. In summary, the museum"
+    opened, _ = backend.continuation_logprob(prefix, " opened in 1901")
+    exploded, _ = backend.continuation_logprob(prefix, " exploded in 1901")
+    assert opened < 0 and exploded < 0
+    assert opened > exploded
 
 
 def test_context_and_token_counts_come_from_the_server(llama_server):

@@ -54,3 +54,15 @@ def test_refbot_asks_the_same_question_for_a_contrasting_relation():
     assert 'Claim: "aspirin" - negative correlation - "headache" (negative correlation: one falls as' in rival
     assert asked.split("Claim:")[0] == rival.split("Claim:")[0], "the snippet prefix is shared"
     assert PAPER.messages(claim, "x")[1]["content"].count('"Positive_Correlation"') == 1
+
+
+def test_contrasting_relations_are_compared_as_continuations_of_the_text():
+    from bot.datamodel import Relation
+    from bot.prompts import summary_continuation, summary_prefix
+
+    negative = Relation("Negative_Correlation", "one falls as the other rises", "decreases")
+    claim = Claim("aspirin", "Positive_Correlation", "headache", "", (negative,), "increases")
+    assert summary_prefix(claim, "Aspirin relieved headache.") == "Aspirin relieved headache.\n\nIn summary, aspirin"
+    assert summary_continuation(claim, claim.relation) == " increases headache"
+    assert summary_continuation(claim, negative) == " decreases headache"
+    assert summary_continuation(claim, Relation("Bind")) == " bind headache"

@@ -31,6 +31,14 @@ def test_loads_a_gguf_file_and_reads_answer_probabilities(backend):
                                               tokenize=False))
 
 
+def test_continuation_logprob_prefers_the_texts_own_words(backend):
+    prefix = "The museum opened in 1901 and it was closed in 1950. In summary, the museum"
+    opened, tokens = backend.continuation_logprob(prefix, " opened in 1901")
+    exploded, _ = backend.continuation_logprob(prefix, " exploded in 1901")
+    assert tokens == backend.count_tokens(prefix) + backend.count_tokens(" opened in 1901")
+    assert opened > exploded
+
+
 def test_generation_is_reproducible_with_the_seed(backend):
     messages = PAPER.messages(CLAIM, SNIPPET)
     params = Generation(max_tokens=12, temperature=0.1, top_p=0.9, seed=42)

@@ -36,6 +36,7 @@ class LabelledStatement:
 class PredicateInfo:
     description: str = ""
     contrasts: tuple[str, ...] = ()
+    phrase: str = ""
 
 
 def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = None) -> list[LabelledStatement]:
@@ -60,13 +61,15 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
         predicate = str(row["predicate"])
         info = descriptions.get(predicate, PredicateInfo())
         description = row.get("predicate_description") or info.description
-        alternatives = tuple(Relation(other, descriptions.get(other, PredicateInfo()).description)
+        alternatives = tuple(Relation(other, descriptions.get(other, PredicateInfo()).description,
+                                      descriptions.get(other, PredicateInfo()).phrase)
                              for other in info.contrasts)
         concept_pair = f"{row['concept1']}-{row['concept2']}" if row.get("concept1") and row.get("concept2") \
             else None
         rows.append(LabelledStatement(
             id=str(row["id"]),
-            claim=Claim(str(row["subject"]), predicate, str(row["object"]), str(description), alternatives),
+            claim=Claim(str(row["subject"]), predicate, str(row["object"]), str(description), alternatives,
+                        info.phrase),
             text=str(row["text"]),
             label=row["label"],
             concept_pair=concept_pair,
@@ -104,8 +107,9 @@ def _parse_line(line: str, path: Path, number: int) -> dict:
 def read_descriptions(path: Path) -> dict[str, PredicateInfo]:
     """Predicate → what it means, like a Wikidata property description, and which relations contrast with it.
 
-    The file is a JSON object; each value is a description string, or an object with ``description`` and
-    ``contrasts`` (a list of other predicates that could hold between the same entities instead).
+    The file is a JSON object; each value is a description string, or an object with ``description``,
+    ``contrasts`` (a list of other predicates that could hold between the same entities instead) and
+    ``phrase`` (how a sentence states the predicate between subject and object, e.g. "increases").
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -120,9 +124,10 @@ def read_descriptions(path: Path) -> dict[str, PredicateInfo]:
         if isinstance(value, str):
             infos[predicate] = PredicateInfo(value)
         elif isinstance(value, dict) and isinstance(value.get("description", ""), str) \
-                and isinstance(value.get("contrasts", []), list) \
+                and isinstance(value.get("phrase", ""), str) and isinstance(value.get("contrasts", []), list) \
                 and all(isinstance(c, str) for c in value.get("contrasts", [])):
-            infos[predicate] = PredicateInfo(value.get("description", ""), tuple(value.get("contrasts", [])))
+            infos[predicate] = PredicateInfo(value.get("description", ""), tuple(value.get("contrasts", [])),
+                                             value.get("phrase", ""))
         else:
             raise InputError(f"{predicate!r}: expected a description string or an object with description "
                              "and contrasts", path=str(path))

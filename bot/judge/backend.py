@@ -44,6 +44,10 @@ class Backend(Protocol):
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
         ...
 
+    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
+        """(log-probability of ``continuation`` right after ``prefix``, read as plain text; tokens read)."""
+        ...
+
 
 def letter_probabilities(token_probabilities: Mapping[str, float], letters: Sequence[str]) -> dict[str, float]:
     """Sum the probability of every spelling of each letter (" a", "A", "a)"…) and normalise over the letters."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Iterable, Iterator
@@ -16,7 +17,7 @@ from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.focus import focus
 from bot.judge.mentions import mentions
-from bot.prompts import Generation, Template, as_relation
+from bot.prompts import Generation, Template, as_relation, summary_continuation, summary_prefix
 
 LETTERS = ("a", "b", "c")
 # Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
@@ -151,26 +152,34 @@ class Judge:
                                completion_tokens, attempts)
 
     def _judge_by_yes_no(self, claim: Claim, snippet: str) -> Judgement:
-        """P(yes) for the claim and for each contrasting relation; support = min(P(yes | claim), the claim's
-        share against its strongest rival), so a claim counts only if the model says yes to it and prefers it."""
-        relations = [claim, *(as_relation(claim, relation) for relation in claim.alternatives)]
-        answers: list[tuple[float | None, int, int]] = [self._p_yes(candidate, snippet) for candidate in relations]
-        prompt_tokens = sum(tokens for _, tokens, _ in answers)
-        completion_tokens = sum(generated for _, _, generated in answers)
-        attempts = 1 + any(generated > 1 for _, _, generated in answers)
-        p_yes = [p for p, _, _ in answers if p is not None]
-        if len(p_yes) < len(answers):
+        """P(yes) that the text states the claim. With contrasting relations, also the claim's share of the
+        likelihood that the text's summary continues with each relation's phrase; support is the smaller of
+        the two, so a claim counts only if the model affirms it and the text's wording favours it."""
+        p_yes, prompt_tokens, generated = self._p_yes(claim, snippet)
+        if p_yes is None:
             return self._judgement(None, 0.0, "the model answered neither yes nor no", "", prompt_tokens,
-                                   completion_tokens, attempts)
-        claimed, rivals = p_yes[0], p_yes[1:]
-        rival = max(rivals, default=0.0)
-        support = min(claimed, claimed / (claimed + rival)) if rival else claimed
+                                   generated, attempts=2)
+        retried = generated > 1
+        support, answer = p_yes, f"P(yes) {p_yes:.3f}"
+        share = 1.0
+        if claim.alternatives:
+            prefix = summary_prefix(claim, snippet)
+            relations = [claim.relation, *claim.alternatives]
+            scored = [self.backend.continuation_logprob(prefix, summary_continuation(claim, relation))
+                      for relation in relations]
+            prompt_tokens += sum(tokens for _, tokens in scored)
+            logprobs = [logprob for logprob, _ in scored]
+            top = max(logprobs)
+            weights = [math.exp(logprob - top) for logprob in logprobs]
+            share = weights[0] / sum(weights)
+            support = min(p_yes, share)
+            answer += f"; share {share:.3f} of the summary likelihood against " + ", ".join(
+                f"{relation.label} ({logprob:.2f} vs {logprobs[0]:.2f})"
+                for relation, logprob in zip(claim.alternatives, logprobs[1:]))
         if support >= self.threshold:
             option = "a"
-        else:  # b: the model leans to the claim but not enough; c: it does not, or prefers another relation
-            option = "b" if claimed >= 0.5 and claimed > rival else "c"
-        answer = f"P(yes) {claimed:.3f} for the claim" + "".join(
-            f"; {p:.3f} for {relation.label}" for relation, p in zip(claim.alternatives, rivals))
+        else:  # b: the model leans to the claim but not enough; c: it does not, or the text favours another
+            option = "b" if p_yes >= 0.5 and share >= 0.5 else "c"
         justification = ""
         if option == "a" and self.justify:
             follow_up = self.template.messages(claim, snippet) + [
@@ -178,8 +187,9 @@ class Judge:
             explained = self.backend.complete(follow_up, self.template.justification_generation)
             justification = explained.text
             prompt_tokens += explained.prompt_tokens
-            completion_tokens += explained.completion_tokens
-        return self._judgement(option, support, answer, justification, prompt_tokens, completion_tokens, attempts)
+            generated += explained.completion_tokens
+        return self._judgement(option, support, answer, justification, prompt_tokens, generated,
+                               attempts=2 if retried else 1)
 
     def _p_yes(self, claim: Claim, snippet: str) -> tuple[float | None, int, int]:
         """(P(yes), prompt tokens, generated tokens); P is None when the model answers neither yes nor no."""

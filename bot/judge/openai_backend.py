@@ -125,6 +125,36 @@ class OpenAIBackend:
             raise JudgeError(f"unexpected answer from {self.base_url}/chat/completions: {str(data)[:200]}") from None
         return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
 
+    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
+        """Through ``/completions`` with ``echo``, which returns the prompt's token log-probabilities (vLLM).
+
+        A server that does not echo them (llama.cpp) is asked for the next token instead, and the
+        continuation is scored by its first token alone: enough to tell relations whose phrases differ in
+        their first word ("increases" / "decreases"). A first token outside the top log-probabilities gets
+        the lowest of them, an upper bound.
+        """
+        payload = {"model": self.model_id, "prompt": prefix + continuation, "max_tokens": 1, "temperature": 0.0,
+                   "echo": True, "logprobs": 1}
+        data = self._request("POST", "/completions", payload)
+        usage = data.get("usage") or {}
+        echoed = _prompt_logprobs(data, len(prefix))
+        if echoed is not None:
+            return echoed, int(usage.get("prompt_tokens", 0))
+        first = self._request("POST", "/completions", {
+            "model": self.model_id, "prompt": prefix, "max_tokens": 1, "temperature": 0.0,
+            "logprobs": self.top_logprobs})
+        try:
+            content = first["choices"][0]["logprobs"]["content"][0]
+            candidates = {c["token"]: float(c["logprob"]) for c in content.get("top_logprobs") or [content]}
+        except (KeyError, IndexError, TypeError):
+            raise JudgeError(f"the LLM server at {self.base_url} returned no logprobs for /completions",
+                             hint="use a server that supports logprobs (vLLM, llama.cpp)") from None
+        wanted = continuation.split()[0] if continuation.split() else continuation
+        matches = [value for token, value in candidates.items()
+                   if token.strip() and wanted.startswith(token.strip())]
+        tokens = int((first.get("usage") or {}).get("prompt_tokens", 0))
+        return (max(matches) if matches else min(candidates.values())), tokens
+
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
         payload = {"model": self.model_id, "messages": list(messages), "max_tokens": 1, "temperature": 0.0,
                    "logprobs": True, "top_logprobs": self.top_logprobs, "seed": 42}
@@ -142,6 +172,18 @@ class OpenAIBackend:
             token_probabilities[token] = token_probabilities.get(token, 0.0) + math.exp(candidate["logprob"])
         prompt_tokens = int((data.get("usage") or {}).get("prompt_tokens", 0))
         return Choice(letter_probabilities(token_probabilities, letters), prompt_tokens)
+
+
+def _prompt_logprobs(data: dict[str, Any], start: int) -> float | None:
+    """The summed log-probabilities of the echoed prompt tokens from character ``start`` on (the legacy
+    completions format vLLM answers with), or None when the server did not return them."""
+    try:
+        logprobs = data["choices"][0]["logprobs"]
+        offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    picked = [value for offset, value in zip(offsets, values) if offset >= start and value is not None]
+    return float(sum(picked)) if picked else None
 
 
 def _reason(error: Exception) -> str:

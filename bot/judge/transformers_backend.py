@@ -113,3 +113,14 @@ class TransformersBackend:
             return Choice({}, int(input_ids.shape[1]))
         token_probabilities = {spellings[token_id]: p for token_id, p in zip(spellings, probabilities)}
         return Choice(letter_probabilities(token_probabilities, letters), int(input_ids.shape[1]))
+
+    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
+        torch = self._torch
+        head = self.tokenizer(prefix, add_special_tokens=False)["input_ids"]
+        tail = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
+        input_ids = torch.tensor([head + tail], device=self.device)
+        with self._lock, torch.inference_mode():
+            logits = self.model(input_ids, logits_to_keep=len(tail) + 1).logits[0, :-1].float()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        total = sum(float(logprobs[position, token]) for position, token in enumerate(tail))
+        return total, len(head) + len(tail)
