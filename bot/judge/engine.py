@@ -153,8 +153,8 @@ class Judge:
 
     def _judge_by_yes_no(self, claim: Claim, snippet: str) -> Judgement:
         """P(yes) that the text states the claim. With contrasting relations, also the claim's share of the
-        likelihood that the text's summary continues with each relation's phrase; support is the smaller of
-        the two, so a claim counts only if the model affirms it and the text's wording favours it."""
+        likelihood that the text's summary continues with each relation's phrase: a claim counts only if the
+        model affirms it and the text's wording favours it over its contrasts."""
         p_yes, prompt_tokens, generated = self._p_yes(claim, snippet)
         if p_yes is None:
             return self._judgement(None, 0.0, "the model answered neither yes nor no", "", prompt_tokens,
@@ -172,7 +172,9 @@ class Judge:
             top = max(logprobs)
             weights = [math.exp(logprob - top) for logprob in logprobs]
             share = weights[0] / sum(weights)
-            support = min(p_yes, share)
+            # P(yes) says whether the text states the claim at all; the share, which relation it states. A small
+            # model says yes to both relations, so once it says yes, the share alone ranks the claim.
+            support = share if p_yes >= 0.5 else min(p_yes, share)
             answer += f"; share {share:.3f} of the summary likelihood against " + ", ".join(
                 f"{relation.label} ({logprob:.2f} vs {logprobs[0]:.2f})"
                 for relation, logprob in zip(claim.alternatives, logprobs[1:]))
