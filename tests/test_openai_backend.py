@@ -210,3 +210,15 @@ def test_a_server_that_keeps_failing_is_reported_with_its_status(flaky_server):
     url = f"http://127.0.0.1:{flaky_server.server_address[1]}/v1"
     with pytest.raises(BackendUnavailable, match="kept answering HTTP 503"):
         OpenAIBackend(make_session(retries=2, backoff_s=0.01), url)
+
+
+def test_echoed_prompt_logprobs_are_summed_over_the_continuation_only():
+    from bot.judge.openai_backend import _prompt_logprobs
+
+    # The legacy completions format vLLM answers with, echo on: the prompt's tokens, then the generated one.
+    answer = {"choices": [{"logprobs": {"tokens": ["The", " cat", " sat", "."],
+                                        "token_logprobs": [None, -2.0, -0.5, -1.0],
+                                        "text_offset": [0, 3, 7, 11]}}]}
+    assert _prompt_logprobs(answer, 7, 11) == -0.5
+    assert _prompt_logprobs(answer, 0, 11) == -2.5
+    assert _prompt_logprobs({"choices": [{"logprobs": {"content": []}}]}, 0, 11) is None

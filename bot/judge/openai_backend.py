@@ -137,7 +137,7 @@ class OpenAIBackend:
                    "echo": True, "logprobs": 1}
         data = self._request("POST", "/completions", payload)
         usage = data.get("usage") or {}
-        echoed = _prompt_logprobs(data, len(prefix))
+        echoed = _prompt_logprobs(data, len(prefix), len(prefix) + len(continuation))
         if echoed is not None:
             return echoed, int(usage.get("prompt_tokens", 0))
         first = self._request("POST", "/completions", {
@@ -174,15 +174,16 @@ class OpenAIBackend:
         return Choice(letter_probabilities(token_probabilities, letters), prompt_tokens)
 
 
-def _prompt_logprobs(data: dict[str, Any], start: int) -> float | None:
-    """The summed log-probabilities of the echoed prompt tokens from character ``start`` on (the legacy
-    completions format vLLM answers with), or None when the server did not return them."""
+def _prompt_logprobs(data: dict[str, Any], start: int, end: int) -> float | None:
+    """The summed log-probabilities of the echoed prompt tokens starting between characters ``start`` and
+    ``end`` (the legacy completions format vLLM answers with; the generated token after ``end`` is left out),
+    or None when the server did not return them."""
     try:
         logprobs = data["choices"][0]["logprobs"]
         offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
     except (KeyError, IndexError, TypeError):
         return None
-    picked = [value for offset, value in zip(offsets, values) if offset >= start and value is not None]
+    picked = [value for offset, value in zip(offsets, values) if start <= offset < end and value is not None]
     return float(sum(picked)) if picked else None
 
 
