@@ -1,0 +1,29 @@
+import pytest
+
+from bot.datamodel import Claim, Judgement, Rank, Statement, Value, Verdict
+
+AWARD = Value("wikibase-item", "Q38104", "Nobel Prize in Physics")
+
+
+def test_a_statement_reads_as_the_claim_a_judge_verifies():
+    statement = Statement("Q7186", "Marie Curie", "Q7186$1A2B", "P166", "award received", AWARD, Rank.PREFERRED,
+                          "award or recognition received by a person")
+    assert statement.claim == Claim("Marie Curie", "award received", "Nobel Prize in Physics",
+                                    "award or recognition received by a person")
+
+
+def test_labels_fall_back_to_ids():
+    assert Statement("Q7186", "", "Q7186$1", "P166", "", AWARD).claim.subject == "Q7186"
+
+
+@pytest.mark.parametrize("item, prop", [("7186", "P166"), ("Q07186", "P166"), ("Q7186", "166"), ("Q1 ", "P1")])
+def test_invalid_ids_are_refused(item, prop):
+    with pytest.raises(ValueError, match="not an? (item|property) id"):
+        Statement(item, "x", "g", prop, "p", AWARD)
+
+
+def test_support_must_be_a_probability():
+    with pytest.raises(ValueError, match="out of"):
+        Judgement(Verdict.SUPPORTS, 1.5, "", "", "m", "refbot", 1, 1, 0.1)
+    assert Judgement(Verdict.SUPPORTS, 0.9, "", "", "m", "refbot", 1, 1, 0.1).supported
+    assert not Judgement(Verdict.INDICATES, 0.9, "", "", "m", "paper", 1, 1, 0.1).supported
