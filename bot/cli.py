@@ -128,6 +128,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     from bot.evaluation.report import format_table
     from bot.evaluation.runner import evaluate
     from bot.judge import make_judge
+    from bot.modelstore import sha256_of
     from bot.prompts import template_by_id
 
     options = _options(args)
@@ -141,7 +142,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     summary_path = args.summary or out.with_suffix(".summary.json")
     template = template_by_id(options.template)
     settings = {"threshold": options.threshold, "justify": options.justify and bool(template.justification),
-                "descriptions": _digest(args.descriptions) if args.descriptions else None}
+                "descriptions": sha256_of(args.descriptions)[:16] if args.descriptions else None}
     progress = None if args.quiet else _Progress(len(rows))
     try:
         evaluation = evaluate(rows, lambda: make_judge(options), out, template=template.id, settings=settings,
@@ -162,12 +163,6 @@ def _run_eval(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"\njudgements: {out}\nsummary: {summary_path}")
     return EXIT_OK
-
-
-def _digest(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 class _Progress:

@@ -65,14 +65,17 @@ class Template:
 
     def predicate_label(self, label: str) -> str:
         """``paper`` shows labels verbatim; ``refbot`` turns identifiers ("Positive_Correlation") into words."""
-        if self.mode == "yes-no" and "_" in label:
-            return label.replace("_", " ").lower()
-        return label
+        return as_words(label) if self.mode == "yes-no" else label
 
     @property
     def text(self) -> str:
         """The template as recorded in traces: system prompt, then user prompt with its placeholders."""
         return f"[system]\n{self.system}\n[user]\n{self.user}"
+
+
+def as_words(label: str) -> str:
+    """An identifier-like label ("Positive_Correlation") as words; ordinary labels are left as they are."""
+    return label.replace("_", " ").lower() if "_" in label else label
 
 
 def as_relation(claim: Claim, relation: Relation) -> Claim:
@@ -93,7 +96,7 @@ def summary_prefix(claim: Claim, snippet: str) -> str:
 
 
 def summary_continuation(claim: Claim, relation: Relation) -> str:
-    phrase = relation.phrase or relation.label.replace("_", " ").lower()
+    phrase = relation.phrase or as_words(relation.label).lower()
     return SUMMARY_CONTINUATION.format(phrase=phrase, object=claim.object)
 
 

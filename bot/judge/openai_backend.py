@@ -85,6 +85,11 @@ class OpenAIBackend:
                              hint="pass --judge-model with the served model's name")
         return str(models[0]["id"])
 
+    @property
+    def _server_root(self) -> str:
+        """The server's own endpoints (/props, /tokenize) sit beside /v1, not under it."""
+        return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+
     # -- Backend ---------------------------------------------------------------------------------------------
     def context_tokens(self) -> int:
         with self._lock:
@@ -96,7 +101,7 @@ class OpenAIBackend:
         for model in self._request("GET", "/models").get("data") or []:
             if model.get("id") == self.model_id and model.get("max_model_len"):  # vLLM
                 return int(model["max_model_len"])
-        root = self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+        root = self._server_root
         try:  # llama.cpp: the context of one slot
             props = self.session.get(f"{root}/props", timeout=self.timeout_s).json()
             return int(props["default_generation_settings"]["n_ctx"])
@@ -105,7 +110,7 @@ class OpenAIBackend:
                              hint="pass --judge-context with the server's context length") from None
 
     def count_tokens(self, text: str) -> int:
-        root = self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+        root = self._server_root
         # vLLM reads "prompt" and answers "count"; llama.cpp reads "content" and answers "tokens".
         payload = {"model": self.model_id, "prompt": text, "content": text, "add_special_tokens": False}
         try:
