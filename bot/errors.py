@@ -4,6 +4,7 @@
     ├── ConfigError              an option or configuration value is wrong (hint: the option to fix)
     ├── InputError               a user-supplied file or identifier is malformed (names file and line)
     ├── ModelError               model weights are missing, corrupt or cannot be loaded
+    ├── QueryError               a SPARQL endpoint refused, failed or could not be reached (names query, endpoint)
     └── JudgeError               the judge could not produce a judgement
         └── BackendUnavailable   the LLM server cannot be reached or keeps failing (names the URL)
 
@@ -41,6 +42,16 @@ class InputError(RefbotError):
 
 class ModelError(RefbotError):
     pass
+
+
+class QueryError(RefbotError):
+    def __init__(self, message: str, *, query: str, endpoint: str, status: int | None = None,
+                 hint: str | None = None) -> None:
+        status_text = f" (HTTP {status})" if status else ""
+        super().__init__(f"query {query} at {endpoint}{status_text}: {message}", hint=hint)
+        self.query = query
+        self.endpoint = endpoint
+        self.status = status
 
 
 class JudgeError(RefbotError):

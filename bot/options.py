@@ -1,7 +1,8 @@
 """One options object, built from defaults ← configuration file ← environment ← command line.
 
 The configuration file is INI (``refbot.ini`` in the working directory, ``~/.config/refbot/refbot.ini``, or
-``--config PATH``); section ``[judge]`` holds the judge keys below without their ``judge_`` prefix.
+``--config PATH``); section ``[judge]`` holds the judge keys below without their ``judge_`` prefix, ``[sparql]``
+the ``sparql_`` keys, and ``[refbot]`` the rest (``contact``, ``languages``, …). Lists are comma-separated.
 Environment variables are ``REFBOT_`` plus the upper-case field name (``REFBOT_JUDGE_URL``). Secrets such
 as ``REFBOT_JUDGE_API_KEY`` are read from the environment or the file, and never written anywhere.
 """
@@ -14,7 +15,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from bot.datamodel import LANGUAGE_PATTERN, PID_PATTERN
 from bot.errors import ConfigError
+from bot.etiquette import check_contact
 from bot.modelstore import default_cache
 
 SECRET_FIELDS = frozenset({"judge_api_key"})
@@ -35,10 +38,26 @@ class Options:
     justify: bool = True
     threads: int = 0
     model_cache: Path = field(default_factory=default_cache)
+    # Who runs this copy of refbot (an email address or a user page URL): sent in the User-Agent, required by
+    # Wikimedia's policy before any request to a Wikimedia host.
+    contact: str = ""
+    # Label languages in order of preference; an entity without a label in any of them is shown by its id.
+    languages: tuple[str, ...] = ("en", "mul")
+    # A reference made only of these properties does not count (imports are not evidence); empty: any does.
+    ignored_reference_properties: tuple[str, ...] = ("P143", "P4656", "P813")
+    sparql_endpoint: str = "wdqs"
+    sparql_timeout: float = 70.0
+    sparql_retries: int = 3
+    sparql_backoff: float = 2.0
+    sparql_max_wait: float = 300.0
+    sparql_page_size: int = 100
+    sparql_post_above: int = 2000
 
     def public(self) -> dict[str, Any]:
         """The options as they may be printed or recorded: secrets left out."""
-        return {f.name: str(getattr(self, f.name)) for f in fields(self) if f.name not in SECRET_FIELDS}
+        def shown(value: Any) -> str:
+            return ",".join(value) if isinstance(value, tuple) else str(value)
+        return {f.name: shown(getattr(self, f.name)) for f in fields(self) if f.name not in SECRET_FIELDS}
 
 
 def _convert(name: str, raw: str) -> Any:
@@ -55,6 +74,8 @@ def _convert(name: str, raw: str) -> Any:
             return float(raw)
         if kind == "Path":
             return Path(raw).expanduser()
+        if kind.startswith("tuple"):
+            return tuple(part for part in raw.replace(",", " ").split() if part)
         return raw
     except ValueError:
         raise ConfigError(f"option {name} expects a {kind}, not {raw!r}") from None
@@ -97,10 +118,25 @@ def _check(options: Options) -> Options:
         (options.judge_retries < 0, "judge retries cannot be negative"),
         (options.judge_context < 0, "judge context cannot be negative (0: ask the server or model)"),
         (options.threads < 0, "threads cannot be negative (0: torch's default)"),
+        (not options.languages, "languages needs at least one language code"),
+        (options.sparql_timeout <= 0, "sparql timeout must be more than 0 seconds"),
+        (options.sparql_retries < 0, "sparql retries cannot be negative"),
+        (options.sparql_backoff < 0, "sparql backoff cannot be negative"),
+        (options.sparql_max_wait < 0, "sparql max_wait cannot be negative"),
+        (options.sparql_page_size < 1, "sparql page_size must be at least 1"),
+        (options.sparql_post_above < 0, "sparql post_above cannot be negative"),
     ]
     for wrong, message in problems:
         if wrong:
             raise ConfigError(message)
+    for language in options.languages:
+        if not LANGUAGE_PATTERN.match(language):
+            raise ConfigError(f"not a language code: {language!r}", hint="use codes such as en, de, pt-br, mul")
+    for property_id in options.ignored_reference_properties:
+        if not PID_PATTERN.match(property_id):
+            raise ConfigError(f"ignored_reference_properties: not a property id: {property_id!r}",
+                              hint="list property ids such as P143, P4656, P813")
+    check_contact(options.contact)
     return options
 
 

@@ -81,3 +81,23 @@ def private_llama_server(smollm_gguf: Path):
     yield server
     if server.process.poll() is None:
         server.kill()
+
+
+@pytest.fixture(scope="session")
+def wikidata_world(tmp_path_factory):
+    """An Oxigraph SPARQL endpoint on 127.0.0.1 with tests/data/wikidata-world.ttl; yields its query URL."""
+    from servers import start_oxigraph
+
+    server = start_oxigraph(DATA / "wikidata-world.ttl", tmp_path_factory.mktemp("oxigraph"), free_port())
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def recording_server():
+    """A local HTTP server answering from ``server.script``; the test sets the script."""
+    from servers import RecordingServer, Reply
+
+    server = RecordingServer(lambda request: Reply(404, "no script"))
+    yield server
+    server.close()

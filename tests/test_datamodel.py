@@ -1,6 +1,6 @@
 import pytest
 
-from bot.datamodel import Claim, Judgement, Rank, Statement, Value, Verdict
+from bot.datamodel import Claim, Judgement, Rank, Statement, Value, Verdict, parse_entity_id
 
 AWARD = Value("wikibase-item", "Q38104", "Nobel Prize in Physics")
 
@@ -27,3 +27,20 @@ def test_support_must_be_a_probability():
         Judgement(Verdict.SUPPORTS, 1.5, "", "", "m", "refbot", 1, 1, 0.1)
     assert Judgement(Verdict.SUPPORTS, 0.9, "", "", "m", "refbot", 1, 1, 0.1).supported
     assert not Judgement(Verdict.INDICATES, 0.9, "", "", "m", "paper", 1, 1, 0.1).supported
+
+
+@pytest.mark.parametrize("text, kind, expected", [
+    ("Q42", "item", "Q42"), ("q42", "item", "Q42"), (" wd:Q42 ", "item", "Q42"),
+    ("https://www.wikidata.org/wiki/Q42", "item", "Q42"), ("http://www.wikidata.org/entity/Q42", "item", "Q42"),
+    ("https://m.wikidata.org/wiki/Q42", "item", "Q42"),
+    ("P166", "property", "P166"), ("https://www.wikidata.org/wiki/Property:P166", "property", "P166"),
+])
+def test_entity_ids_are_read_in_the_forms_people_paste(text, kind, expected):
+    assert parse_entity_id(text, kind) == expected
+
+
+@pytest.mark.parametrize("text, kind", [("Q0", "item"), ("Q42x", "item"), ("P166", "item"), ("Q42", "property"),
+                                        ("https://example.org/wiki/Q42", "item"), ("", "item")])
+def test_anything_else_is_not_an_entity_id(text, kind):
+    with pytest.raises(ValueError, match=f"not a Wikidata {kind} id"):
+        parse_entity_id(text, kind)

@@ -65,3 +65,30 @@ def test_out_of_range_values_are_refused(tmp_path, override, message):
     empty.write_text("")
     with pytest.raises(ConfigError, match=message):
         load_options(empty, {}, override)
+
+
+def test_selection_settings_from_file_and_environment(tmp_path):
+    config = tmp_path / "refbot.ini"
+    config.write_text("[refbot]\ncontact = ops@example.org  ; who runs this bot\nlanguages = cs, en, mul\n"
+                      "ignored_reference_properties = P143 P4656\n"
+                      "[sparql]\nendpoint = qlever\ntimeout = 30\npage_size = 25\n")
+    options = load_options(config, {"REFBOT_SPARQL_RETRIES": "5"})
+    assert (options.contact, options.languages, options.ignored_reference_properties) == (
+        "ops@example.org", ("cs", "en", "mul"), ("P143", "P4656"))
+    assert (options.sparql_endpoint, options.sparql_timeout, options.sparql_page_size, options.sparql_retries) == (
+        "qlever", 30.0, 25, 5)
+    assert options.public()["languages"] == "cs,en,mul"
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"languages": ("English",)}, "not a language code: 'English'"),
+    ({"languages": ()}, "at least one language"),
+    ({"ignored_reference_properties": ("Q143",)}, "not a property id: 'Q143'"),
+    ({"contact": "call me"}, "neither an email address nor an http"),
+    ({"sparql_page_size": 0}, "page_size must be at least 1"),
+])
+def test_bad_selection_settings_are_refused(tmp_path, override, message):
+    empty = tmp_path / "empty.ini"
+    empty.write_text("")
+    with pytest.raises(ConfigError, match=message):
+        load_options(empty, {}, override)

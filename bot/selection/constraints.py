@@ -1,0 +1,38 @@
+"""The properties that carry a citation needed constraint, with the items excepted from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.selection.binding import entity_id, load_query
+from bot.selection.endpoint import Row, SparqlEndpoint
+from bot.selection.values import datatype_of
+
+
+@dataclass(frozen=True)
+class ConstrainedProperty:
+    property_id: str
+    datatype: str
+    exceptions: tuple[str, ...]
+
+
+def _number(entity: str) -> int:
+    return int(entity[1:]) if entity[1:].isdigit() else 0
+
+
+def group_constraints(rows: list[Row]) -> list[ConstrainedProperty]:
+    """Pure: one entry per property, exceptions of all its non-deprecated constraint statements, by id."""
+    datatypes: dict[str, str] = {}
+    exceptions: dict[str, set[str]] = {}
+    for row in rows:
+        property_id = entity_id(row["property"].value)
+        datatypes[property_id] = datatype_of(row["propertyType"].value) if "propertyType" in row else ""
+        exceptions.setdefault(property_id, set())
+        if "exception" in row:
+            exceptions[property_id].add(entity_id(row["exception"].value))
+    return [ConstrainedProperty(p, datatypes[p], tuple(sorted(exceptions[p], key=_number)))
+            for p in sorted(datatypes, key=_number)]
+
+
+def citation_needed_properties(endpoint: SparqlEndpoint) -> list[ConstrainedProperty]:
+    return group_constraints(endpoint.select(load_query("citation-needed-properties")))

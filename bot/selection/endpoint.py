@@ -1,0 +1,179 @@
+"""A polite SPARQL client (SPARQLWrapper): one request at a time per endpoint, Retry-After honoured on 429,
+bounded backoff on 5xx and timeouts, POST for long queries, and errors naming the query, endpoint and status.
+"""
+
+from __future__ import annotations
+
+import ast
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.error
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import quote
+
+from bot.errors import QueryError
+from bot.selection.binding import Query
+
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+# The Wikidata Query Service answers a query that ran out of its 60 s with a 500 naming this exception;
+# sending it again only spends the client's query-time budget.
+SERVER_TIMEOUT_MARKERS = ("TimeoutException", "Query timeout", "query timed out")
+
+_locks_guard = threading.Lock()
+_endpoint_locks: dict[str, threading.Lock] = {}
+
+
+def _endpoint_lock(url: str) -> threading.Lock:
+    """One lock per endpoint URL for the whole process: WDQS asks for one request at a time per client."""
+    with _locks_guard:
+        return _endpoint_locks.setdefault(url, threading.Lock())
+
+
+@dataclass(frozen=True)
+class Term:
+    """One value of a SPARQL JSON result: ``kind`` is uri, literal or bnode."""
+
+    value: str
+    kind: str = "uri"
+    lang: str = ""
+    datatype: str = ""
+
+
+Row = dict[str, Term]
+
+
+class _Retry(Exception):
+    def __init__(self, reason: str, status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.retry_after = retry_after
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+def _body(error: Exception) -> str:
+    """The endpoint's error message: from an HTTPError, or from the repr SPARQLWrapper's exceptions embed."""
+    if isinstance(error, urllib.error.HTTPError):
+        raw: object = error.read()
+    else:
+        _, _, embedded = (str(error.args[0]) if error.args else "").partition("Response:\n")
+        try:
+            raw = ast.literal_eval(embedded) if embedded else b""
+        except (ValueError, SyntaxError):
+            raw = embedded
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    return " ".join(text.split())
+
+
+@dataclass
+class SparqlEndpoint:
+    url: str
+    user_agent: str
+    timeout: float = 60.0
+    retries: int = 3
+    backoff: float = 2.0
+    max_wait: float = 300.0
+    post_above: int = 2000
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+
+    def select(self, query: Query) -> list[Row]:
+        """The rows of a SELECT query; raises QueryError, never a transport exception."""
+        with _endpoint_lock(self.url):
+            for attempt in range(self.retries + 1):
+                try:
+                    return self._rows(self._request(query), query)
+                except _Retry as retry:
+                    wait = retry.retry_after if retry.retry_after is not None else min(self.backoff * 2 ** attempt, 60)
+                    if attempt == self.retries:
+                        raise QueryError(f"{retry} (gave up after {attempt + 1} attempts)", query=query.name,
+                                         endpoint=self.url, status=retry.status,
+                                         hint="the endpoint is overloaded or down; run the same command later")
+                    if wait > self.max_wait:
+                        raise QueryError(f"the endpoint asks to wait {wait:.0f} s before the next query",
+                                         query=query.name, endpoint=self.url, status=retry.status,
+                                         hint="run the same command after that time")
+                    self.sleep(wait)
+        raise AssertionError("unreachable")
+
+    def _request(self, query: Query) -> dict[str, Any]:
+        from SPARQLWrapper import JSON, POST, SELECT, SPARQLWrapper
+        from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
+
+        client = SPARQLWrapper(self.url, agent=self.user_agent)
+        client.setQuery(query.text)
+        client.queryType = SELECT  # refbot only sends SELECT; SPARQLWrapper's guess trips over words in comments
+        client.setReturnFormat(JSON)
+        client.setOnlyConneg(True)  # an Accept header only: no format=json parameters some endpoints reject
+        client.timeout = self.timeout  # type: ignore[assignment]  # setTimeout() would truncate to whole seconds
+        if len(quote(query.text)) > self.post_above:
+            client.setMethod(POST)
+        try:
+            raw = client.query().response.read()
+        except urllib.error.HTTPError as error:
+            if error.code in RETRYABLE_STATUS:
+                raise _Retry(f"the endpoint answered {error.code} {error.reason}", error.code,
+                             parse_retry_after(error.headers.get("Retry-After"))) from None
+            raise self._refused(query, error.code, _body(error)) from None
+        except SPARQLWrapperException as error:
+            cause = error.__context__  # the HTTPError SPARQLWrapper translated
+            status = cause.code if isinstance(cause, urllib.error.HTTPError) else None
+            body = _body(error)
+            if status == 500 and not any(marker in body for marker in SERVER_TIMEOUT_MARKERS):
+                raise _Retry("the endpoint answered 500 Internal Server Error", 500) from None
+            raise self._refused(query, status, body) from None
+        except (TimeoutError, socket.timeout):
+            raise _Retry(f"no answer within {self.timeout:g} s") from None
+        except urllib.error.URLError as error:
+            if isinstance(error.reason, (TimeoutError, socket.timeout)):
+                raise _Retry(f"no answer within {self.timeout:g} s") from None
+            raise QueryError(f"cannot reach the endpoint: {getattr(error.reason, 'strerror', None) or error.reason}",
+                             query=query.name, endpoint=self.url,
+                             hint="check the endpoint URL (--endpoint or [sparql] endpoint) and the network") from None
+        except (ConnectionError, http.client.HTTPException) as error:
+            raise _Retry(f"the connection failed: {error}") from None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise QueryError("the answer is not SPARQL JSON results", query=query.name, endpoint=self.url,
+                             hint="check that the URL is a SPARQL endpoint") from None
+
+    def _refused(self, query: Query, status: int | None, body: str) -> QueryError:
+        hints = {
+            400: "the endpoint could not parse or run the query; check the query file",
+            401: "the endpoint needs authorisation",
+            403: "the endpoint refused this client; check the contact in the User-Agent ([refbot] contact)",
+            404: "check the endpoint URL (--endpoint or [sparql] endpoint)",
+            414: "the query is too long for a GET; lower [sparql] post_above",
+            500: "the query ran out of the endpoint's time limit; use a smaller --page-size, fewer items, "
+                 "or QLever",
+        }
+        return QueryError(body[:300] or "refused", query=query.name, endpoint=self.url, status=status,
+                          hint=hints.get(status or 0))
+
+    def _rows(self, result: dict[str, Any], query: Query) -> list[Row]:
+        try:
+            bindings = result["results"]["bindings"]
+            return [{name: Term(term["value"], "literal" if term["type"] == "typed-literal" else term["type"],
+                                term.get("xml:lang", ""), term.get("datatype", ""))
+                     for name, term in binding.items()} for binding in bindings]
+        except (KeyError, TypeError):
+            raise QueryError("the answer is not SPARQL JSON results for a SELECT", query=query.name,
+                             endpoint=self.url) from None

@@ -1,0 +1,153 @@
+"""Local stand-ins started by the tests on 127.0.0.1 only: an HTTP server that answers from a script and
+records every request, and an Oxigraph SPARQL server loaded with Wikidata-shaped Turtle."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import requests
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    started: float
+    finished: float = 0.0
+
+    @property
+    def params(self) -> dict[str, list[str]]:
+        """The query string's parameters, or a form body's."""
+        query = urlsplit(self.path).query
+        if self.method == "POST" and self.headers.get("Content-Type", "").startswith(
+                "application/x-www-form-urlencoded"):
+            query = self.body.decode()
+        return parse_qs(query)
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes | str = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+class RecordingServer:
+    """``server.script`` maps each Recorded request to a Reply; ``server.requests`` lists what was asked."""
+
+    def __init__(self, script: Callable[[Recorded], Reply]) -> None:
+        self.script = script
+        self.requests: list[Recorded] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self._lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                record = Recorded(self.command, self.path, dict(self.headers.items()), self.rfile.read(length),
+                                  time.monotonic())
+                with outer._lock:
+                    outer.requests.append(record)
+                    outer.in_flight += 1
+                    outer.most_in_flight = max(outer.most_in_flight, outer.in_flight)
+                try:
+                    reply = outer.script(record)
+                    if reply.delay:
+                        time.sleep(reply.delay)
+                    body = reply.body.encode() if isinstance(reply.body, str) else reply.body
+                    self.send_response(reply.status)
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                finally:
+                    record.finished = time.monotonic()
+                    with outer._lock:
+                        outer.in_flight -= 1
+
+            do_GET = do_POST = _serve
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def sparql_json(rows: list[dict[str, dict]], variables: list[str] | None = None) -> Reply:
+    import json
+
+    names = variables or sorted({name for row in rows for name in row})
+    return Reply(200, json.dumps({"head": {"vars": names}, "results": {"bindings": rows}}),
+                 {"Content-Type": "application/sparql-results+json"})
+
+
+@dataclass
+class Oxigraph:
+    process: subprocess.Popen
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/query"
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def oxigraph_binary() -> str:
+    found = shutil.which("oxigraph") or str(Path(__import__("sys").executable).parent / "oxigraph")
+    if not Path(found).exists():
+        raise RuntimeError("the oxigraph server is not installed (pip install '.[test]')")
+    return found
+
+
+def start_oxigraph(turtle: Path, store: Path, port: int) -> Oxigraph:
+    binary = oxigraph_binary()
+    subprocess.run([binary, "load", "--location", str(store), "--file", str(turtle)], check=True,
+                   capture_output=True)
+    process = subprocess.Popen([binary, "serve-read-only", "--location", str(store), "--bind", f"127.0.0.1:{port}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"oxigraph exited: {process.stderr.read().decode() if process.stderr else ''}")
+        try:
+            requests.get(f"http://127.0.0.1:{port}/query", params={"query": "ASK {}"}, timeout=1)
+            return Oxigraph(process, port)
+        except requests.RequestException:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("oxigraph did not start within 30 s")
