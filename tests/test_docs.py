@@ -24,5 +24,28 @@ def test_the_main_command_is_a_real_refbot_invocation():
 
 
 def test_every_command_is_documented():
-    for command in ("refbot eval", "refbot judge", "refbot models list", "refbot models fetch"):
+    for command in ("refbot eval", "refbot judge", "refbot select", "refbot properties", "refbot models list",
+                    "refbot models fetch"):
         assert command in README
+
+
+def test_every_option_is_in_the_configuration_example():
+    from dataclasses import fields
+
+    from bot.options import SECRET_FIELDS, Options
+
+    example = re.search(r"```ini\n(.*?)```", README, re.S).group(1)
+    sections = {name: body for name, body in re.findall(r"\[(\w+)\]\n(.*?)(?=\n\[|\Z)", example, re.S)}
+    for field in fields(Options):
+        if field.name in SECRET_FIELDS:
+            continue
+        section, key = next(((s, field.name[len(s) + 1:]) for s in ("judge", "sparql")
+                             if field.name.startswith(s + "_")), ("refbot", field.name))
+        assert re.search(rf"^{key} = ", sections[section], re.M), f"[{section}] {key} is not in the README example"
+
+
+def test_the_named_endpoints_are_documented():
+    from bot.selection import ENDPOINTS
+
+    for name, url in ENDPOINTS.items():
+        assert f"`{name}`" in README and url in README

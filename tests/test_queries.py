@@ -115,3 +115,18 @@ def test_assets_are_found_by_name_only():
         asset_path("queries", "nope")
     with pytest.raises(ConfigError, match="not an asset name"):
         asset_path("queries", "../setup.cfg")
+
+
+def test_an_installed_refbot_finds_the_queries_under_its_prefix(tmp_path, monkeypatch):
+    import sys
+
+    from bot import assets
+
+    installed = tmp_path / "prefix" / "share" / "refbot" / "queries"
+    installed.mkdir(parents=True)
+    (installed / "worklist.rq").write_text(query_text("worklist"))
+    monkeypatch.setattr(assets, "__file__", str(tmp_path / "site-packages" / "bot" / "assets.py"))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "prefix"))
+    assert asset_path("queries", "worklist") == installed / "worklist.rq"
+    with pytest.raises(ConfigError, match="no queries asset named 'labels'"):
+        asset_path("queries", "labels")
