@@ -282,6 +282,8 @@ def _run_select(args: argparse.Namespace) -> int:
     printer = _StatementPrinter(args.json)
     skipped = 0
 
+    worklist_mode = not (qids or listed or user_query)
+
     def batches():
         items = qids or listed or (items_from_query(endpoint, user_query) if user_query else None)
         if items is not None:
@@ -297,21 +299,35 @@ def _run_select(args: argparse.Namespace) -> int:
         if pending:
             yield from unsourced_statements(endpoint, pending, rules, properties)
 
+    cut_at: str | None = None  # the first item not printed in full when --limit stopped the listing
     for selection in batches():
         for entry in selection.skipped:
             skipped += 1
             if not args.quiet:
                 print(f"refbot: skipped {entry.guid} ({entry.property_id}): {entry.reason}", file=sys.stderr)
         for statement in selection.statements:
-            printer.print(statement)
             if args.limit and printer.count >= args.limit:
+                cut_at = statement.item
                 break
-        if args.limit and printer.count >= args.limit:
+            printer.print(statement)
+        if cut_at:
             break
     if not args.quiet:
         print(f"refbot: {printer.count} statement(s) need a reference in {len(printer.items)} item(s); "
               f"{skipped} skipped; endpoint {endpoint.url}", file=sys.stderr)
+        if cut_at:
+            print(f"refbot: stopped at --limit {args.limit}; {_resume_hint(printer.items, cut_at, worklist_mode)}",
+                  file=sys.stderr)
     return EXIT_OK
+
+
+def _resume_hint(printed_items: list[str], cut_at: str, worklist_mode: bool) -> str:
+    if not worklist_mode:
+        return f"{cut_at} has more statements; raise --limit to see them"
+    done = [item for item in printed_items if item != cut_at]
+    if not done:
+        return f"{cut_at} alone has more statements than that; raise --limit"
+    return f"to continue the worklist, run the same command with --after {done[-1]}"
 
 
 class _StatementPrinter:
@@ -322,7 +338,7 @@ class _StatementPrinter:
     def __init__(self, as_json: bool) -> None:
         self.as_json = as_json
         self.count = 0
-        self.items: set[str] = set()
+        self.items: list[str] = []  # in the order printed
 
     def print(self, statement) -> None:
         if self.as_json:
@@ -334,7 +350,8 @@ class _StatementPrinter:
                                       _clip(statement.property_label, 22), _clip(statement.value.display, 40),
                                       statement.rank.value, statement.guid), flush=True)
         self.count += 1
-        self.items.add(statement.item)
+        if statement.item not in self.items[-1:]:
+            self.items.append(statement.item)
 
 
 def _clip(text: str, width: int) -> str:

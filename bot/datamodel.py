@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-QID_PATTERN = re.compile(r"^Q[1-9][0-9]*$")
-PID_PATTERN = re.compile(r"^P[1-9][0-9]*$")
+QID_PATTERN = re.compile(r"^Q[1-9][0-9]*\Z")
+PID_PATTERN = re.compile(r"^P[1-9][0-9]*\Z")
 # Wikimedia language codes: en, pt-br, zh-hans, be-tarask, mul.
-LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*$")
+LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*\Z")
 # How people write an entity: Q42, wd:Q42, https://www.wikidata.org/wiki/Q42, …/entity/Q42, …/wiki/Property:P166.
 _ENTITY_FORMS = re.compile(r"^(?:wd:|https?://(?:www\.|m\.)?wikidata\.org/(?:wiki/(?:Property:)?|entity/))?"
                            r"([QqPp][0-9]+)/?$")

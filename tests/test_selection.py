@@ -31,7 +31,8 @@ def test_exactly_the_unsourced_statements_of_an_item(wikidata_world, capsys):
     assert {row["guid"] for row in rows} == {
         guid("Q36233", s) for s in ("a01", "a02", "a05", "a06", "a11", "a12",  # P166 without real references
                                     "b01", "d01", "d02", "d03", "d04", "d05", "d06")}  # P569 and one per type
-    # Not selected: a03 deprecated, a04 and a07 referenced, c01 P31 (no constraint), c02 P106 (deprecated one).
+    # Not selected: a03 deprecated; a04, a07 and a13 referenced; c01 P31 (no constraint); c02 P106 (deprecated
+    # constraint). d01 is selected though one of P1477's two live constraints lists Q36233 as an exception.
     by_guid = {row["guid"]: row for row in rows}
     assert by_guid[guid("Q36233", "a02")]["rank"] == "preferred"
     assert by_guid[guid("Q36233", "a01")]["rank"] == "normal"
@@ -69,6 +70,8 @@ def test_values_are_rendered_by_type_and_precision(wikidata_world, capsys):
     assert values[guid("Q990013", "d02")] == ("quantity", "350U11573", "350 metre")
     assert values[guid("Q990013", "d03")] == ("globe-coordinate", "@50.0875/14.4214", "50.0875°N, 14.4214°E")
     assert values[guid("Q990014", "d01")] == ("globe-coordinate", "@-5.4/-137.4", "5.4°S, 137.4°W on Mars")
+    assert values[guid("Q990013", "d05")] == ("wikibase-lexeme", "L7", "L7")
+    assert guid("Q990013", "d04") not in values  # both of P742's constraints except Q990013
 
 
 def test_labels_follow_the_language_preference_and_fall_back_to_the_id(wikidata_world, capsys):
@@ -91,8 +94,12 @@ def test_constraint_exceptions_count_only_on_live_constraints(wikidata_world, ca
 
 def test_which_references_count_is_configurable(wikidata_world, capsys):
     _, rows, _ = select(capsys, wikidata_world, "Q36233", "--property", "P166", "--ignored-reference-properties", "")
-    assert guid("Q36233", "a05") not in {row["guid"] for row in rows}  # P143 alone now counts
-    assert guid("Q36233", "a01") in {row["guid"] for row in rows}
+    assert {row["guid"] for row in rows} == {guid("Q36233", s) for s in ("a01", "a02", "a11", "a12")}
+    # any reference counts now, even P143 alone (a05, a06)
+    _, rows, _ = select(capsys, wikidata_world, "Q36233", "--property", "P166",
+                        "--ignored-reference-properties", "P143,P248")
+    assert {row["guid"] for row in rows} == {guid("Q36233", s) for s in ("a01", "a02", "a05", "a07", "a11", "a12")}
+    # a06 has P4656 (now evidence); a07's references are P143 and P248, both ignored; a13's one has P854
 
 
 def test_a_worklist_pages_through_the_items_of_one_property(wikidata_world, capsys):
@@ -106,6 +113,16 @@ def test_a_worklist_pages_through_the_items_of_one_property(wikidata_world, caps
     assert [row["guid"] for row in rows] == [guid("Q36233", s) for s in ("a01", "a02", "a05", "a06", "a11", "a12")] \
         + [guid("Q990016", "a01"), guid("Q990017", "a01")]
     assert all(row["property"] == "P166" for row in rows)
+    # Q990017 was cut part-way, so the listing resumes after the last item printed in full
+    assert "stopped at --limit 8; to continue the worklist, run the same command with --after Q990016" in err
+    _, rows, err = select(capsys, wikidata_world, "--property", "P166", "--after", "Q990016")
+    assert [row["guid"] for row in rows] == [guid("Q990017", "a01"), guid("Q990017", "a02")]
+    assert "stopped" not in err  # the lexeme L7 with an unsourced P166 is not an item: never listed
+
+
+def test_repeated_items_and_properties_are_selected_once(wikidata_world, capsys):
+    _, rows, _ = select(capsys, wikidata_world, "Q990017", "Q990017", "--property", "P166", "--property", "P166")
+    assert [row["guid"] for row in rows] == [guid("Q990017", "a01"), guid("Q990017", "a02")]
 
 
 def test_items_from_a_file_and_from_a_query(wikidata_world, capsys, tmp_path):
@@ -140,7 +157,7 @@ def test_properties_lists_the_constrained_properties_and_exceptions(wikidata_wor
     assert main(["properties", "--endpoint", wikidata_world, "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [row["property"] for row in rows] == ["P18", "P166", "P214", "P569", "P570", "P625", "P742", "P856",
-                                                 "P1082", "P1477", "P2048"]
+                                                 "P1082", "P1477", "P2048", "P6254"]
     assert rows[1] == {"property": "P166", "label": "award received", "datatype": "wikibase-item",
                        "exceptions": ["Q990010"]}  # Q990016 excepts only the deprecated constraint
 

@@ -76,7 +76,7 @@ def test_5xx_is_retried_with_bounded_backoff_then_named(recording_server):
     recording_server.requests.clear()
     scripted(recording_server, Reply(502, "bad gateway"))
     with pytest.raises(QueryError) as error:
-        endpoint_for(recording_server, retries=2).select(SHORT)
+        endpoint_for(recording_server, retries=2, backoff=0.2).select(SHORT)
     message = str(error.value)
     assert message.startswith(f"query short at {recording_server.url}/sparql (HTTP 502)")
     assert "gave up after 3 attempts" in message
@@ -91,6 +91,20 @@ def test_a_query_that_ran_out_of_the_servers_time_is_not_resent(recording_server
         endpoint_for(recording_server).select(SHORT)
     assert "TimeoutException" in str(error.value) and "smaller --page-size" in str(error.value)
     assert len(recording_server.requests) == 1
+
+
+def test_qlevers_429_for_a_query_out_of_time_is_not_resent(recording_server):
+    scripted(recording_server, Reply(429, '{"exception": "Query timed out after 60s and was cancelled"}'))
+    with pytest.raises(QueryError) as error:
+        endpoint_for(recording_server).select(SHORT)
+    assert "(HTTP 429)" in str(error.value) and "smaller --page-size" in str(error.value)
+    assert len(recording_server.requests) == 1
+
+
+def test_a_result_of_the_wrong_shape_is_named(recording_server):
+    scripted(recording_server, Reply(200, '{"results": {"bindings": [1]}}', {"Content-Type": "application/json"}))
+    with pytest.raises(QueryError, match="not SPARQL JSON results for a SELECT"):
+        endpoint_for(recording_server).select(SHORT)
 
 
 def test_a_slow_answer_times_out_and_is_retried(recording_server):

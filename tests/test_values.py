@@ -27,10 +27,13 @@ GREGORIAN, JULIAN = WD + "Q1985727", WD + "Q1985786"
     ("0000-01-01T00:00:00Z", 9, JULIAN, "1 BCE", "-0001-00-00T00:00:00Z/9/J"),
     ("-0043-03-13T00:00:00Z", 11, JULIAN, "15 March 44 BCE (Julian calendar)", "-0044-03-15T00:00:00Z/11/J"),
     ("-0043-01-01T00:00:00Z", 10, JULIAN, "January 44 BCE (Julian calendar)", "-0044-01-00T00:00:00Z/10/J"),
-    ("-0999-01-01T00:00:00Z", 7, JULIAN, "10th century BCE", "-1000-00-00T00:00:00Z/7/J"),
+    # coarser than a year, RDF keeps the Wikibase year: -0500 at century precision is the 5th century BCE
+    ("-0500-01-01T00:00:00Z", 7, JULIAN, "5th century BCE", "-0500-00-00T00:00:00Z/7/J"),
+    ("-1000-01-01T00:00:00Z", 6, JULIAN, "1st millennium BCE", "-1000-00-00T00:00:00Z/6/J"),
+    ("-0449-01-01T00:00:00Z", 8, JULIAN, "440s BCE", "-0449-00-00T00:00:00Z/8/J"),
     # the Gregorian reform: Julian 4 October 1582 was followed by Gregorian 15 October 1582
     ("1582-10-14T00:00:00Z", 11, JULIAN, "1582-10-04 (Julian calendar)", "+1582-10-04T00:00:00Z/11/J"),
-    ("-13798000000-01-01T00:00:00Z", 3, GREGORIAN, "around 13,798,000,000 BCE", "-13798000001-00-00T00:00:00Z/3"),
+    ("-13798000000-01-01T00:00:00Z", 3, GREGORIAN, "around 13,798,000,000 BCE", "-13798000000-00-00T00:00:00Z/3"),
 ])
 def test_dates_read_as_their_precision_says(value, precision, calendar, text, raw):
     assert render_time(value, precision, calendar) == (text, raw)

@@ -89,7 +89,7 @@ def bind(query: Query, *, limit: int | None = None, **values: Iterable[str] | No
     if limit is not None:
         if not isinstance(limit, int) or limit < 1:
             raise ValueError(f"a LIMIT must be a positive integer, not {limit!r}")
-        body = text.rstrip()
+        body = without_comments(text).rstrip()  # a commented-out LIMIT is not the query's
         final = re.search(r"\bLIMIT\s+\d+$", body, re.IGNORECASE)
         if not final:
             raise ConfigError(f"query {query.name} does not end with a LIMIT to set the page size")

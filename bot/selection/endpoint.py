@@ -21,16 +21,20 @@ from bot.errors import QueryError
 from bot.selection.binding import Query
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
-# The Wikidata Query Service answers a query that ran out of its 60 s with a 500 naming this exception;
-# sending it again only spends the client's query-time budget.
-SERVER_TIMEOUT_MARKERS = ("TimeoutException", "Query timeout", "query timed out")
+# The Wikidata Query Service answers a query that ran out of its 60 s with a 500 naming this exception, QLever
+# with a 429 saying the query was cancelled for its time; sending it again only spends the client's budget.
+SERVER_TIMEOUT_MARKERS = ("TimeoutException", "Query timeout", "query timed out", "timed out", "timeout",
+                          "cancelled")
 
 _locks_guard = threading.Lock()
 _endpoint_locks: dict[str, threading.Lock] = {}
 
 
 def _endpoint_lock(url: str) -> threading.Lock:
-    """One lock per endpoint URL for the whole process: WDQS asks for one request at a time per client."""
+    """One lock per endpoint URL for the whole process: WDQS asks for one request at a time per client.
+
+    The lock is held through a retry's wait too, so that a 429's Retry-After pauses every thread.
+    """
     with _locks_guard:
         return _endpoint_locks.setdefault(url, threading.Lock())
 
@@ -83,6 +87,11 @@ def _body(error: Exception) -> str:
     return " ".join(text.split())
 
 
+def _mentions_timeout(body: str) -> bool:
+    lowered = body.lower()
+    return any(marker.lower() in lowered for marker in SERVER_TIMEOUT_MARKERS)
+
+
 @dataclass
 class SparqlEndpoint:
     url: str
@@ -128,17 +137,19 @@ class SparqlEndpoint:
         try:
             raw = client.query().response.read()
         except urllib.error.HTTPError as error:
-            if error.code in RETRYABLE_STATUS:
-                raise _Retry(f"the endpoint answered {error.code} {error.reason}", error.code,
-                             parse_retry_after(error.headers.get("Retry-After"))) from None
-            raise self._refused(query, error.code, _body(error)) from None
+            retry_after = parse_retry_after(error.headers.get("Retry-After"))
+            body = _body(error)
+            ran_out = error.code == 429 and retry_after is None and _mentions_timeout(body)
+            if error.code in RETRYABLE_STATUS and not ran_out:
+                raise _Retry(f"the endpoint answered {error.code} {error.reason}", error.code, retry_after) from None
+            raise self._refused(query, error.code, body, ran_out) from None
         except SPARQLWrapperException as error:
             cause = error.__context__  # the HTTPError SPARQLWrapper translated
             status = cause.code if isinstance(cause, urllib.error.HTTPError) else None
             body = _body(error)
-            if status == 500 and not any(marker in body for marker in SERVER_TIMEOUT_MARKERS):
+            if status == 500 and not _mentions_timeout(body):
                 raise _Retry("the endpoint answered 500 Internal Server Error", 500) from None
-            raise self._refused(query, status, body) from None
+            raise self._refused(query, status, body, status == 500) from None
         except (TimeoutError, socket.timeout):
             raise _Retry(f"no answer within {self.timeout:g} s") from None
         except urllib.error.URLError as error:
@@ -149,21 +160,26 @@ class SparqlEndpoint:
                              hint="check the endpoint URL (--endpoint or [sparql] endpoint) and the network") from None
         except (ConnectionError, http.client.HTTPException) as error:
             raise _Retry(f"the connection failed: {error}") from None
+        except OSError as error:  # TLS failures and the like: sending again would not help
+            raise QueryError(f"the connection failed: {error}", query=query.name, endpoint=self.url,
+                             hint="check the endpoint URL and the network") from None
         try:
             return json.loads(raw)
         except ValueError:
             raise QueryError("the answer is not SPARQL JSON results", query=query.name, endpoint=self.url,
                              hint="check that the URL is a SPARQL endpoint") from None
 
-    def _refused(self, query: Query, status: int | None, body: str) -> QueryError:
+    def _refused(self, query: Query, status: int | None, body: str, ran_out: bool = False) -> QueryError:
+        if ran_out:
+            return QueryError(body[:300] or "the query ran out of time", query=query.name, endpoint=self.url,
+                              status=status, hint="the query ran out of the endpoint's time limit; use a smaller "
+                                                  "--page-size, fewer items, or QLever")
         hints = {
             400: "the endpoint could not parse or run the query; check the query file",
             401: "the endpoint needs authorisation",
             403: "the endpoint refused this client; check the contact in the User-Agent ([refbot] contact)",
             404: "check the endpoint URL (--endpoint or [sparql] endpoint)",
             414: "the query is too long for a GET; lower [sparql] post_above",
-            500: "the query ran out of the endpoint's time limit; use a smaller --page-size, fewer items, "
-                 "or QLever",
         }
         return QueryError(body[:300] or "refused", query=query.name, endpoint=self.url, status=status,
                           hint=hints.get(status or 0))
@@ -174,6 +190,6 @@ class SparqlEndpoint:
             return [{name: Term(term["value"], "literal" if term["type"] == "typed-literal" else term["type"],
                                 term.get("xml:lang", ""), term.get("datatype", ""))
                      for name, term in binding.items()} for binding in bindings]
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, AttributeError):
             raise QueryError("the answer is not SPARQL JSON results for a SELECT", query=query.name,
                              endpoint=self.url) from None

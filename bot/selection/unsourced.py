@@ -84,8 +84,10 @@ def unsourced_statements(endpoint: SparqlEndpoint, items: Sequence[str], rules: 
                          properties: Sequence[str] | None = None) -> Iterator[Selection]:
     """One Selection per batch of items, in the order the items were given."""
     query = load_query("unsourced-statements")
+    items = list(dict.fromkeys(items))
+    properties = list(dict.fromkeys(properties)) if properties is not None else None
     for start in range(0, len(items), ITEMS_PER_QUERY):
-        batch = list(dict.fromkeys(items[start:start + ITEMS_PER_QUERY]))
+        batch = items[start:start + ITEMS_PER_QUERY]
         rows = endpoint.select(bind(query, item=batch, property=properties,
                                     referenceProperty=rules.ignored_reference_properties))
         wanted = set().union(*(entities_to_label(row) for row in rows)) if rows else set()

@@ -1,8 +1,8 @@
 """Statement values rendered twice: as a page would state them (for the judge and for people) and as
 QuickStatements writes them. Pure: takes the SPARQL row and the entity terms already looked up.
 
-Values come from Wikidata's RDF, which writes dates in the proleptic Gregorian calendar with XSD 1.1 years
-(year 0 is 1 BCE) and converts Julian-calendar dates to Gregorian; both are undone here.
+Values come from Wikidata's RDF, which converts Julian-calendar dates to Gregorian and, for year precision
+and finer, writes BCE years as XSD 1.1 does (year 0 is 1 BCE, -0043 is 44 BCE); both are undone here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from urllib.parse import unquote
 
-from bot.datamodel import Value
+from bot.datamodel import PID_PATTERN, QID_PATTERN, Value
 from bot.selection.binding import ENTITY_PREFIX, entity_id
 from bot.selection.endpoint import Row
 from bot.selection.terms import Terms
@@ -55,7 +55,8 @@ def entities_to_label(row: Row) -> set[str]:
         if term and term.kind == "uri" and term.value.startswith(ENTITY_PREFIX) \
                 and term.value not in (UNITLESS, EARTH):
             wanted.add(entity_id(term.value))
-    return wanted
+    # Lexemes, forms, senses and entity schemas have no rdfs:label to look up; they are shown by their id.
+    return {entity for entity in wanted if QID_PATTERN.match(entity) or PID_PATTERN.match(entity)}
 
 
 def render_value(row: Row, datatype: str, terms: Mapping[str, Terms]) -> Value:
@@ -129,7 +130,8 @@ def render_time(value: str, precision: int, calendar: str = "") -> tuple[str, st
     julian = calendar == JULIAN
     if julian and precision >= 11:
         year, month, day = _gregorian_to_julian(year, month, day)
-    historical = year if year > 0 else year - 1  # no year 0: -1 is 1 BCE
+    # Wikibase has no year 0 (-1 is 1 BCE); its RDF shifts BCE years by one only at year precision and finer.
+    historical = year - 1 if year <= 0 and precision >= 9 else year
     era, number = (" BCE", -historical) if historical < 0 else ("", historical)
     shown_month = f"{month:02d}" if precision >= 10 else "00"
     shown_day = f"{day:02d}" if precision >= 11 else "00"
