@@ -97,6 +97,11 @@ def bind(query: Query, *, limit: int | None = None, **values: Iterable[str] | No
     return Query(query.name, text)
 
 
+def entity_order(entity: str) -> tuple[str, int, str]:
+    """Sort key putting ids of one kind in numeric order (Q2 before Q10)."""
+    return entity[0], int(entity[1:]) if entity[1:].isdigit() else 0, entity
+
+
 def entity_id(iri: str) -> str:
     """``http://www.wikidata.org/entity/Q42`` → ``Q42``; anything else is returned unchanged."""
     return iri[len(ENTITY_PREFIX):] if iri.startswith(ENTITY_PREFIX) else iri

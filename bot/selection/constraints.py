@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.selection.binding import entity_id, load_query
+from bot.selection.binding import entity_id, entity_order, load_query
 from bot.selection.endpoint import Row, SparqlEndpoint
 from bot.selection.values import datatype_of
 
@@ -14,10 +14,6 @@ class ConstrainedProperty:
     property_id: str
     datatype: str
     exceptions: tuple[str, ...]
-
-
-def _number(entity: str) -> int:
-    return int(entity[1:]) if entity[1:].isdigit() else 0
 
 
 def group_constraints(rows: list[Row]) -> list[ConstrainedProperty]:
@@ -30,8 +26,8 @@ def group_constraints(rows: list[Row]) -> list[ConstrainedProperty]:
         exceptions.setdefault(property_id, set())
         if "exception" in row:
             exceptions[property_id].add(entity_id(row["exception"].value))
-    return [ConstrainedProperty(p, datatypes[p], tuple(sorted(exceptions[p], key=_number)))
-            for p in sorted(datatypes, key=_number)]
+    return [ConstrainedProperty(p, datatypes[p], tuple(sorted(exceptions[p], key=entity_order)))
+            for p in sorted(datatypes, key=entity_order)]
 
 
 def citation_needed_properties(endpoint: SparqlEndpoint) -> list[ConstrainedProperty]:

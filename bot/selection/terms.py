@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.selection.binding import bind, entity_id, load_query
+from bot.selection.binding import bind, entity_id, entity_order, load_query
 
 if TYPE_CHECKING:
     from bot.selection.endpoint import Row, SparqlEndpoint
@@ -50,7 +50,7 @@ def choose_terms(entity: str, rows: Iterable[Row], languages: Sequence[str]) -> 
 
 def fetch_terms(endpoint: SparqlEndpoint, entities: Iterable[str], languages: Sequence[str]) -> dict[str, Terms]:
     """Terms for each entity id; one query per batch of 200 ids."""
-    wanted = sorted(set(entities), key=lambda e: (e[0], int(e[1:]) if e[1:].isdigit() else 0, e))
+    wanted = sorted(set(entities), key=entity_order)
     rows_by_entity: dict[str, list[Row]] = {entity: [] for entity in wanted}
     query = load_query("labels")
     for start in range(0, len(wanted), BATCH):

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from bot.datamodel import Rank, Statement
-from bot.selection.binding import bind, entity_id, load_query
+from bot.selection.binding import bind, entity_id, entity_order, load_query
 from bot.selection.endpoint import Row, SparqlEndpoint
 from bot.selection.terms import fetch_terms
 from bot.selection.values import ValueSkipped, datatype_of, entities_to_label, render_value
@@ -51,10 +51,6 @@ def guid_of(statement_iri: str) -> str:
     return f"{entity}${rest}" if rest else local
 
 
-def _order(entity: str) -> tuple[str, int]:
-    return entity[0], int(entity[1:]) if entity[1:].isdigit() else 0
-
-
 def build_selection(rows: Sequence[Row], terms: dict, item_order: Sequence[str] = ()) -> Selection:
     """Pure: rows of unsourced-statements.rq and looked-up terms → statements in item, property, GUID order."""
     statements, skipped = [], []
@@ -76,7 +72,8 @@ def build_selection(rows: Sequence[Row], terms: dict, item_order: Sequence[str] 
     position = {item: index for index, item in enumerate(item_order)}
 
     def key(entry):
-        return position.get(entry.item, len(position)), _order(entry.item), _order(entry.property_id), entry.guid
+        return position.get(entry.item, len(position)), entity_order(entry.item), entity_order(entry.property_id), \
+            entry.guid
     return Selection(tuple(sorted(statements, key=key)), tuple(sorted(skipped, key=key)))
 
 

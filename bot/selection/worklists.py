@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,4 @@ def read_item_list(path: Path) -> list[str]:
 
 
 def _stdin_lines() -> list[str]:
-    import sys
-
     return sys.stdin.read().splitlines()
