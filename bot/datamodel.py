@@ -137,11 +137,14 @@ class Statement:
 
 @dataclass(frozen=True)
 class Paragraph:
-    """A passage of a grounding document; ``position`` counts paragraphs from 0 in document order."""
+    """A passage of a grounding document; ``position`` counts paragraphs from 0 in document order, and
+    ``start``/``end`` locate ``text`` in the document's cleaned text (``document.text[start:end] == text``)."""
 
     text: str
     source: str
     position: int = 0
+    start: int = 0
+    end: int = 0
 
 
 @dataclass(frozen=True)

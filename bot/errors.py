@@ -5,6 +5,7 @@
     ├── InputError               a user-supplied file or identifier is malformed (names file and line)
     ├── ModelError               model weights are missing, corrupt or cannot be loaded
     ├── QueryError               a SPARQL endpoint refused, failed or could not be reached (names query, endpoint)
+    ├── ServiceError             a web API (search, Wayback, Wikidata, Wikipedia) failed or answered nonsense
     └── JudgeError               the judge could not produce a judgement
         └── BackendUnavailable   the LLM server cannot be reached or keeps failing (names the URL)
 
@@ -51,6 +52,16 @@ class QueryError(RefbotError):
         super().__init__(f"query {query} at {endpoint}{status_text}: {message}", hint=hint)
         self.query = query
         self.endpoint = endpoint
+        self.status = status
+
+
+class ServiceError(RefbotError):
+    def __init__(self, message: str, *, service: str, url: str, status: int | None = None,
+                 hint: str | None = None) -> None:
+        status_text = f" (HTTP {status})" if status else ""
+        super().__init__(f"{service} at {url}{status_text}: {message}", hint=hint)
+        self.service = service
+        self.url = url
         self.status = status
 
 

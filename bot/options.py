@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -20,7 +21,7 @@ from bot.errors import ConfigError
 from bot.etiquette import check_contact
 from bot.modelstore import default_cache
 
-SECRET_FIELDS = frozenset({"judge_api_key"})
+SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key"})
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,42 @@ class Options:
     sparql_max_wait: float = 300.0
     sparql_page_size: int = 100
     sparql_post_above: int = 2000
+    # Fetching grounding documents ([fetch]): timeouts in seconds, sizes in bytes, the pause between two
+    # requests to one host, an on-disk HTTP cache (0 days: none), addresses allowed despite being private.
+    fetch_connect_timeout: float = 10.0
+    fetch_read_timeout: float = 30.0
+    fetch_max_seconds: float = 120.0
+    fetch_max_bytes: int = 20_000_000
+    fetch_max_redirects: int = 5
+    fetch_retries: int = 2
+    fetch_backoff: float = 2.0
+    fetch_delay: float = 1.0
+    fetch_robots: bool = True
+    fetch_workers: int = 8
+    fetch_cache: Path = field(default_factory=lambda: default_cache().parent / "http-cache.sqlite")
+    fetch_cache_days: float = 30.0
+    fetch_allow_addresses: tuple[str, ...] = ()
+    # Paragraphs ([paragraph]): shorter blocks are dropped, longer ones split between sentences.
+    paragraph_min_chars: int = 100
+    paragraph_max_chars: int = 2000
+    # Web search ([search]): backend searxng or brave (empty: no web search), its URL and key, results kept.
+    search_backend: str = ""
+    search_url: str = ""
+    search_api_key: str = field(default="", repr=False)
+    search_results: int = 5
+    search_language: str = ""
+    search_allow_domains: tuple[str, ...] = ()
+    search_deny_domains: tuple[str, ...] = ()
+    # The Wayback Machine ([archive]) for dead links.
+    archive_enabled: bool = True
+    archive_availability_url: str = "https://archive.org/wayback/available"
+    archive_cdx_url: str = "https://web.archive.org/cdx/search/cdx"
+    archive_web_url: str = "https://web.archive.org"
+    # Wikipedia's cited sources ([wikipedia], [wikidata]): which wiki, where its Parsoid HTML is, chunk size.
+    wikipedia_wiki: str = "enwiki"
+    wikipedia_article_url: str = "https://{host}/w/rest.php/v1/page/{title}/html"
+    wikipedia_chunk_chars: int = 10_000
+    wikidata_api_url: str = "https://www.wikidata.org/w/api.php"
 
     def public(self) -> dict[str, Any]:
         """The options as they may be printed or recorded: secrets left out."""
@@ -125,6 +162,21 @@ def _check(options: Options) -> Options:
         (options.sparql_max_wait < 0, "sparql max_wait cannot be negative"),
         (options.sparql_page_size < 1, "sparql page_size must be at least 1"),
         (options.sparql_post_above < 0, "sparql post_above cannot be negative"),
+        (options.fetch_connect_timeout <= 0 or options.fetch_read_timeout <= 0 or options.fetch_max_seconds <= 0,
+         "fetch timeouts must be more than 0 seconds"),
+        (options.fetch_max_bytes < 1, "fetch max_bytes must be at least 1"),
+        (options.fetch_max_redirects < 0 or options.fetch_retries < 0 or options.fetch_backoff < 0
+         or options.fetch_delay < 0 or options.fetch_cache_days < 0,
+         "fetch max_redirects, retries, backoff, delay and cache_days cannot be negative"),
+        (options.fetch_workers < 1, "fetch workers must be at least 1"),
+        (options.paragraph_min_chars < 0, "paragraph min_chars cannot be negative"),
+        (options.paragraph_max_chars < max(options.paragraph_min_chars, 50),
+         "paragraph max_chars must be at least min_chars (and 50)"),
+        (options.search_backend not in ("", "searxng", "brave"),
+         f"search backend {options.search_backend!r} is not one of searxng, brave (or empty for none)"),
+        (options.search_results < 1, "search results must be at least 1"),
+        (options.wikipedia_chunk_chars < 1, "wikipedia chunk_chars must be at least 1"),
+        ("{title}" not in options.wikipedia_article_url, "wikipedia article_url must contain {title}"),
     ]
     for wrong, message in problems:
         if wrong:
@@ -136,6 +188,16 @@ def _check(options: Options) -> Options:
         if not PID_PATTERN.match(property_id):
             raise ConfigError(f"ignored_reference_properties: not a property id: {property_id!r}",
                               hint="list property ids such as P143, P4656, P813")
+    from bot.documents.addresses import parse_networks
+
+    try:
+        parse_networks(options.fetch_allow_addresses)
+    except ValueError as error:
+        raise ConfigError(f"fetch allow_addresses: {error}", hint="list addresses or networks such as 10.0.0.5, "
+                          "192.168.0.0/16") from None
+    if not re.match(r"^[a-z][a-z0-9_]*wiki\Z", options.wikipedia_wiki):
+        raise ConfigError(f"wikipedia wiki: not a Wikipedia site id: {options.wikipedia_wiki!r}",
+                          hint="use a site id such as enwiki, cswiki, dewiki")
     check_contact(options.contact)
     return options
 
@@ -151,5 +213,7 @@ def load_options(config_file: Path | None = None, environ: Mapping[str, str] | N
                 for f in fields(Options) if f"REFBOT_{f.name.upper()}" in environ}
     if "judge_api_key" not in from_env and environ.get("OPENAI_API_KEY"):
         from_env["judge_api_key"] = environ["OPENAI_API_KEY"]
+    if "search_api_key" not in from_env and environ.get("BRAVE_API_KEY"):
+        from_env["search_api_key"] = environ["BRAVE_API_KEY"]
     options = replace(options, **from_env)
     return _check(replace(options, **{k: v for k, v in (overrides or {}).items() if v is not None}))

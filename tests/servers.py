@@ -41,12 +41,14 @@ class Reply:
     body: bytes | str = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    # Send the body in chunks without a Content-Length (as servers streaming a large page do).
+    chunked: bool = False
 
 
 class RecordingServer:
     """``server.script`` maps each Recorded request to a Reply; ``server.requests`` lists what was asked."""
 
-    def __init__(self, script: Callable[[Recorded], Reply]) -> None:
+    def __init__(self, script: Callable[[Recorded], Reply], host: str = "127.0.0.1") -> None:
         self.script = script
         self.requests: list[Recorded] = []
         self.in_flight = 0
@@ -76,6 +78,14 @@ class RecordingServer:
                     self.send_response(reply.status)
                     for name, value in reply.headers.items():
                         self.send_header(name, value)
+                    if reply.chunked:
+                        self.send_header("Transfer-Encoding", "chunked")
+                        self.end_headers()
+                        for start in range(0, len(body), 16384):
+                            part = body[start:start + 16384]
+                            self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+                        self.wfile.write(b"0\r\n\r\n")
+                        return
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
                     self.wfile.write(body)
@@ -88,14 +98,15 @@ class RecordingServer:
 
             do_GET = do_POST = _serve
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
 
     def close(self) -> None:
         self.httpd.shutdown()
@@ -151,3 +162,13 @@ def start_oxigraph(turtle: Path, store: Path, port: int) -> Oxigraph:
             time.sleep(0.1)
     process.kill()
     raise RuntimeError("oxigraph did not start within 30 s")
+
+
+def routed(routes: dict[str, Reply | Callable[[Recorded], Reply]]) -> Callable[[Recorded], Reply]:
+    """A script answering by path (without the query string); unknown paths, robots.txt included, get a 404."""
+
+    def script(request: Recorded) -> Reply:
+        answer = routes.get(urlsplit(request.path).path, Reply(404, "<html><body><p>Not found</p></body></html>",
+                                                               {"Content-Type": "text/html"}))
+        return answer(request) if callable(answer) else answer
+    return script

@@ -25,8 +25,11 @@ def test_the_main_command_is_a_real_refbot_invocation():
 
 def test_every_command_is_documented():
     for command in ("refbot eval", "refbot judge", "refbot select", "refbot properties", "refbot models list",
-                    "refbot models fetch"):
+                    "refbot models fetch", "refbot fetch URL", "refbot sources QID"):
         assert command in README
+
+
+SECTIONS = ("judge", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata")
 
 
 def test_every_option_is_in_the_configuration_example():
@@ -39,7 +42,7 @@ def test_every_option_is_in_the_configuration_example():
     for field in fields(Options):
         if field.name in SECRET_FIELDS:
             continue
-        section, key = next(((s, field.name[len(s) + 1:]) for s in ("judge", "sparql")
+        section, key = next(((s, field.name[len(s) + 1:]) for s in SECTIONS
                              if field.name.startswith(s + "_")), ("refbot", field.name))
         assert re.search(rf"^{key} = ", sections[section], re.M), f"[{section}] {key} is not in the README example"
 

@@ -1,0 +1,65 @@
+"""Per-host politeness: one request at a time per host, a pause between them, and robots.txt respected.
+
+Hosts are keyed by ``host:port`` so that two services on one machine are two hosts. A host's robots.txt
+``Crawl-delay`` raises its pause; it never lowers the configured one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from urllib.parse import urlsplit
+
+
+def host_key(url: str) -> str:
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{(parts.hostname or '').lower()}:{port}"
+
+
+class Politeness:
+    def __init__(self, delay: float, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.delay = delay
+        self._clock = clock
+        self._sleep = sleep
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+        self._last_end: dict[str, float] = {}
+        self._delays: dict[str, float] = {}
+
+    def slow_down(self, key: str, delay: float) -> None:
+        """Raise one host's pause (robots.txt Crawl-delay); capped at a minute so one file cannot stall a run."""
+        with self._guard:
+            self._delays[key] = max(self._delays.get(key, 0.0), min(delay, 60.0))
+
+    def delay_for(self, key: str) -> float:
+        return max(self.delay, self._delays.get(key, 0.0))
+
+    @contextmanager
+    def turn(self, url: str) -> Iterator[Turn]:
+        """Wait for this host's turn, hold it during the request, and start its pause when done.
+
+        A request answered from the HTTP cache sets ``turn.sent = False``: nothing reached the host, so no pause.
+        """
+        key = host_key(url)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            last = self._last_end.get(key)
+            if last is not None:
+                wait = last + self.delay_for(key) - self._clock()
+                if wait > 0:
+                    self._sleep(wait)
+            current = Turn()
+            try:
+                yield current
+            finally:
+                if current.sent:
+                    self._last_end[key] = self._clock()
+
+
+class Turn:
+    sent = True

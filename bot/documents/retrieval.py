@@ -1,0 +1,97 @@
+"""One grounding document: fetch it, read its paragraphs, and fall back to an archived copy when it is dead.
+
+The archive is asked exactly when the live page is irretrievable or yields no paragraph — never for a page
+that is blocked (a paywall is not a dead link), unsupported or too large. A citation's own archive-url is
+tried before the Wayback Machine is searched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import date
+
+from bot.documents.archive import Snapshot, Wayback, is_archive_url, parse_wayback
+from bot.documents.fetching import Fetched, Fetcher, Outcome
+from bot.documents.paragraphs import Document, ParagraphRules, extract
+from bot.errors import ServiceError
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """``live`` is the page itself; ``archived`` the copy read instead, if one was tried."""
+
+    url: str
+    live: Fetched
+    document: Document | None = None
+    archived: Fetched | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def used(self) -> Fetched:
+        """The fetch the paragraphs came from (or the last one tried)."""
+        return self.archived if self.archived is not None and (self.archived.ok or not self.live.ok) else self.live
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.used.outcome
+
+    @property
+    def paragraphs(self):
+        return self.document.paragraphs if self.document is not None else ()
+
+
+def read(fetched: Fetched, rules: ParagraphRules) -> tuple[Fetched, Document | None]:
+    """Paragraphs of a successful fetch; a body that cannot be parsed becomes ``unsupported`` with the reason."""
+    if not fetched.ok:
+        return fetched, None
+    try:
+        return fetched, extract(fetched.content, fetched.content_type, fetched.final_url or fetched.url, rules,
+                                charset=fetched.charset)
+    except Exception as error:  # a broken PDF or page must not stop the run; the reason goes to the trace
+        return replace(fetched, outcome=Outcome.UNSUPPORTED,
+                       reason=f"cannot read the {fetched.content_type} body: {type(error).__name__}: {error}"), None
+
+
+def wants_archive(fetched: Fetched, document: Document | None) -> bool:
+    return fetched.outcome is Outcome.IRRETRIEVABLE or (fetched.ok and (document is None or not document.paragraphs))
+
+
+def retrieve(url: str, fetcher: Fetcher, rules: ParagraphRules, wayback: Wayback | None = None, *,
+             access_date: date | None = None, archive_url: str = "") -> Retrieved:
+    live, document = read(fetcher.fetch(url), rules)
+    if not wants_archive(live, document) or is_archive_url(url):
+        return Retrieved(url, live, document)
+    notes: list[str] = []
+    archived: Fetched | None = None
+    archived_document: Document | None = None
+    tried: set[str] = set()
+    for candidate in _archive_candidates(url, archive_url, wayback, access_date, notes):
+        if candidate.raw_url in tried:
+            continue
+        tried.add(candidate.raw_url)
+        fetched, archived_document = read(fetcher.fetch(candidate.raw_url), rules)
+        archived = replace(fetched, archive_url=candidate.archive_url, archive_timestamp=candidate.timestamp)
+        if archived_document is not None and archived_document.paragraphs:
+            return Retrieved(url, live, archived_document, archived, tuple(notes))
+        notes.append(f"archived copy {candidate.archive_url}: {archived.reason or 'no paragraph'}")
+    return Retrieved(url, live, document if live.ok else archived_document, archived, tuple(notes))
+
+
+def _archive_candidates(url: str, archive_url: str, wayback: Wayback | None, when: date | None,
+                        notes: list[str]) -> Iterator[Snapshot]:
+    """The citation's own archive-url first; the Wayback Machine is asked only if that copy fails."""
+    web_url = wayback.web_url if wayback is not None else "https://web.archive.org"
+    if archive_url:
+        yield parse_wayback(archive_url, web_url) or Snapshot(url, "", archive_url, archive_url)
+    if wayback is None:
+        return
+    try:
+        found = wayback.closest(url, when)
+    except ServiceError as error:
+        notes.append(str(error))
+        return
+    if found is None:
+        notes.append("the Wayback Machine has no snapshot of this page")
+        return
+    yield found

@@ -1,0 +1,195 @@
+"""``refbot fetch URL`` and ``refbot sources QID``: the document stages on their own, for debugging and review."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from typing import Any
+
+from bot.options import Options
+
+EXIT_OK, EXIT_PARTIAL = 0, 1
+
+
+def _iso_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date: {text!r} (expected YYYY-MM-DD)") from None
+
+
+def _network_options(parser: argparse.ArgumentParser, word_list) -> None:
+    group = parser.add_argument_group("fetching")
+    group.add_argument("--contact", metavar="EMAIL|URL",
+                       help="your email address or user page, sent in the User-Agent (required for Wikimedia hosts)")
+    group.add_argument("--allow-address", dest="fetch_allow_addresses", type=word_list, metavar="ADDR,…",
+                       help="private addresses or networks refbot may connect to (default: none)")
+    group.add_argument("--delay", dest="fetch_delay", type=float, metavar="S",
+                       help="pause between two requests to one host (1)")
+    group.add_argument("--timeout", dest="fetch_read_timeout", type=float, metavar="S",
+                       help="seconds to wait for an answer (30)")
+    group.add_argument("--no-cache", action="store_true", help="neither read nor write the HTTP cache")
+
+
+def add_parsers(commands: Any, word_list, id_list) -> None:
+    fetch = commands.add_parser(
+        "fetch", help="fetch one URL and print its outcome and paragraphs",
+        description="Fetch a URL as refbot fetches grounding documents (politeness, robots.txt, size cap, archive "
+                    "fallback for dead pages) and print the outcome and the paragraphs the judge would see.")
+    fetch.add_argument("url", help="the page, PDF or text file to fetch")
+    fetch.add_argument("--access-date", type=_iso_date, metavar="YYYY-MM-DD",
+                       help="when the page was cited; the archive prefers a snapshot from before it")
+    fetch.add_argument("--archive-url", default="", metavar="URL",
+                       help="an archived copy to try first if the page is dead (as a citation's archive-url)")
+    fetch.add_argument("--no-archive", dest="archive_enabled", action="store_false", default=None,
+                       help="do not ask the Wayback Machine for dead pages")
+    fetch.add_argument("--min-chars", dest="paragraph_min_chars", type=int, metavar="N",
+                       help="shortest paragraph kept (100)")
+    fetch.add_argument("--max-chars", dest="paragraph_max_chars", type=int, metavar="N",
+                       help="longer paragraphs are split between sentences (2000)")
+    fetch.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    _network_options(fetch, word_list)
+
+    sources = commands.add_parser(
+        "sources", help="list the sources an item's Wikipedia article cites, per paragraph",
+        description="Find the item's Wikipedia article (sitelink), read it as Parsoid HTML and list, for each "
+                    "paragraph, the URLs its citations point to, with title, access date and archive-url.")
+    sources.add_argument("qid", type=id_list("item"), metavar="QID", help="the item, e.g. Q36233")
+    sources.add_argument("--wiki", dest="wikipedia_wiki", metavar="SITE",
+                         help="which Wikipedia to read, as a site id (enwiki, default; cswiki, dewiki, …)")
+    sources.add_argument("--all", action="store_true", help="also list paragraphs that cite nothing")
+    sources.add_argument("--json", action="store_true", help="print JSON Lines, one paragraph each")
+    _network_options(sources, word_list)
+
+
+def _session(options: Options, args: argparse.Namespace):
+    from bot.documents import make_politeness, make_session
+
+    return make_session(options, cache=not args.no_cache), make_politeness(options)
+
+
+def run_fetch(args: argparse.Namespace, options: Options) -> int:
+    from bot.documents import make_fetcher, make_services, make_wayback, paragraph_rules
+    from bot.documents.retrieval import retrieve
+
+    session, politeness = _session(options, args)
+    fetcher = make_fetcher(options, session, politeness)
+    wayback = make_wayback(options, make_services(options, session, politeness))
+    result = retrieve(args.url, fetcher, paragraph_rules(options), wayback, access_date=args.access_date,
+                      archive_url=args.archive_url)
+    if args.json:
+        print(json.dumps(retrieved_json(result), ensure_ascii=False))
+    else:
+        for line in describe(result):
+            print(line)
+    return EXIT_OK if result.paragraphs else EXIT_PARTIAL
+
+
+def describe(result) -> list[str]:
+    live, used, document = result.live, result.used, result.document
+    lines = [_fetch_line(live)]
+    if result.archived is not None:
+        archived = result.archived
+        lines.append(f"archived copy {archived.archive_url} (snapshot {archived.archive_timestamp or '?'}): "
+                     f"{_fetch_line(archived)}")
+    lines += [f"note: {note}" for note in result.notes]
+    if document is not None:
+        lines.append(f"title: {document.title or '(none)'}  language: {document.language or '?'}  "
+                     f"read by: {document.extractor}  encoding: {document.encoding or '-'}")
+        for paragraph in document.paragraphs:
+            lines.append(f"¶{paragraph.position} [{paragraph.start}–{paragraph.end}] {paragraph.text}")
+    count = len(result.paragraphs)
+    lines.append(f"refbot: {used.outcome.value}: {count} paragraph(s) from {used.final_url or used.url}")
+    return lines
+
+
+def _fetch_line(fetched) -> str:
+    parts = [fetched.outcome.value]
+    if fetched.status:
+        parts.append(f"HTTP {fetched.status}")
+    if fetched.content_type:
+        parts.append(fetched.content_type)
+    if fetched.ok:
+        parts.append(f"{len(fetched.content):,} bytes")
+    parts.append(fetched.final_url or fetched.url)
+    if fetched.redirects:
+        parts.append(f"after {len(fetched.redirects)} redirect(s)")
+    if fetched.from_cache:
+        parts.append("(from cache)")
+    if fetched.reason:
+        parts.append(f"— {fetched.reason}")
+    return "  ".join(parts)
+
+
+def retrieved_json(result) -> dict[str, Any]:
+    def fetched_json(fetched) -> dict[str, Any]:
+        return {"url": fetched.url, "outcome": fetched.outcome.value, "reason": fetched.reason,
+                "status": fetched.status, "final_url": fetched.final_url, "content_type": fetched.content_type,
+                "redirects": list(fetched.redirects), "retrieved": fetched.retrieved, "sha256": fetched.sha256,
+                "bytes": len(fetched.content), "from_cache": fetched.from_cache,
+                "archive_url": fetched.archive_url, "archive_timestamp": fetched.archive_timestamp}
+
+    document = result.document
+    return {"url": result.url, "outcome": result.outcome.value, "live": fetched_json(result.live),
+            "archived": fetched_json(result.archived) if result.archived is not None else None,
+            "notes": list(result.notes),
+            "title": document.title if document else "", "language": document.language if document else "",
+            "paragraphs": [{"position": p.position, "start": p.start, "end": p.end, "text": p.text}
+                           for p in result.paragraphs]}
+
+
+def run_sources(args: argparse.Namespace, options: Options) -> int:
+    from bot.documents import make_services
+    from bot.documents.wikipedia import article, sitelink
+
+    session, politeness = _session(options, args)
+    client = make_services(options, session, politeness)
+    item = args.qid[0]
+    link = sitelink(client, options.wikidata_api_url, item, options.wikipedia_wiki)
+    if link is None:
+        print(f"refbot: {item} has no {options.wikipedia_wiki} article")
+        return EXIT_PARTIAL
+    read = article(client, link, options.wikipedia_article_url, options.wikipedia_chunk_chars)
+    chunk_of = {position: chunk.position for chunk in read.chunks for position in chunk.paragraphs}
+    shown = [p for p in read.paragraphs if p.citations or args.all]
+    if not args.json:
+        print(f"{item} → {link.title} ({link.wiki}), revision {read.revision or '?'}: {read.permalink}")
+    for paragraph in shown:
+        if args.json:
+            print(json.dumps({"item": item, "article": link.title, "revision": read.revision,
+                              "permalink": read.permalink, "position": paragraph.position,
+                              "chunk": chunk_of[paragraph.position], "section": paragraph.section,
+                              "text": paragraph.text, "markers": [list(m) for m in paragraph.markers],
+                              "citations": [citation_json(c) for c in paragraph.citations]}, ensure_ascii=False))
+            continue
+        section = f" ({paragraph.section})" if paragraph.section else ""
+        text = paragraph.text if len(paragraph.text) <= 100 else paragraph.text[:99] + "…"
+        print(f"¶{paragraph.position}{section} {text}")
+        for citation in paragraph.citations:
+            print(f"   {citation.label or citation.note} {citation_line(citation)}")
+    cited = {c.url for p in read.paragraphs for c in p.citations if c.url}
+    print(f"refbot: {sum(1 for p in read.paragraphs if p.citations)} of {len(read.paragraphs)} paragraph(s) cite "
+          f"{len(cited)} URL(s); {len(read.chunks)} chunk(s) of up to {options.wikipedia_chunk_chars:,} characters",
+          file=sys.stderr if args.json else sys.stdout)
+    return EXIT_OK
+
+
+def citation_line(citation) -> str:
+    details = []
+    if citation.title:
+        details.append(f"“{citation.title}”")
+    if citation.access_date:
+        details.append(f"accessed {citation.access_date}")
+    if citation.archive_url:
+        details.append(f"archived {citation.archive_url}" + (f" on {citation.archive_date}"
+                                                             if citation.archive_date else ""))
+    head = citation.url or "(no URL) " + (citation.text[:80] if citation.text else "")
+    return head + (f" — {'; '.join(details)}" if details else "")
+
+
+def citation_json(citation) -> dict[str, Any]:
+    return {"note": citation.note, "label": citation.label, "url": citation.url,
+            "other_urls": list(citation.other_urls), "title": citation.title, "access_date": citation.access_date,
+            "archive_url": citation.archive_url, "archive_date": citation.archive_date, "text": citation.text}

@@ -1,0 +1,111 @@
+"""Bytes → paragraphs (pure): HTML without boilerplate, PDF, plain text, encodings, offsets, long paragraphs."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.documents.paragraphs import ParagraphRules, extract, html_blocks
+from bot.documents.sentences import sentence_spans, split_long
+from documents_world import DOCS, NEWS, NEWS_PARAGRAPHS, PDF_PARAGRAPHS, czech_page, make_pdf
+
+CZECH_FIRST = ("Prezident Václav Havel v pátek v Oviedu převzal Cenu knížete asturského za komunikaci a humanitní "
+               "vědy.")
+
+
+def offsets_hold(document) -> bool:
+    return all(document.text[p.start:p.end] == p.text for p in document.paragraphs)
+
+
+def test_a_news_page_loses_its_navigation_footer_and_repeats():
+    document = extract(NEWS, "text/html", "http://127.0.0.1/news")
+    assert [p.text for p in document.paragraphs] == NEWS_PARAGRAPHS
+    assert [p.position for p in document.paragraphs] == [0, 1, 2, 3]
+    assert document.title == "Havel honoured with Asturias prize" and document.language == "en"
+    assert document.extractor == "trafilatura" and offsets_hold(document)
+    for boilerplate in ("cookies", "All rights reserved", "Related stories", "Senate debates", "Home"):
+        assert boilerplate not in document.text
+    assert document.text.count("The jury said the award recognised") == 1, "the repeated paragraph is dropped"
+    assert "Short line." in document.text and "Short line." not in [p.text for p in document.paragraphs]
+
+
+def test_the_minimum_length_is_configurable():
+    published = extract(NEWS, "text/html", "u", ParagraphRules(min_chars=200))
+    assert [p.text for p in published.paragraphs] == [NEWS_PARAGRAPHS[0], NEWS_PARAGRAPHS[1]]
+    everything = extract(NEWS, "text/html", "u", ParagraphRules(min_chars=1))
+    assert "Short line." in [p.text for p in everything.paragraphs] and offsets_hold(everything)
+
+
+def test_when_trafilatura_finds_nothing_every_p_is_taken():
+    sentence = "The ministry announced on Tuesday that the award had been conferred on the singer in a short ceremony."
+    page = f"<html><body><aside><p>{sentence} {sentence}</p><p>Too short.</p></aside></body></html>".encode()
+    assert html_blocks(page.decode())[2] == "paragraphs", "a page whose only text sits in an <aside>"
+    document = extract(page, "text/html", "u")
+    assert document.extractor == "paragraphs" and [p.text for p in document.paragraphs] == [f"{sentence} {sentence}"]
+
+
+@pytest.mark.parametrize("encoding, in_page", [("iso-8859-2", True), ("windows-1250", True), ("windows-1250", False),
+                                               ("utf-8", False)])
+def test_encodings_declared_or_not_are_read(encoding, in_page):
+    document = extract(czech_page(encoding, in_page), "text/html", "u")
+    assert document.paragraphs[0].text.startswith(CZECH_FIRST), document.encoding
+    assert document.language == "cs"
+
+
+def test_the_http_charset_wins_and_a_wrong_page_declaration_is_ignored():
+    page = czech_page("iso-8859-2", False).replace(b"<head>", b'<head><meta charset="utf-8">')
+    assert extract(page, "text/html", "u", charset="iso-8859-2").paragraphs[0].text.startswith(CZECH_FIRST)
+    page = czech_page("windows-1250", False).replace(b"<head>", b'<head><meta charset="utf-8">')
+    assert extract(page, "text/html", "u").paragraphs[0].text.startswith(CZECH_FIRST), "undecodable utf-8 ignored"
+
+
+def test_a_pdf_is_read_with_its_title():
+    document = extract(make_pdf(), "application/pdf", "http://127.0.0.1/decorations.pdf")
+    assert [p.text for p in document.paragraphs] == PDF_PARAGRAPHS
+    assert document.title == "Decorations conferred in 1990" and document.kind == "pdf" and offsets_hold(document)
+
+
+def test_a_broken_pdf_raises_for_the_caller_to_record():
+    with pytest.raises(Exception):
+        extract(b"%PDF-1.7\nthis is not really a pdf", "application/pdf", "u")
+
+
+def test_plain_text_is_split_at_blank_lines_and_lines_joined():
+    document = extract((DOCS / "notice.txt").read_bytes(), "text/plain", "u")
+    assert [p.text for p in document.paragraphs] == [
+        "The Jury of the Prince of Asturias Award for Communication and Humanities, meeting in Oviedo, has resolved "
+        "to grant the 1997 Award to Václav Havel, writer and President of the Czech Republic, for his exemplary "
+        "defence of human rights and of freedom of expression.",
+        "The Award, which is one of eight granted each year by the Foundation, consists of a sculpture by Joan Miró, "
+        "a diploma, an insignia and a cash prize. It will be presented in the autumn at the Campoamor Theatre in "
+        "Oviedo."]
+    assert offsets_hold(document)
+
+
+def test_whitespace_and_invisible_characters_are_normalised():
+    page = ("<html><body><article><p>Václav\u00a0Havel   received\nthe award in Oviedo\u00ad, where the jury "
+            "had met for two days to decide among thirty candidates from\t\tfourteen countries.</p></article>"
+            "</body></html>").encode()
+    text = extract(page, "text/html", "u").paragraphs[0].text
+    assert text.startswith("Václav Havel received the award in Oviedo, where") and "  " not in text
+
+
+def test_long_paragraphs_are_split_between_sentences():
+    sentences = ["Václav Havel was born in Prague in 1936 into a wealthy family.",
+                 "Mr. Havel studied at the Academy of Performing Arts after his military service.",
+                 "His plays were banned after 1968, and V. Havel worked in a brewery.",
+                 "In 1989 he became president!", "He served until 2003."]
+    paragraph = " ".join(sentences * 6)
+    page = f"<html><body><article><p>{paragraph}</p></article></body></html>".encode()
+    document = extract(page, "text/html", "u", ParagraphRules(min_chars=100, max_chars=300))
+    pieces = [p.text for p in document.paragraphs]
+    assert len(pieces) > 1 and all(len(piece) <= 300 for piece in pieces) and offsets_hold(document)
+    assert " ".join(pieces) == paragraph
+    assert all(piece.endswith((".", "!")) for piece in pieces)
+    assert all(any(piece.startswith(s) for s in sentences) for piece in pieces)
+
+
+def test_sentence_spans_respect_initials_and_abbreviations():
+    text = "Mr. Havel met Dr. Ruml. V. Havel left at 5 p.m. The end."
+    expected = ["Mr. Havel met Dr. Ruml.", "V. Havel left at 5 p.m.", "The end."]
+    assert [text[a:b] for a, b in sentence_spans(text)] == expected
+    assert split_long("x" * 250, 100) == [(0, 100), (100, 200), (200, 250)]

@@ -1,0 +1,197 @@
+"""A document with the archive fallback, against a local server that also plays the Wayback Machine."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from urllib.parse import urlsplit
+
+import pytest
+
+from bot.documents import make_fetcher, make_services, make_session, make_wayback, paragraph_rules
+from bot.documents.fetching import Outcome
+from bot.documents.retrieval import retrieve
+from documents_world import HTML, NEWS, NEWS_PARAGRAPHS, make_pdf, world_options
+from servers import Recorded, RecordingServer, Reply
+
+EMPTY = b"<html><body><div id='app'></div><script>render()</script></body></html>"
+
+
+class Archive:
+    """Pages by path, plus the availability API, the CDX API and raw snapshots (``/web/<ts>id_/<url>``)."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, Reply] = {}
+        self.snapshots: dict[tuple[str, str], Reply] = {}  # (timestamp, original URL) → reply
+        self.availability_status = 200
+        self.server = RecordingServer(self.answer)
+
+    def answer(self, request: Recorded) -> Reply:
+        path = urlsplit(request.path).path
+        if path == "/wayback/available":
+            if self.availability_status != 200:
+                return Reply(self.availability_status, "upstream error")
+            answer = self.available(request.params["url"][0], request.params.get("timestamp", [""])[0])
+            return Reply(200, json.dumps(answer), {"Content-Type": "application/json"})
+        if path == "/cdx/search/cdx":
+            url, to = request.params["url"][0], request.params["to"][0]
+            rows = [[ts, "200"] for ts, original in sorted(self.snapshots) if original == url and ts[:8] <= to]
+            return Reply(200, json.dumps([["timestamp", "statuscode"]] + rows if rows else []),
+                         {"Content-Type": "application/json"})
+        if path.startswith("/web/"):
+            stamp, _, original = request.path[len("/web/"):].partition("id_/")
+            return self.snapshots.get((stamp, original), Reply(404, "no such snapshot"))
+        return self.pages.get(path, Reply(404, "<html><body><p>Not found</p></body></html>", HTML))
+
+    def available(self, url: str, timestamp: str) -> dict:
+        stamps = sorted(ts for ts, original in self.snapshots if original == url)
+        if not stamps:
+            return {"url": url, "archived_snapshots": {}}
+        target = int(timestamp.ljust(14, "0")) if timestamp else 99999999999999
+        closest = min(stamps, key=lambda ts: abs(int(ts) - target))
+        return {"url": url, "archived_snapshots": {"closest": {
+            "available": True, "url": f"http://web.archive.org/web/{closest}/{url}", "timestamp": closest,
+            "status": "200"}}}
+
+    def asked(self, prefix: str) -> list[Recorded]:
+        return [request for request in self.server.requests if request.path.startswith(prefix)]
+
+
+@pytest.fixture
+def archive():
+    world = Archive()
+    yield world
+    world.server.close()
+
+
+def run(archive: Archive, path: str, **keywords):
+    options = world_options(archive_availability_url=archive.server.url + "/wayback/available",
+                            archive_cdx_url=archive.server.url + "/cdx/search/cdx", archive_web_url=archive.server.url)
+    session = make_session(options)
+    wayback = make_wayback(options, make_services(options, session))
+    return retrieve(archive.server.url + path, make_fetcher(options, session), paragraph_rules(options), wayback,
+                    **keywords)
+
+
+def test_a_live_page_never_touches_the_archive(archive):
+    archive.pages["/news"] = Reply(200, NEWS, HTML)
+    result = run(archive, "/news", access_date=date(2019, 5, 3))
+    assert result.outcome is Outcome.OK and result.archived is None
+    assert [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS
+    assert not archive.asked("/wayback") and not archive.asked("/web/") and not archive.asked("/cdx")
+
+
+def test_a_dead_page_is_read_from_the_snapshot_before_its_access_date(archive):
+    url = archive.server.url + "/dead"
+    archive.snapshots[("20180101000000", url)] = Reply(200, NEWS, HTML)
+    archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
+    result = run(archive, "/dead", access_date=date(2019, 5, 3))
+    assert result.live.outcome is Outcome.IRRETRIEVABLE and result.live.status == 404
+    assert result.outcome is Outcome.OK and [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS
+    assert result.archived.archive_url == f"https://web.archive.org/web/20190501000000/{url}"
+    assert result.archived.archive_timestamp == "20190501000000"
+    (asked,) = archive.asked("/wayback/available")
+    assert asked.params == {"url": [url], "timestamp": ["20190503"]}
+    assert [r.path for r in archive.asked("/web/")] == [f"/web/20190501000000id_/{url}"], "the raw copy, no toolbar"
+    assert not archive.asked("/cdx"), "the closest snapshot was already before the access date"
+
+
+def test_when_the_closest_snapshot_is_later_an_earlier_one_is_preferred(archive):
+    url = archive.server.url + "/dead"
+    archive.snapshots[("20150101000000", url)] = Reply(200, NEWS, HTML)
+    archive.snapshots[("20190504000000", url)] = Reply(200, NEWS, HTML)
+    result = run(archive, "/dead", access_date=date(2019, 5, 3))
+    assert result.archived.archive_timestamp == "20150101000000"
+    assert archive.asked("/cdx")[0].params["to"] == ["20190503"]
+    later_only = Archive()
+    try:
+        later_url = later_only.server.url + "/dead"
+        later_only.snapshots[("20200101000000", later_url)] = Reply(200, NEWS, HTML)
+        assert run(later_only, "/dead", access_date=date(2019, 5, 3)).archived.archive_timestamp == "20200101000000"
+    finally:
+        later_only.server.close()
+
+
+def test_the_citations_own_archive_url_is_tried_first(archive):
+    url = archive.server.url + "/dead"
+    archive.snapshots[("20100101120000", url)] = Reply(200, NEWS, HTML)
+    archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
+    result = run(archive, "/dead", access_date=date(2019, 5, 3),
+                 archive_url=f"https://web.archive.org/web/20100101120000/{url}")
+    assert result.archived.archive_timestamp == "20100101120000" and result.outcome is Outcome.OK
+    assert [r.path for r in archive.asked("/web/")] == [f"/web/20100101120000id_/{url}"]
+    assert not archive.asked("/wayback"), "the availability API is not needed"
+
+
+def test_a_failing_citation_archive_falls_back_to_the_wayback_machine(archive):
+    url = archive.server.url + "/dead"
+    archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
+    result = run(archive, "/dead", archive_url=f"https://web.archive.org/web/20100101120000/{url}")
+    assert result.archived.archive_timestamp == "20190501000000" and result.outcome is Outcome.OK
+    assert any("20100101120000" in note for note in result.notes)
+
+
+def test_a_page_without_paragraphs_is_read_from_the_archive(archive):
+    url = archive.server.url + "/app"
+    archive.pages["/app"] = Reply(200, EMPTY, HTML)
+    archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
+    result = run(archive, "/app")
+    assert result.live.outcome is Outcome.OK and result.archived is not None
+    assert [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS
+
+
+@pytest.mark.parametrize("reply, outcome", [
+    (Reply(403, "paywall", HTML), Outcome.BLOCKED), (Reply(451, "unavailable", HTML), Outcome.BLOCKED),
+    (Reply(200, b"GIF89a", {"Content-Type": "image/gif"}), Outcome.UNSUPPORTED),
+    (Reply(200, b"<p>" + b"x" * 30_000_000 + b"</p>", HTML), Outcome.TOO_LARGE)])
+def test_blocked_unsupported_and_too_large_pages_are_not_looked_up(archive, reply, outcome):
+    url = archive.server.url + "/page"
+    archive.pages["/page"] = reply
+    archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
+    result = run(archive, "/page")
+    assert result.outcome is outcome and result.archived is None and not result.paragraphs
+    assert not archive.asked("/wayback") and not archive.asked("/web/")
+
+
+def test_no_snapshot_or_a_failing_archive_leaves_the_page_irretrievable(archive):
+    nothing = run(archive, "/dead")
+    assert nothing.outcome is Outcome.IRRETRIEVABLE and nothing.notes == (
+        "the Wayback Machine has no snapshot of this page",)
+    archive.availability_status = 503
+    failing = run(archive, "/dead")
+    assert failing.outcome is Outcome.IRRETRIEVABLE and "HTTP 503" in failing.notes[0]
+
+
+def test_a_broken_pdf_is_recorded_as_unsupported_with_the_reason(archive):
+    archive.pages["/broken.pdf"] = Reply(200, b"%PDF-1.4\n garbage", {"Content-Type": "application/pdf"})
+    archive.pages["/good.pdf"] = Reply(200, make_pdf(), {"Content-Type": "application/pdf"})
+    broken = run(archive, "/broken.pdf")
+    assert broken.outcome is Outcome.UNSUPPORTED and "cannot read the application/pdf body" in broken.live.reason
+    assert run(archive, "/good.pdf").document.title == "Decorations conferred in 1990"
+
+
+def test_refbot_fetch_prints_the_outcome_the_archive_and_the_paragraphs(archive, monkeypatch, capsys):
+    from bot.cli import main
+
+    for name, path in (("AVAILABILITY_URL", "/wayback/available"), ("CDX_URL", "/cdx/search/cdx"),
+                       ("WEB_URL", "")):
+        monkeypatch.setenv(f"REFBOT_ARCHIVE_{name}", archive.server.url + path)
+    monkeypatch.setenv("REFBOT_FETCH_DELAY", "0")
+    url = archive.server.url + "/dead"
+    archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
+    archive.pages["/paywall"] = Reply(402, "pay first", HTML)
+    common = ["--contact", "tester@example.org", "--allow-address", "127.0.0.1", "--no-cache"]
+    assert main(["fetch", url, "--access-date", "2019-05-03"] + common) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"irretrievable  HTTP 404  {url}  — HTTP 404 Not Found"
+    assert lines[1].startswith(f"archived copy https://web.archive.org/web/20190501000000/{url} (snapshot "
+                               "20190501000000): ok  HTTP 200  text/html")
+    assert lines[2].startswith("title: Havel honoured with Asturias prize  language: en  read by: trafilatura")
+    assert lines[3] == f"¶0 [0–201] {NEWS_PARAGRAPHS[0]}"
+    assert lines[-1] == f"refbot: ok: 4 paragraph(s) from {archive.server.url}/web/20190501000000id_/{url}"
+    assert main(["fetch", archive.server.url + "/paywall", "--json"] + common) == 1
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["outcome"] == "blocked" and answer["live"]["status"] == 402 and answer["archived"] is None
+    assert answer["paragraphs"] == []
+    assert main(["fetch", "http://10.0.0.1/", "--json"] + common) == 1
+    assert "private address" in json.loads(capsys.readouterr().out)["live"]["reason"]
