@@ -109,3 +109,15 @@ def test_sentence_spans_respect_initials_and_abbreviations():
     expected = ["Mr. Havel met Dr. Ruml.", "V. Havel left at 5 p.m.", "The end."]
     assert [text[a:b] for a, b in sentence_spans(text)] == expected
     assert split_long("x" * 250, 100) == [(0, 100), (100, 200), (200, 250)]
+
+
+def test_page_titles_lose_the_site_name():
+    from bot.documents.paragraphs import page_title
+
+    assert page_title("<title>Havel honoured with a prize | Courier</title>") == "Havel honoured with a prize"
+    assert page_title("<title>Daily News – Havel wins the prize in Oviedo</title>") == "Havel wins the prize in Oviedo"
+    assert page_title("<title>Site - Short</title><h1>Short</h1>") == "Short", "the part that is the <h1>"
+    assert page_title('<meta property="og:title" content="Havel &amp; Asturias"><title>x</title>') == \
+        "Havel & Asturias"
+    assert page_title("<title>Havel: A Life in Letters</title>") == "Havel: A Life in Letters"
+    assert page_title("<p>no title</p>") == ""

@@ -195,3 +195,24 @@ def test_refbot_fetch_prints_the_outcome_the_archive_and_the_paragraphs(archive,
     assert answer["paragraphs"] == []
     assert main(["fetch", "http://10.0.0.1/", "--json"] + common) == 1
     assert "private address" in json.loads(capsys.readouterr().out)["live"]["reason"]
+
+
+def test_many_documents_are_retrieved_in_parallel_across_hosts_in_order():
+    from bot.documents.retrieval import Wanted, retrieve_many
+
+    hosts = [RecordingServer(lambda request: Reply(200, NEWS, HTML, delay=0.3)) for _ in range(2)]
+    try:
+        options = world_options(fetch_robots=False, archive_enabled=False)
+        session = make_session(options)
+        wanted = [Wanted(f"{hosts[n % 2].url}/page{n}") for n in range(6)]
+        import time
+
+        started = time.monotonic()
+        results = retrieve_many(wanted, make_fetcher(options, session), paragraph_rules(options), workers=8)
+        elapsed = time.monotonic() - started
+        assert [r.url for r in results] == [w.url for w in wanted] and all(r.outcome is Outcome.OK for r in results)
+        assert all(host.most_in_flight == 1 for host in hosts), "one request at a time per host"
+        assert 0.85 < elapsed < 1.5, "two hosts side by side: about 3 × 0.3 s, not 6 × 0.3 s"
+    finally:
+        for host in hosts:
+            host.close()

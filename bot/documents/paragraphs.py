@@ -23,6 +23,8 @@ _SPACE = re.compile(r"\s+")
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 _HTML_LANG = re.compile(r"""<(?:html|body)\b[^>]*?\blang\s*=\s*["']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)""", re.I)
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
+_OG_TITLE = re.compile(r"""<meta\s[^>]*property=["']og:title["'][^>]*content=["']([^"']+)""", re.I)
+_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
 _BLOCK_TAGS = ("p", "item", "quote")
 
 
@@ -70,26 +72,42 @@ def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules
     from lxml import etree
 
     blocks: list[str] = []
-    title = ""
-    xml = trafilatura.extract(text, url=url or None, output_format="xml", with_metadata=True,
+    # Without trafilatura's metadata: its date search costs more than the extraction on large pages.
+    xml = trafilatura.extract(text, url=url or None, output_format="xml", with_metadata=False,
                               include_comments=False, include_tables=False, include_images=False)
     if xml:
         root = etree.fromstring(xml.encode("utf-8"))
-        title = normalise(root.get("title") or "")
         for line_break in root.iter("lb"):
             line_break.tail = " " + (line_break.tail or "")
         for element in root.iter(*_BLOCK_TAGS):
             if next(element.iterdescendants(*_BLOCK_TAGS), None) is None:
                 blocks.append("".join(element.itertext()))
-    if not title:
-        match = _HTML_TITLE.search(text[:50000])
-        title = normalise(html_entities.unescape(re.sub(r"<[^>]+>", "", match.group(1)))) if match else ""
+    title = page_title(text)
     if any(len(normalise(block)) >= rules.min_chars for block in blocks):
         return blocks, title, "trafilatura"
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(text, "lxml")
     return [p.get_text(" ") for p in soup.find_all("p")], title, "paragraphs"
+
+
+def page_title(text: str) -> str:
+    """The page's title without the site's name: og:title, else <title> cut at " | ", " – ", " - " to the part
+    that is the page's <h1>, or else its longest part."""
+    head = text[:100_000]
+    og = _OG_TITLE.search(head)
+    if og:
+        return normalise(html_entities.unescape(og.group(1)))
+    match = _HTML_TITLE.search(head)
+    if not match:
+        return ""
+    title = normalise(html_entities.unescape(re.sub(r"<[^>]+>", "", match.group(1))))
+    parts = [part.strip() for part in re.split(r"\s+[|–—·»-]\s+", title) if part.strip()]
+    if len(parts) < 2:
+        return title
+    heading = _H1.search(head)
+    h1 = normalise(html_entities.unescape(re.sub(r"<[^>]+>", "", heading.group(1)))) if heading else ""
+    return next((part for part in parts if part == h1), max(parts, key=len))
 
 
 def pdf_blocks(content: bytes) -> tuple[list[str], str]:

@@ -7,13 +7,15 @@ tried before the Wayback Machine is searched.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import date
 
 from bot.documents.archive import Snapshot, Wayback, is_archive_url, parse_wayback
 from bot.documents.fetching import Fetched, Fetcher, Outcome
 from bot.documents.paragraphs import Document, ParagraphRules, extract
+from bot.documents.politeness import host_key
 from bot.errors import ServiceError
 
 
@@ -95,3 +97,35 @@ def _archive_candidates(url: str, archive_url: str, wayback: Wayback | None, whe
         notes.append("the Wayback Machine has no snapshot of this page")
         return
     yield found
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A document to retrieve, with what its citation says about it."""
+
+    url: str
+    access_date: date | None = None
+    archive_url: str = ""
+
+
+def retrieve_many(wanted: Sequence[Wanted], fetcher: Fetcher, rules: ParagraphRules, wayback: Wayback | None = None,
+                  *, workers: int = 8) -> list[Retrieved]:
+    """Retrieve documents in parallel across hosts and one after another within a host, in the given order.
+
+    Grouping by host keeps a slow or paced host from occupying every worker while other hosts wait.
+    """
+    groups: dict[str, list[int]] = {}
+    for index, item in enumerate(wanted):
+        groups.setdefault(host_key(item.url), []).append(index)
+    results: list[Retrieved | None] = [None] * len(wanted)
+
+    def run_host(indices: list[int]) -> None:
+        for index in indices:
+            item = wanted[index]
+            results[index] = retrieve(item.url, fetcher, rules, wayback, access_date=item.access_date,
+                                      archive_url=item.archive_url)
+
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(groups)))) as pool:
+        for future in [pool.submit(run_host, indices) for indices in groups.values()]:
+            future.result()
+    return [result for result in results if result is not None]
