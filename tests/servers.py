@@ -43,6 +43,8 @@ class Reply:
     delay: float = 0.0
     # Send the body in chunks without a Content-Length (as servers streaming a large page do).
     chunked: bool = False
+    # Seconds between 16-byte chunks: a body that trickles in (implies chunked).
+    drip: float = 0.0
 
 
 class RecordingServer:
@@ -78,12 +80,15 @@ class RecordingServer:
                     self.send_response(reply.status)
                     for name, value in reply.headers.items():
                         self.send_header(name, value)
-                    if reply.chunked:
+                    if reply.chunked or reply.drip:
                         self.send_header("Transfer-Encoding", "chunked")
                         self.end_headers()
-                        for start in range(0, len(body), 16384):
-                            part = body[start:start + 16384]
+                        size = 16 if reply.drip else 16384
+                        for start in range(0, len(body), size):
+                            part = body[start:start + size]
                             self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+                            self.wfile.flush()
+                            time.sleep(reply.drip)
                         self.wfile.write(b"0\r\n\r\n")
                         return
                     self.send_header("Content-Length", str(len(body)))

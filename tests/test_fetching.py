@@ -155,7 +155,9 @@ def test_with_nothing_allowed_even_the_local_server_is_refused(site):
     assert fetched.outcome is Outcome.BLOCKED and "loopback" in fetched.reason
     assert site.requests == []
     for private in ("http://10.1.2.3/", "http://192.168.0.1/", "http://169.254.169.254/latest/meta-data/",
-                    "http://[::1]/", "http://[fe80::1]/", "http://0.0.0.0/"):
+                    "http://[::1]/", "http://[fe80::1]/", "http://0.0.0.0/", "http://100.100.100.200/latest/meta-data/",
+                    "http://[::ffff:127.0.0.1]/", "http://[2002:a9fe:a9fe::]/", "http://[fec0::1]/",
+                    "http://[fd00::1]/", "http://127.1/", "http://2130706433/"):
         assert fetcher_for(fetch_allow_addresses=()).fetch(private).outcome is Outcome.BLOCKED, private
 
 
@@ -210,7 +212,8 @@ def test_the_http_cache_answers_repeated_fetches_without_asking_again(site, tmp_
     fetcher = make_fetcher(options, make_session(options))
     first, again = fetcher.fetch(site.url + "/news"), fetcher.fetch(site.url + "/news")
     assert first.ok and not first.from_cache and again.ok and again.from_cache and again.content == NEWS
-    assert fetcher.fetch(site.url + "/gone").outcome is fetcher.fetch(site.url + "/gone").outcome
+    assert fetcher.fetch(site.url + "/gone").outcome is Outcome.IRRETRIEVABLE
+    assert fetcher.fetch(site.url + "/gone").outcome is Outcome.IRRETRIEVABLE
     assert paths(site).count("/news") == 1 and paths(site).count("/gone") == 1
     started = time.monotonic()
     rerun = make_fetcher(options, make_session(options))  # a new run reads the same cache from disk
@@ -251,3 +254,92 @@ def test_politeness_serialises_one_host_only():
     with politeness.turn("http://a.example/2"):
         pass
     assert slept == [1.0]
+
+
+def test_with_the_cache_on_the_size_cap_still_holds_and_nothing_large_is_stored(site, tmp_path):
+    import gzip
+
+    bomb = gzip.compress(b"<p>" + b"0" * 5_000_000 + b"</p>")
+    serve(site, {"/bomb": Reply(200, bomb, {"Content-Type": "text/html", "Content-Encoding": "gzip"}),
+                 "/video": Reply(200, b"v" * 3_000_000, {"Content-Type": "video/mp4"}),
+                 "/chunked": Reply(200, NEWS, HTML, chunked=True)})
+    options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_max_bytes=100_000)
+    fetcher = make_fetcher(options, make_session(options))
+    assert len(bomb) < 100_000
+    bombed = fetcher.fetch(site.url + "/bomb")
+    assert bombed.outcome is Outcome.TOO_LARGE and bombed.reason == "more than 100,000 bytes"
+    assert fetcher.fetch(site.url + "/video").outcome is Outcome.UNSUPPORTED
+    first, again = fetcher.fetch(site.url + "/chunked"), fetcher.fetch(site.url + "/chunked")
+    assert first.ok and again.from_cache and again.content == NEWS, "a chunked page is cached after the capped read"
+    assert paths(site).count("/chunked") == 1
+    assert fetcher.fetch(site.url + "/bomb").outcome is Outcome.TOO_LARGE and paths(site).count("/bomb") == 2
+    assert (tmp_path / "http.sqlite").stat().st_size < 1_000_000
+
+
+def test_a_body_that_trickles_in_is_cut_at_max_seconds(site):
+    serve(site, {"/drip": Reply(200, NEWS, HTML, drip=0.2)})
+    started = time.monotonic()
+    fetched = fetcher_for(fetch_max_seconds=1.0, fetch_read_timeout=5.0, fetch_robots=False).fetch(site.url + "/drip")
+    assert fetched.outcome is Outcome.IRRETRIEVABLE and fetched.reason == "timed out (still reading after 1 s)"
+    assert time.monotonic() - started < 2.5
+
+
+def test_a_host_turn_lasts_until_the_body_is_read(site):
+    serve(site, {f"/slow{n}": Reply(200, NEWS[:320], HTML, drip=0.02) for n in range(3)})
+    fetcher = fetcher_for(fetch_robots=False)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(3) as pool:
+        assert all(f.ok for f in pool.map(fetcher.fetch, [f"{site.url}/slow{n}" for n in range(3)]))
+    assert site.most_in_flight == 1
+
+
+def test_an_expired_cache_entry_waits_for_its_turn(site, tmp_path):
+    serve(site, {"/a": Reply(200, NEWS, HTML), "/b": Reply(200, NEWS, HTML)})
+    options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1 / 86400, fetch_delay=0.8,
+                            fetch_robots=False)
+    make_fetcher(options, make_session(options)).fetch(site.url + "/a")
+    time.sleep(1.1)
+    fetcher = make_fetcher(options, make_session(options))
+    assert fetcher.fetch(site.url + "/b").ok and fetcher.fetch(site.url + "/a").ok
+    b, a = site.requests[-2:]
+    assert (b.path, a.path) == ("/b", "/a") and a.started - b.finished >= 0.75
+
+
+def test_robots_txt_redirects_are_followed_and_broken_files_do_not_block(site):
+    serve(site, {"/robots.txt": Reply(301, "", {"Location": "/real-robots.txt"}),
+                 "/real-robots.txt": Reply(200, "User-agent: *\nDisallow: /private\n", {"Content-Type": "text/plain"}),
+                 "/private": Reply(200, NEWS, HTML), "/public": Reply(200, NEWS, HTML)})
+    fetcher = fetcher_for()
+    assert fetcher.fetch(site.url + "/private").outcome is Outcome.BLOCKED
+    assert fetcher.fetch(site.url + "/public").ok
+    garbled = Reply(200, "User-agent: *\nDisallow: /", {"Content-Type": "text/plain", "Content-Encoding": "gzip"})
+    serve(site, {"/robots.txt": garbled, "/page": Reply(200, NEWS, HTML)})
+    assert fetcher_for().fetch(site.url + "/page").ok, "an undecodable robots.txt is no rules, not a failure"
+
+
+def test_a_robots_txt_answering_5xx_means_the_site_is_not_crawled(site):
+    serve(site, {"/robots.txt": Reply(503, "down"), "/page": Reply(200, NEWS, HTML)})
+    fetched = fetcher_for(fetch_retries=1).fetch(site.url + "/page")
+    assert fetched.outcome is Outcome.IRRETRIEVABLE and "robots.txt unreadable" in fetched.reason
+    assert "/page" not in paths(site)
+
+
+def test_robots_txt_is_read_once_per_host_by_many_threads(site):
+    serve(site, {"/robots.txt": Reply(200, "User-agent: *\nAllow: /\n", {"Content-Type": "text/plain"}, delay=0.2),
+                 **{f"/p{n}": Reply(200, NEWS, HTML) for n in range(6)}})
+    fetcher = fetcher_for()
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(6) as pool:
+        assert all(f.ok for f in pool.map(fetcher.fetch, [f"{site.url}/p{n}" for n in range(6)]))
+    assert paths(site).count("/robots.txt") == 1
+
+
+def test_octet_stream_is_sniffed_and_odd_redirect_schemes_are_unsupported(site):
+    serve(site, {"/file": Reply(200, make_pdf(), {"Content-Type": "application/octet-stream"}),
+                 "/mail": Reply(302, "", {"Location": "mailto:editor@example.org"})})
+    fetcher = fetcher_for()
+    assert fetcher.fetch(site.url + "/file").content_type == "application/pdf"
+    mail = fetcher.fetch(site.url + "/mail")
+    assert mail.outcome is Outcome.UNSUPPORTED and "mailto" in mail.reason

@@ -140,6 +140,7 @@ def test_refbot_sources_lists_the_cited_urls_per_paragraph(wiki, capsys):
 
 DOG = SHARED / "fixtures" / "wikipedia_html" / "mobileapps" / "Dog.html"
 CAT = SHARED / "fixtures" / "wikipedia_html" / "mobileapps" / "parse_contents_en.html"
+UNITED_STATES = SHARED / "fixtures" / "wikipedia_html" / "mobileapps" / "United_States.html"
 
 
 @pytest.mark.skipif(not DOG.exists(), reason="needs ../shared/fixtures (real Parsoid samples)")
@@ -154,6 +155,16 @@ def test_real_parsoid_and_legacy_articles_resolve_their_citations():
     assert cited["cite_note-21"].archive_date == "2016-10-10"
     assert cited["cite_note-latimes-20"].title == ("Scientists find key 'friendliness' genes that distinguish dogs "
                                                    "from wolves")
-    assert not any("[" in p.text and "cite_note" in p.text for p in paragraphs)
+    striped = cited["cite_note-Striped-136"]
+    assert (striped.url, striped.title, striped.access_date, striped.archive_date) == (
+        "http://www.hyaena.ge/striped.htm", "Striped Hyaena Hyaena (Hyaena) hyaena (Linnaeus, 1758)", "2008-05-21",
+        "2007-09-28"), "the template's title, not the wikitext or the 'the original' link"
+    assert not any("cite_note" in p.text for p in paragraphs)
+    states = {c.note: c for p in parse_article(UNITED_STATES.read_text(encoding="utf-8")) for c in p.citations}
+    several = states["cite_note-30"]  # three works in one footnote: the access date belongs to the third
+    assert several.url == "https://books.google.com/books?id=wQHlrIz4gpYC&pg=PA61" and several.access_date == ""
+    assert states["cite_note-173"].title == "Why did Japan surrender in World War II? | The Japan Times"
     legacy = parse_article(CAT.read_text(encoding="utf-8"))
     assert sum(1 for p in legacy if any(c.url for c in p.citations)) > 50
+    mead = {c.note: c for p in legacy for c in p.citations}["cite_note-Mead_1982_183–186-143"]
+    assert mead.url == "https://doi.org/10.1111%2Fj.1365-2907.1982.tb00014.x", "percent-encoded note ids resolve"

@@ -34,6 +34,7 @@ def make_session(options: Options, *, cache: bool = True) -> requests.Session:
     False or ``fetch_cache_days`` is 0, answers repeated requests from the on-disk cache."""
     import requests
 
+    from bot.documents import cache as http_cache
     from bot.documents.addresses import guard, parse_networks
 
     session: requests.Session
@@ -44,7 +45,7 @@ def make_session(options: Options, *, cache: bool = True) -> requests.Session:
         session = requests_cache.CachedSession(
             str(options.fetch_cache), backend="sqlite", expire_after=timedelta(days=options.fetch_cache_days),
             allowable_codes=(200, 203, 300, 301, 308, 404, 410), cache_control=False, stale_if_error=False,
-            ignored_parameters=SECRET_HEADERS)
+            ignored_parameters=SECRET_HEADERS, filter_fn=http_cache.admit)
     else:
         session = requests.Session()
     session.headers["User-Agent"] = user_agent(options.contact, f"requests/{requests.__version__}")

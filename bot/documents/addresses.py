@@ -4,6 +4,9 @@ refbot follows URLs found on the open web (search results, Wikipedia citations, 
 guard a page could point the bot at a service on the operator's own network. Every address a host name
 resolves to must be public, unless the operator allowed it explicitly (``fetch_allow_addresses``: addresses
 or networks such as ``127.0.0.1`` or ``10.0.0.0/8``).
+
+The check resolves the name, then the connection resolves it again: a host whose DNS answer changes between
+the two (DNS rebinding) is not caught here. Where that matters, run refbot behind an egress firewall too.
 """
 
 from __future__ import annotations
@@ -45,12 +48,21 @@ def parse_networks(entries: Iterable[str]) -> tuple[Network, ...]:
 
 
 def why_refused(address: Address) -> str | None:
-    """The reason an address is not on the public internet, or None when it is."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return why_refused(address.ipv4_mapped)
+    """The reason an address is not on the public internet, or None when it is.
+
+    IPv6 forms that carry an IPv4 address (IPv4-mapped, 6to4, Teredo) are judged by that address too.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+        for inner in (a for a in embedded if a is not None):
+            reason = why_refused(inner)
+            if reason:
+                return reason
     for reason, flag in (("loopback", address.is_loopback), ("link-local", address.is_link_local),
                          ("private", address.is_private), ("multicast", address.is_multicast),
-                         ("unspecified", address.is_unspecified), ("reserved", address.is_reserved)):
+                         ("unspecified", address.is_unspecified), ("reserved", address.is_reserved),
+                         ("site-local", getattr(address, "is_site_local", False)),
+                         ("non-public", not address.is_global)):
         if flag:
             return reason
     return None

@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from bot.documents.archive import is_archive_url, parse_wayback
 from bot.documents.paragraphs import normalise
@@ -74,7 +75,8 @@ def revision_of(html: str) -> int | None:
 def parse_article(html: str) -> list[ArticleParagraph]:
     import lxml.html
 
-    root = lxml.html.document_fromstring(html.encode("utf-8") if isinstance(html, str) else html)
+    data = html.encode("utf-8") if isinstance(html, str) else html
+    root = lxml.html.document_fromstring(data, parser=lxml.html.HTMLParser(encoding="utf-8"))
     notes = {item.get("id"): item for item in root.iter("li") if (item.get("id") or "").startswith("cite_note")}
     resolved: dict[str, Citation] = {}
     labels: dict[str, str] = {}
@@ -90,8 +92,8 @@ def parse_article(html: str) -> list[ArticleParagraph]:
         markers: list[tuple[str, int]] = []
         _walk(element, pieces, markers, labels, top=True)
         text, markers = _tidy("".join(pieces), markers)
-        if not text:
-            continue
+        if not text or (not markers and len(text.split()) < 4):
+            continue  # empty, or a stray caption-like line ("Coordinates: 40°N 100°W") that cites nothing
         citations = []
         for note, _ in markers:
             if note not in resolved:
@@ -147,7 +149,7 @@ def _walk(element: Any, pieces: list[str], markers: list[tuple[str, int]], label
             for link in element.iter("a"):
                 href = link.get("href") or ""
                 if "#cite_note" in href:
-                    note = href.split("#", 1)[1]
+                    note = unquote(href.split("#", 1)[1])
                     markers.append((note, len("".join(pieces))))
                     labels.setdefault(note, normalise(link.text_content()))
             pieces.append(element.tail or "")
@@ -186,9 +188,10 @@ def _tidy(raw: str, markers: list[tuple[str, int]]) -> tuple[str, list[tuple[str
     return tidy, moved
 
 
-def _template_params(item: Any) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for element in item.iter():
+def _templates(body: Any) -> list[dict[str, str]]:
+    """The parameters of each template a citation is made of (Parsoid's ``data-mw``), under canonical names."""
+    found: list[dict[str, str]] = []
+    for element in body.iter():
         data = element.get("data-mw") if isinstance(element.tag, str) else None
         if not data or "template" not in data:
             continue
@@ -198,15 +201,17 @@ def _template_params(item: Any) -> dict[str, str]:
             continue
         for part in parts:
             params = part.get("template", {}).get("params", {}) if isinstance(part, dict) else {}
+            if not isinstance(params, dict):
+                continue
+            values: dict[str, str] = {}
             for key, aliases in _PARAMS.items():
                 for alias in aliases:
-                    name = key
-                    value = params.get(alias, {}).get("wt", "") if isinstance(params.get(alias), dict) else ""
-                    value = value.strip()
-                    if name == "url" and is_archive_url(value):
-                        name = "archive-url"  # {{webarchive|url=…}} names the archived copy "url"
-                    if value and name not in found:
-                        found[name] = value
+                    value = params.get(alias)
+                    text = value.get("wt", "").strip() if isinstance(value, dict) else ""
+                    if text and key not in values:
+                        values[key] = text
+            if values:
+                found.append(values)
     return found
 
 
@@ -218,32 +223,61 @@ def _citation(note: str, item: Any, label: str = "") -> Citation:
         if "mw-reference-text" in _classes(span) or "reference-text" in _classes(span):
             body = span
             break
-    params = _template_params(body)
-    links = []
+    links: list[tuple[str, str, Any]] = []
     for link in body.iter("a"):
         href = link.get("href") or ""
-        rel = link.get("rel") or ""
-        if "mw:ExtLink" in rel or "external" in _classes(link):
-            links.append(("https:" + href if href.startswith("//") else href, normalise(link.text_content())))
-    archives = [href for href, _ in links if is_archive_url(href)]
-    cited = [(href, text) for href, text in links if not is_archive_url(href)]
-    url = params.get("url", "")
-    if url.startswith("//"):
-        url = "https:" + url
-    if not url.startswith(("http://", "https://")):
-        url = cited[0][0] if cited else ""
-    title = params.get("title", "") or next((text for href, text in cited if href == url), "")
-    archive_url = params.get("archive-url", "") if params.get("archive-url", "").startswith("http") else (
-        archives[0] if archives else "")
-    text = normalise(body.text_content())
-    access = _date(params.get("access-date", "")) or _accessed_in_html(body)
-    archive_date = _date(params.get("archive-date", ""))
+        if "mw:ExtLink" in (link.get("rel") or "") or "external" in _classes(link):
+            links.append(("https:" + href if href.startswith("//") else href, normalise(link.text_content()), link))
+    cited = [(href, text, link) for href, text, link in links if not is_archive_url(href)]
+    archives = [href for href, _, _ in links if is_archive_url(href)]
+    templates = _templates(body)
+    # One citation may hold several templates; title and dates come from the one that gave the URL.
+    primary = next((t for t in templates if _web(t.get("url", "")) and not is_archive_url(t["url"])), {})
+    archives = [t["url"] for t in templates if _web(t.get("url", "")) and is_archive_url(t["url"])] + archives
+    url = _absolute(primary.get("url", "")) or (cited[0][0] if cited else "")
+    anchor = next((link for href, _, link in cited if href == url), None)
+    # The template's title first: with an archive-url, CS1 links the title to the archive, "the original" to url.
+    title = _plain(primary.get("title", "")) or next((text for href, text, _ in cited if href == url), "")
+    scope = next((a for a in anchor.iterancestors("cite")), body) if anchor is not None else body
+    access = _date(primary.get("access-date", "")) or _accessed_in_html(scope)
+    archive_url = primary.get("archive-url", "") if _web(primary.get("archive-url", "")) else ""
+    archive_date = _date(primary.get("archive-date", "")) if archive_url else ""
+    if not archive_url and url:
+        archive_url = next((a for a in archives if _same_page(parse_wayback(a), url)), "")
+        if not archive_url and len({href for href, _, _ in cited}) == 1 and archives:
+            archive_url = archives[0]
     snapshot = parse_wayback(archive_url) if archive_url else None
     if snapshot and not archive_date and len(snapshot.timestamp) >= 8:
         stamp = snapshot.timestamp
         archive_date = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}"
-    return Citation(note, label, url, tuple(href for href, _ in cited if href != url), _strip_quotes(title), access,
-                    archive_url, archive_date, text)
+    others = tuple(dict.fromkeys(href for href, _, _ in cited if href != url))
+    return Citation(note, label, url, others, _strip_quotes(title), access, archive_url, archive_date,
+                    normalise(body.text_content()))
+
+
+def _web(url: str) -> bool:
+    return url.startswith(("http://", "https://", "//"))
+
+
+def _absolute(url: str) -> str:
+    return "https:" + url if url.startswith("//") else url if _web(url) else ""
+
+
+def _same_page(snapshot: Any, url: str) -> bool:
+    def bare(address: str) -> str:
+        parts = urlsplit(address)
+        host = (parts.hostname or "").removeprefix("www.")
+        return f"{host}{parts.path.rstrip('/')}?{parts.query}"
+    return snapshot is not None and bare(snapshot.original) == bare(url)
+
+
+def _plain(wikitext: str) -> str:
+    """Wikitext of a title parameter as text: links, quotes marks and templates removed."""
+    text = wikitext.replace("{{!}}", "|")
+    text = re.sub(r"\{\{[^{}]*\}\}", "", text)
+    text = re.sub(r"\[\[(?:[^|\]]*\|)?([^\]]*)\]\]", r"\1", text)
+    text = re.sub(r"\[https?://\S+\s+([^\]]*)\]", r"\1", text)
+    return normalise(re.sub(r"'{2,}", "", text))
 
 
 def _strip_quotes(title: str) -> str:

@@ -3,20 +3,25 @@
 Outcomes (``Outcome``):
     ok             the body was read (it may still hold no usable paragraph)
     irretrievable  DNS failure, connection refused, timeout, 404/410, other 4xx, 5xx or 429 after retries,
-                   too many redirects, a redirect of a deep link to the site's home page
+                   too many redirects, a redirect of a deep link to the site's home page, a robots.txt that
+                   answers 5xx (RFC 9309: the site is not crawled)
     blocked        401/402/403/451, robots.txt disallows refbot, or an address refbot refuses (private ranges)
     unsupported    a content type refbot cannot read, or a scheme other than http(s)
     too-large      the body is larger than ``max_bytes``
 
 A blocked or dead page says nothing about the statement: callers report it, never "does not support".
+One request at a time per host, from the request until the body is read; the HTTP cache answers fresh
+repeats without a turn.
 """
 
 from __future__ import annotations
 
 import hashlib
+import socket
+import threading
 import time
-from collections.abc import Callable
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
@@ -25,12 +30,15 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
+from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
 from bot.documents.politeness import Politeness, host_key
 
 READABLE_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/pdf")
+UNTYPED = ("", "application/octet-stream", "binary/octet-stream", "application/unknown")
 BLOCKING_STATUSES = frozenset({401, 402, 403, 451})
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
+ROBOTS_MAX_BYTES = 512 * 1024
 
 
 class Outcome(str, Enum):
@@ -113,12 +121,15 @@ def sniff_type(head: bytes) -> str:
     return ""
 
 
-def _now() -> str:
+def now_utc() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 class Fetcher:
-    """Fetches documents through ``session`` (a requests.Session, cached and guarded by the factory)."""
+    """Fetches documents through ``session`` (a requests.Session, cached and guarded by the factory).
+
+    Safe to share between threads: per-host state is behind locks.
+    """
 
     def __init__(self, session: requests.Session, rules: FetchRules, politeness: Politeness | None = None,
                  *, sleep: Callable[[float], None] = time.sleep) -> None:
@@ -127,63 +138,68 @@ class Fetcher:
         self.politeness = politeness or Politeness(0.0)
         self._sleep = sleep
         self._robots: dict[str, Any] = {}
+        self._robots_locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
 
     def fetch(self, url: str) -> Fetched:
         started = time.monotonic()
         redirects: list[str] = []
         try:
-            scheme = urlsplit(url).scheme.lower()
-            if scheme not in ("http", "https"):
-                raise _Stop(Outcome.UNSUPPORTED, f"scheme {scheme or '(none)'!r} is not http(s)")
+            _check_scheme(url)
             return self._follow(url, redirects, started)
         except _Stop as stop:
             return Fetched(url, stop.outcome, stop.reason, final_url=redirects[-1] if redirects else url,
-                           status=stop.status, retrieved=_now(), elapsed_s=time.monotonic() - started,
+                           status=stop.status, retrieved=now_utc(), elapsed_s=time.monotonic() - started,
                            redirects=tuple(redirects))
         except Exception as error:  # the contract: a fetch never raises; the reason is recorded instead
-            return Fetched(url, Outcome.IRRETRIEVABLE, f"{type(error).__name__}: {error}", final_url=url,
-                           retrieved=_now(), elapsed_s=time.monotonic() - started, redirects=tuple(redirects))
+            return Fetched(url, Outcome.IRRETRIEVABLE, f"{type(error).__name__}: {_first_line(error)}",
+                           final_url=redirects[-1] if redirects else url, retrieved=now_utc(),
+                           elapsed_s=time.monotonic() - started, redirects=tuple(redirects))
 
     def _follow(self, url: str, redirects: list[str], started: float) -> Fetched:
         current = url
         while True:
-            if self.rules.robots and not self._robots_allow(current):
-                raise _Stop(Outcome.BLOCKED, f"robots.txt of {host_key(current)} disallows {self.rules.robots_agent}")
-            response = self._request(current)
-            if response.is_redirect:
+            if self.rules.robots:
+                self._check_robots(current)
+            with self._turn(current):
+                response = self._request(current)
+                if not response.is_redirect:
+                    return self._read(url, current, response, redirects, started)
                 target = urljoin(current, response.headers.get("Location", ""))
                 response.close()
-                if len(redirects) >= self.rules.max_redirects:
-                    raise _Stop(Outcome.IRRETRIEVABLE, f"more than {self.rules.max_redirects} redirects",
-                                response.status_code)
-                if target in redirects or target == url:
-                    raise _Stop(Outcome.IRRETRIEVABLE, "redirect loop", response.status_code)
-                if urlsplit(url).path not in ("", "/") and urlsplit(target).path in ("", "/") \
-                        and urlsplit(target).netloc == urlsplit(url).netloc:
-                    raise _Stop(Outcome.IRRETRIEVABLE, "the page now redirects to its site's home page (a dead link)",
-                                response.status_code)
-                redirects.append(target)
-                current = target
-                continue
-            return self._read(url, current, response, redirects, started)
+            self._check_redirect(url, target, redirects, response.status_code)
+            redirects.append(target)
+            current = target
+
+    def _check_redirect(self, url: str, target: str, redirects: list[str], status: int) -> None:
+        if len(redirects) >= self.rules.max_redirects:
+            raise _Stop(Outcome.IRRETRIEVABLE, f"more than {self.rules.max_redirects} redirects", status)
+        if target in redirects or target == url:
+            raise _Stop(Outcome.IRRETRIEVABLE, "redirect loop", status)
+        _check_scheme(target)
+        original, moved = urlsplit(url), urlsplit(target)
+        if original.path not in ("", "/") and moved.path in ("", "/") and moved.netloc == original.netloc:
+            raise _Stop(Outcome.IRRETRIEVABLE, "the page now redirects to its site's home page (a dead link)", status)
+
+    @contextmanager
+    def _turn(self, url: str) -> Iterator[None]:
+        """The host's turn for a request and its body; a fresh cached answer needs none."""
+        with (nullcontext() if cache.fresh(self.session, url) is not None else self.politeness.turn(url)):
+            yield
 
     def _request(self, url: str) -> requests.Response:
         headers = {"User-Agent": self.rules.user_agent} if self.rules.user_agent else {}
         attempt = 0
         while True:
-            cached = _in_cache(self.session, url)
-            with (nullcontext() if cached else self.politeness.turn(url)) as turn:
-                try:
-                    response = self.session.get(url, headers=headers, stream=True, allow_redirects=False,
-                                                timeout=(self.rules.connect_timeout, self.rules.read_timeout))
-                except RefusedAddress as error:
-                    raise _Stop(Outcome.BLOCKED, str(error)) from error
-                except requests.exceptions.Timeout as error:
-                    raise _Stop(Outcome.IRRETRIEVABLE, f"timed out ({_timeout_kind(error)})") from error
-                except requests.exceptions.ConnectionError as error:
-                    raise _Stop(Outcome.IRRETRIEVABLE, f"cannot connect: {_first_line(error)}") from error
-                if turn is not None and getattr(response, "from_cache", False):
-                    turn.sent = False
+            try:
+                response = self.session.get(url, headers=headers, stream=True, allow_redirects=False,
+                                            timeout=(self.rules.connect_timeout, self.rules.read_timeout))
+            except RefusedAddress as error:
+                raise _Stop(Outcome.BLOCKED, str(error)) from error
+            except requests.exceptions.Timeout as error:
+                raise _Stop(Outcome.IRRETRIEVABLE, f"timed out ({_timeout_kind(error)})") from error
+            except requests.exceptions.ConnectionError as error:
+                raise _Stop(Outcome.IRRETRIEVABLE, f"cannot connect: {_first_line(error)}") from error
             status = response.status_code
             if status in RETRIED_STATUSES and attempt < self.rules.retries:
                 response.close()
@@ -203,65 +219,125 @@ class Fetcher:
               started: float) -> Fetched:
         status = response.status_code
         kind, charset = media_type(response.headers.get("Content-Type", ""))
+        if kind not in READABLE_TYPES and kind not in UNTYPED:
+            response.close()
+            raise _Stop(Outcome.UNSUPPORTED, f"content type {kind} is not HTML, PDF or plain text", status)
         declared = response.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > self.rules.max_bytes:
             response.close()
             raise _Stop(Outcome.TOO_LARGE, f"{int(declared):,} bytes declared; the cap is {self.rules.max_bytes:,}",
                         status)
-        if kind and kind not in READABLE_TYPES:
-            response.close()
-            raise _Stop(Outcome.UNSUPPORTED, f"content type {kind} is not HTML, PDF or plain text", status)
-        body = bytearray()
-        for block in response.iter_content(64 * 1024):
-            body.extend(block)
-            if len(body) > self.rules.max_bytes:
-                response.close()
-                raise _Stop(Outcome.TOO_LARGE, f"more than {self.rules.max_bytes:,} bytes", status)
-            if time.monotonic() - started > self.rules.max_seconds:
-                response.close()
-                raise _Stop(Outcome.IRRETRIEVABLE, f"timed out (still reading after {self.rules.max_seconds:g} s)",
-                            status)
-        if not kind:
-            kind = sniff_type(bytes(body[:1024]))
+        body = self._body(response, started)
+        if kind in UNTYPED:
+            kind = sniff_type(body[:1024])
             if not kind:
-                raise _Stop(Outcome.UNSUPPORTED, "no content type, and the body is neither HTML nor PDF", status)
+                raise _Stop(Outcome.UNSUPPORTED, "no usable content type, and the body is neither HTML nor PDF",
+                            status)
+        cache.remember(self.session, response, body)
+        from_cache = bool(getattr(response, "from_cache", False))
         return Fetched(url, Outcome.OK, final_url=final_url, status=status, content_type=kind, charset=charset,
-                       content=bytes(body), retrieved=_now(), elapsed_s=time.monotonic() - started,
-                       redirects=tuple(redirects), from_cache=bool(getattr(response, "from_cache", False)))
+                       content=body, retrieved=cache.created(response) or now_utc(),
+                       elapsed_s=time.monotonic() - started, redirects=tuple(redirects), from_cache=from_cache)
 
-    def _robots_allow(self, url: str) -> bool:
+    def _body(self, response: requests.Response, started: float, limit: int | None = None) -> bytes:
+        """The decoded body, at most ``limit`` (the size cap) bytes, within ``max_seconds`` of the start."""
+        limit = self.rules.max_bytes if limit is None else limit
+        remaining = self.rules.max_seconds - (time.monotonic() - started)
+        expired = threading.Event()
+        timer = threading.Timer(max(remaining, 0.0), _cut, (response, expired))
+        timer.daemon = True
+        timer.start()
+        body = bytearray()
+        try:
+            for block in response.iter_content(16 * 1024):
+                body.extend(block)
+                if len(body) > limit:
+                    raise _Stop(Outcome.TOO_LARGE, f"more than {limit:,} bytes", response.status_code)
+                if expired.is_set():
+                    break
+        except _Stop:
+            response.close()
+            raise
+        except Exception as error:
+            response.close()
+            if not expired.is_set():
+                raise _Stop(Outcome.IRRETRIEVABLE, f"the connection broke while reading: {_first_line(error)}",
+                            response.status_code) from error
+        finally:
+            timer.cancel()
+        if expired.is_set():
+            response.close()
+            raise _Stop(Outcome.IRRETRIEVABLE, f"timed out (still reading after {self.rules.max_seconds:g} s)",
+                        response.status_code)
+        return bytes(body)
+
+    def _check_robots(self, url: str) -> None:
+        key = host_key(url)
+        with self._guard:
+            lock = self._robots_locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._robots:
+                self._robots[key] = self._read_robots(url)
+        rules = self._robots[key]
+        if isinstance(rules, _Stop):
+            raise _Stop(rules.outcome, rules.reason, rules.status)
+        if rules is not None and not rules.can_fetch(url, self.rules.robots_agent):
+            raise _Stop(Outcome.BLOCKED, f"robots.txt of {key} disallows {self.rules.robots_agent}")
+
+    def _read_robots(self, url: str) -> Any:
+        """Protego rules, None (everything allowed), or a _Stop that every page of the host gets (RFC 9309:
+        a robots.txt answering 5xx or unreachable means the site is not crawled)."""
         from protego import Protego
 
-        key = host_key(url)
-        if key not in self._robots:
-            parts = urlsplit(url)
-            robots_url = f"{parts.scheme}://{parts.netloc}/robots.txt"
-            rules = None
-            try:
-                response = self._request(robots_url)
-                kind, _ = media_type(response.headers.get("Content-Type", ""))
-                text = response.raw.read(512 * 1024, decode_content=True) if not getattr(
-                    response, "from_cache", False) else response.content[:512 * 1024]
-                response.close()
-                if response.status_code == 200 and kind in ("", "text/plain"):
-                    rules = Protego.parse(text.decode("utf-8", "replace"))
-            except _Stop as stop:
-                if stop.outcome is Outcome.BLOCKED and stop.status is None:
-                    raise  # a refused address: the page itself would be refused too
-            self._robots[key] = rules
-            delay = rules.crawl_delay(self.rules.robots_agent) if rules is not None else None
-            if delay:
-                self.politeness.slow_down(key, float(delay))
-        rules = self._robots[key]
-        return rules is None or rules.can_fetch(url, self.rules.robots_agent)
+        parts = urlsplit(url)
+        current = f"{parts.scheme}://{parts.netloc}/robots.txt"
+        started = time.monotonic()
+        try:
+            for _ in range(6):
+                with self._turn(current):
+                    response = self._request(current)
+                    if not response.is_redirect:
+                        text = self._body(response, started, ROBOTS_MAX_BYTES)
+                        kind, _ = media_type(response.headers.get("Content-Type", ""))
+                        if kind not in ("", "text/plain"):
+                            return None
+                        rules = Protego.parse(text.decode("utf-8", "replace"))
+                        delay = rules.crawl_delay(self.rules.robots_agent)
+                        if delay:
+                            self.politeness.slow_down(host_key(url), float(delay))
+                        return rules
+                    target = urljoin(current, response.headers.get("Location", ""))
+                    response.close()
+                _check_scheme(target)
+                current = target
+            return None
+        except _Stop as stop:
+            if stop.status is None and stop.outcome in (Outcome.BLOCKED, Outcome.IRRETRIEVABLE):
+                return stop  # a refused address, a dead host: every page of the host fares the same
+            if stop.status is not None and (stop.status >= 500 or stop.status == 429):
+                return _Stop(Outcome.IRRETRIEVABLE, f"robots.txt unreadable ({stop.reason}); the site is not crawled",
+                             stop.status)
+            return None  # 4xx, too large, unsupported: no rules
+        except Exception:  # a damaged robots.txt must not make the site's pages unreadable
+            return None
 
 
-def _in_cache(session: requests.Session, url: str) -> bool:
-    cache = getattr(session, "cache", None)
-    try:
-        return bool(cache is not None and cache.contains(url=url))
-    except Exception:
-        return False
+def _check_scheme(url: str) -> None:
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in ("http", "https"):
+        raise _Stop(Outcome.UNSUPPORTED, f"scheme {scheme or '(none)'!r} is not http(s)")
+
+
+def _cut(response: requests.Response, expired: threading.Event) -> None:
+    """Called by a timer when a body takes too long: wake the reading thread by shutting the socket."""
+    expired.set()
+    connection = getattr(getattr(response, "raw", None), "connection", None)
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def _retry_after(response: requests.Response) -> float:

@@ -1,9 +1,10 @@
 """Splitting an over-long paragraph at sentence boundaries, so the judge sees whole sentences.
 
 A deliberately small splitter: a boundary is ``.``, ``!``, ``?`` or ``…`` (with closing quotes or brackets)
-followed by whitespace and a capital letter, digit or opening quote, except after an initial ("V. Havel") or
-a common abbreviation. Pieces are packed greedily up to the length limit; a single sentence longer than the
-limit is cut at the last space before it.
+followed by whitespace and a capital letter, digit or opening quote, except after an initial ("V. Havel"), a
+common abbreviation or a dotted one ("U.S.", "p.m."; such a sentence end is missed rather than a name cut).
+Pieces are packed greedily up to the length limit; a single sentence longer than the limit is cut at the last
+space before it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     for match in _BOUNDARY.finditer(text):
         before = text[start:match.start()].rsplit(None, 1)
         word = before[-1].rstrip(".").lower() if before else ""
-        if len(word) == 1 and word.isalpha() or word in _ABBREVIATIONS:
-            continue
+        if len(word) == 1 and word.isalpha() or word in _ABBREVIATIONS or "." in word:
+            continue  # an initial ("V."), an abbreviation ("Dr."), or dotted ("U.S.", "e.g.", "p.m.")
         end = match.end() - len(match.group()) + len(match.group().rstrip())
         spans.append((start, end))
         start = match.end()

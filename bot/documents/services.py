@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 
+from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
 from bot.documents.politeness import Politeness
 from bot.errors import ServiceError
@@ -41,8 +43,10 @@ class ServiceClient:
         require_contact(url, self.contact, service)
         sent = {"User-Agent": self.user_agent} if self.user_agent else {}
         sent.update(headers or {})
+        fresh = cache.fresh(self.session, self.session.prepare_request(
+            requests.Request("GET", url, params=params)).url or url) is not None
         for attempt in range(self.retries + 1):
-            with self.politeness.turn(url):
+            with (nullcontext() if fresh else self.politeness.turn(url)):
                 try:
                     response = self.session.get(url, params=params, headers=sent, timeout=self.timeout)
                 except RefusedAddress as error:
@@ -60,6 +64,8 @@ class ServiceClient:
             break
         if response.status_code == 404 and missing_ok:
             return None
+        if response.status_code == 200:
+            cache.remember(self.session, response, response.content)
         if response.status_code >= 400:
             hint = ("check the API key" if response.status_code in (401, 403)
                     else "try again later" if response.status_code in RETRIED else None)

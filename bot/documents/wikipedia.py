@@ -81,7 +81,8 @@ def article(client: ServiceClient, link: Sitelink, url_template: str = DEFAULT_A
     url = url_template.format(host=link.host, title=link.path_title, wiki=link.wiki)
     response = client.get(f"Wikipedia ({link.wiki})", url)
     assert response is not None
-    response.encoding = response.encoding or "utf-8"
+    if "charset" not in response.headers.get("Content-Type", "").lower():
+        response.encoding = "utf-8"  # Parsoid HTML is UTF-8; requests would guess ISO-8859-1 for text/html
     html = response.text
     revision = revision_of(html) or _revision_from_etag(response.headers.get("ETag", ""))
     paragraphs = parse_article(html)
