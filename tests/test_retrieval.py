@@ -216,3 +216,16 @@ def test_many_documents_are_retrieved_in_parallel_across_hosts_in_order():
     finally:
         for host in hosts:
             host.close()
+
+
+def test_non_utf8_pages_served_with_or_without_a_charset_are_read(archive):
+    from documents_world import czech_page
+
+    latin2 = {"Content-Type": "text/html; charset=ISO-8859-2"}
+    archive.pages["/latin2"] = Reply(200, czech_page("iso-8859-2", False), latin2)
+    archive.pages["/cp1250"] = Reply(200, czech_page("windows-1250", False), {"Content-Type": "text/html"})
+    for path in ("/latin2", "/cp1250"):
+        result = run(archive, path)
+        assert result.outcome is Outcome.OK and result.document.language == "cs"
+        assert result.paragraphs[0].text.startswith("Prezident Václav Havel v pátek v Oviedu převzal Cenu knížete "
+                                                    "asturského"), path
