@@ -343,3 +343,23 @@ def test_octet_stream_is_sniffed_and_odd_redirect_schemes_are_unsupported(site):
     assert fetcher.fetch(site.url + "/file").content_type == "application/pdf"
     mail = fetcher.fetch(site.url + "/mail")
     assert mail.outcome is Outcome.UNSUPPORTED and "mailto" in mail.reason
+
+
+def test_cached_pages_with_vary_or_key_parameters_stay_distinct_and_polite(site, tmp_path):
+    serve(site, {"/doc": lambda request: Reply(200, f"<p>{request.path} {'x' * 120}</p>".encode(),
+                                               {"Content-Type": "text/html", "Vary": "*",
+                                                "Set-Cookie": "session=1; Path=/"})})
+    options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_robots=False)
+    fetcher = make_fetcher(options, make_session(options))
+    first, second = fetcher.fetch(site.url + "/doc?key=AAA"), fetcher.fetch(site.url + "/doc?key=BBB")
+    assert b"key=AAA" in first.content and b"key=BBB" in second.content, "a key parameter is part of the page"
+    assert fetcher.fetch(site.url + "/doc?key=AAA").from_cache, "Vary and cookies do not force a resend"
+    assert len(site.requests) == 2
+
+
+def test_a_trickling_error_page_does_not_stall_a_cached_session(site, tmp_path):
+    serve(site, {"/gone": Reply(404, b"x" * 64, HTML, drip=0.5)})
+    fetcher = fetcher_for(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_robots=False)
+    started = time.monotonic()
+    assert fetcher.fetch(site.url + "/gone").outcome is Outcome.IRRETRIEVABLE, "its body is never read"
+    assert time.monotonic() - started < 1.5

@@ -10,6 +10,7 @@ pure), ``archive`` (Wayback), ``retrieval`` (fetch + paragraphs + archive fallba
 from __future__ import annotations
 
 from datetime import timedelta
+from http.cookiejar import DefaultCookiePolicy
 from typing import TYPE_CHECKING
 
 from bot.etiquette import user_agent
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from bot.options import Options
 
 # Request headers and parameters that may hold a secret; never written to the HTTP cache.
-SECRET_HEADERS = ("Authorization", "Proxy-Authorization", "X-Subscription-Token", "X-API-Key", "api_key", "key")
+SECRET_HEADERS = ("Authorization", "Proxy-Authorization", "X-Subscription-Token", "X-API-Key")
 
 
 def make_session(options: Options, *, cache: bool = True) -> requests.Session:
@@ -49,6 +50,8 @@ def make_session(options: Options, *, cache: bool = True) -> requests.Session:
     else:
         session = requests.Session()
     session.headers["User-Agent"] = user_agent(options.contact, f"requests/{requests.__version__}")
+    # No cookies: pages read the same on every run, and nothing ties one site's visits together.
+    session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))
     return guard(session, parse_networks(options.fetch_allow_addresses))
 
 

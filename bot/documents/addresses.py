@@ -28,8 +28,8 @@ class RefusedAddress(requests.exceptions.ConnectionError):
     """Raised by the guard instead of connecting; ``address`` is the first address that was refused."""
 
     def __init__(self, url: str, host: str, address: str, why: str) -> None:
-        super().__init__(f"refused to connect to {host} ({address}): {why} address; allow it with "
-                         "fetch_allow_addresses if this is intended")
+        super().__init__(f"refused to connect to {host} ({address}): {why} address; if this is intended, "
+                         "allow it with [fetch] allow_addresses or --allow-address")
         self.url = url
         self.host = host
         self.address = address

@@ -12,17 +12,25 @@ from typing import Any
 
 import requests
 
-SMALL = 256 * 1024
+# Answers requests-cache stores itself, with their bodies dropped unread: a redirect's Location and a dead
+# link's status are what matter, and reading nothing means a trickling error page cannot stall a worker.
+STORED_BODILESS = frozenset({300, 301, 308, 404, 410})
 
 
 def admit(response: requests.Response) -> bool:
-    """requests-cache's filter: which answers it may read and store itself. It is also asked about answers
-    read back from the cache (a "no" deletes them), so those always pass."""
+    """requests-cache's filter: which answers it may store itself. It is also asked about answers read back
+    from the cache (a "no" deletes them), so those always pass."""
     if getattr(response, "from_cache", False):
         return True
-    length = response.headers.get("Content-Length", "")
-    encoded = response.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity")
-    return response.status_code != 200 and length.isdigit() and int(length) <= SMALL and not encoded
+    if response.status_code not in STORED_BODILESS:
+        return False
+    response.raw.close()
+    response._content = b""
+    response._content_consumed = True  # type: ignore[attr-defined]
+    response.headers.pop("Vary", None)
+    response.headers["Content-Length"] = "0"
+    response.headers.pop("Content-Encoding", None)
+    return True
 
 
 def fresh(session: requests.Session, url: str) -> Any | None:
@@ -48,6 +56,7 @@ def remember(session: requests.Session, response: requests.Response, body: bytes
     response._content = body
     response._content_consumed = True  # type: ignore[attr-defined]
     response.headers.pop("Content-Encoding", None)  # the stored body is the decoded one
+    response.headers.pop("Vary", None)  # refbot sends no cookies or varying headers; a Vary would force resends
     response.headers["Content-Length"] = str(len(body))
     cache.save_response(response, expires=get_expiration_datetime(settings.expire_after))
 

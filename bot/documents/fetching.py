@@ -162,9 +162,10 @@ class Fetcher:
             if self.rules.robots:
                 self._check_robots(current)
             with self._turn(current):
+                granted = time.monotonic()  # max_seconds counts from here, not from the wait for the turn
                 response = self._request(current)
                 if not response.is_redirect:
-                    return self._read(url, current, response, redirects, started)
+                    return self._read(url, current, response, redirects, started, granted)
                 target = urljoin(current, response.headers.get("Location", ""))
                 response.close()
             self._check_redirect(url, target, redirects, response.status_code)
@@ -216,7 +217,7 @@ class Fetcher:
             return response
 
     def _read(self, url: str, final_url: str, response: requests.Response, redirects: list[str],
-              started: float) -> Fetched:
+              started: float, granted: float) -> Fetched:
         status = response.status_code
         kind, charset = media_type(response.headers.get("Content-Type", ""))
         if kind not in READABLE_TYPES and kind not in UNTYPED:
@@ -227,7 +228,7 @@ class Fetcher:
             response.close()
             raise _Stop(Outcome.TOO_LARGE, f"{int(declared):,} bytes declared; the cap is {self.rules.max_bytes:,}",
                         status)
-        body = self._body(response, started)
+        body = self._body(response, granted)
         if kind in UNTYPED:
             kind = sniff_type(body[:1024])
             if not kind:
@@ -291,13 +292,13 @@ class Fetcher:
 
         parts = urlsplit(url)
         current = f"{parts.scheme}://{parts.netloc}/robots.txt"
-        started = time.monotonic()
         try:
             for _ in range(6):
                 with self._turn(current):
+                    granted = time.monotonic()
                     response = self._request(current)
                     if not response.is_redirect:
-                        text = self._body(response, started, ROBOTS_MAX_BYTES)
+                        text = self._body(response, granted, ROBOTS_MAX_BYTES)
                         kind, _ = media_type(response.headers.get("Content-Type", ""))
                         if kind not in ("", "text/plain"):
                             return None
