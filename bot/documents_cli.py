@@ -8,9 +8,8 @@ import sys
 from datetime import date
 from typing import Any
 
+from bot.cli import EXIT_OK, EXIT_PARTIAL, id_list, word_list
 from bot.options import Options
-
-EXIT_OK, EXIT_PARTIAL = 0, 1
 
 
 def _iso_date(text: str) -> date:
@@ -20,7 +19,7 @@ def _iso_date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"not a date: {text!r} (expected YYYY-MM-DD)") from None
 
 
-def _network_options(parser: argparse.ArgumentParser, word_list) -> None:
+def _network_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("fetching")
     group.add_argument("--contact", metavar="EMAIL|URL",
                        help="your email address or user page, sent in the User-Agent (required for Wikimedia hosts)")
@@ -33,7 +32,7 @@ def _network_options(parser: argparse.ArgumentParser, word_list) -> None:
     group.add_argument("--no-cache", action="store_true", help="neither read nor write the HTTP cache")
 
 
-def add_parsers(commands: Any, word_list, id_list) -> None:
+def add_parsers(commands: Any) -> None:
     fetch = commands.add_parser(
         "fetch", help="fetch one URL and print its outcome and paragraphs",
         description="Fetch a URL as refbot fetches grounding documents (politeness, robots.txt, size cap, archive "
@@ -50,7 +49,7 @@ def add_parsers(commands: Any, word_list, id_list) -> None:
     fetch.add_argument("--max-chars", dest="paragraph_max_chars", type=int, metavar="N",
                        help="longer paragraphs are split between sentences (2000)")
     fetch.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    _network_options(fetch, word_list)
+    _network_options(fetch)
 
     sources = commands.add_parser(
         "sources", help="list the sources an item's Wikipedia article cites, per paragraph",
@@ -61,7 +60,7 @@ def add_parsers(commands: Any, word_list, id_list) -> None:
                          help="which Wikipedia to read, as a site id (enwiki, default; cswiki, dewiki, …)")
     sources.add_argument("--all", action="store_true", help="also list paragraphs that cite nothing")
     sources.add_argument("--json", action="store_true", help="print JSON Lines, one paragraph each")
-    _network_options(sources, word_list)
+    _network_options(sources)
 
 
 def _session(options: Options, args: argparse.Namespace):

@@ -39,11 +39,8 @@ class Politeness:
         return max(self.delay, self._delays.get(key, 0.0))
 
     @contextmanager
-    def turn(self, url: str) -> Iterator[Turn]:
-        """Wait for this host's turn, hold it during the request, and start its pause when done.
-
-        A request answered from the HTTP cache sets ``turn.sent = False``: nothing reached the host, so no pause.
-        """
+    def turn(self, url: str) -> Iterator[None]:
+        """Wait for this host's turn, hold it during the request, and start its pause when done."""
         key = host_key(url)
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
@@ -53,13 +50,7 @@ class Politeness:
                 wait = last + self.delay_for(key) - self._clock()
                 if wait > 0:
                     self._sleep(wait)
-            current = Turn()
             try:
-                yield current
+                yield
             finally:
-                if current.sent:
-                    self._last_end[key] = self._clock()
-
-
-class Turn:
-    sent = True
+                self._last_end[key] = self._clock()

@@ -17,11 +17,10 @@ import requests
 
 from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
+from bot.documents.fetching import RETRIED_STATUSES
 from bot.documents.politeness import Politeness
 from bot.errors import ServiceError
 from bot.etiquette import require_contact
-
-RETRIED = frozenset({429, 500, 502, 503, 504})
 
 
 class ServiceClient:
@@ -58,7 +57,7 @@ class ServiceClient:
                     raise ServiceError(f"cannot be reached: {type(error).__name__}", service=service, url=_bare(url),
                                        hint="check the URL in the configuration and that the service is up"
                                        ) from error
-            if response.status_code in RETRIED and attempt < self.retries:
+            if response.status_code in RETRIED_STATUSES and attempt < self.retries:
                 self._sleep(self.backoff * 2 ** attempt)
                 continue
             break
@@ -68,7 +67,7 @@ class ServiceClient:
             cache.remember(self.session, response, response.content)
         if response.status_code >= 400:
             hint = ("check the API key" if response.status_code in (401, 403)
-                    else "try again later" if response.status_code in RETRIED else None)
+                    else "try again later" if response.status_code in RETRIED_STATUSES else None)
             raise ServiceError(_summary(response), service=service, url=_bare(url), status=response.status_code,
                                hint=hint)
         return response
