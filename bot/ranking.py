@@ -1,0 +1,111 @@
+"""Pre-ranking paragraphs before any LLM call: which paragraphs could state the statement at all. Pure.
+
+Seed methods adapted: mentions of the subject's and object's labels and aliases, exact or fuzzy (rapidfuzz
+partial ratio, FactGenius's threshold 90), and optionally the cosine similarity between the verbalised
+statement and each paragraph from a sentence-embedding model (GPT-LODS used all-MiniLM-L6-v2), supplied as
+a function so that this module stays free of models. The object matters most: a paragraph that never names
+it cannot state the claim directly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bot.datamodel import Paragraph, Statement
+from bot.documents.sentences import sentence_spans
+
+Embed = Callable[[list[str]], list[list[float]]]
+FUZZY_THRESHOLD = 90.0
+SHORT_NAME = 4
+
+
+@dataclass(frozen=True)
+class Ranked:
+    paragraph: Paragraph
+    score: float
+    subject: float
+    object: float
+    semantic: float | None = None
+    # The names found, for highlighting in the report.
+    matched: tuple[str, ...] = ()
+
+
+def name_score(names: Sequence[str], text: str, threshold: float = FUZZY_THRESHOLD) -> tuple[float, str]:
+    """(1.0, name) when a name occurs (short names as whole words, longer ones exactly or with a fuzzy partial
+    match ≥ ``threshold``); otherwise the best partial similarity / 100 and ""."""
+    from rapidfuzz import fuzz
+
+    haystack = " ".join(text.casefold().split())
+    best = 0.0
+    for name in names:
+        needle = " ".join(name.casefold().split())
+        if not needle:
+            continue
+        if len(needle) <= SHORT_NAME:
+            if re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", haystack):
+                return 1.0, name
+            continue
+        if needle in haystack:
+            return 1.0, name
+        similarity = fuzz.partial_ratio(needle, haystack)
+        if similarity >= threshold:
+            return 1.0, name
+        best = max(best, similarity / 100.0)
+    return best, ""
+
+
+def subject_names(statement: Statement) -> list[str]:
+    return [name for name in (statement.item_label, *statement.item_aliases) if name]
+
+
+def object_names(statement: Statement) -> list[str]:
+    return [name for name in (statement.value.text, *statement.value.aliases) if name]
+
+
+def verbalise(statement: Statement) -> str:
+    return f"{statement.item_label or statement.item} {statement.property_label or statement.property_id} " \
+           f"{statement.value.text}"
+
+
+def cosine(left: Sequence[float], right: Sequence[float]) -> float:
+    dot = sum(a * b for a, b in zip(left, right))
+    norm = math.sqrt(sum(a * a for a in left)) * math.sqrt(sum(b * b for b in right))
+    return dot / norm if norm else 0.0
+
+
+def rank(paragraphs: Sequence[Paragraph], statement: Statement, *, embed: Embed | None = None,
+         threshold: float = FUZZY_THRESHOLD) -> list[Ranked]:
+    """Paragraphs best first; ties keep document order."""
+    semantic: list[float | None] = [None] * len(paragraphs)
+    if embed is not None and paragraphs:
+        vectors = embed([verbalise(statement)] + [p.text for p in paragraphs])
+        semantic = [max(0.0, cosine(vectors[0], vector)) for vector in vectors[1:]]
+    ranked = []
+    for paragraph, similarity in zip(paragraphs, semantic):
+        subject, subject_hit = name_score(subject_names(statement), paragraph.text, threshold)
+        object_, object_hit = name_score(object_names(statement), paragraph.text, threshold)
+        if similarity is None:
+            score = 0.7 * object_ + 0.3 * subject
+        else:
+            score = 0.5 * object_ + 0.2 * subject + 0.3 * similarity
+        matched = tuple(name for name in (subject_hit, object_hit) if name)
+        ranked.append(Ranked(paragraph, round(score, 6), subject, object_, similarity, matched))
+    return sorted(ranked, key=lambda r: (-r.score, r.paragraph.position))
+
+
+def supporting_sentence(text: str, statement: Statement, threshold: float = FUZZY_THRESHOLD) -> str:
+    """The sentence of a supporting paragraph that names the object (and the subject, if one does), for the
+    reference's quotation (P1683)."""
+    spans = sentence_spans(text) or [(0, len(text))]
+    best, best_score = text[spans[0][0]:spans[0][1]], -1.0
+    for start, end in spans:
+        sentence = text[start:end]
+        object_, _ = name_score(object_names(statement), sentence, threshold)
+        subject, _ = name_score(subject_names(statement), sentence, threshold)
+        score = 2 * object_ + subject
+        if score > best_score:
+            best, best_score = sentence, score
+    return best

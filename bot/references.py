@@ -1,0 +1,101 @@
+"""The reference refbot proposes for a supported statement, and its QuickStatements line. Pure.
+
+Properties (../shared/docs/wikidata.md, "Writing references"): P854 reference URL, P813 retrieved (day
+precision), P1476 title (monolingual), P407 language of work (an item), P1065 archive URL and P2960 archive date
+when the evidence came from an archived copy, P1683 quotation (the supporting sentence, monolingual, short).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from bot.datamodel import Statement
+
+# Items for the languages pages are most often written in; a page in another language gets no P407.
+LANGUAGE_ITEMS = {
+    "ar": "Q13955", "ca": "Q7026", "cs": "Q9056", "da": "Q9035", "de": "Q188", "el": "Q9129", "en": "Q1860",
+    "es": "Q1321", "fi": "Q1412", "fr": "Q150", "he": "Q9288", "hu": "Q9067", "it": "Q652", "ja": "Q5287",
+    "ko": "Q9176", "la": "Q397", "nb": "Q25167", "nl": "Q7411", "pl": "Q809", "pt": "Q5146", "ru": "Q7737",
+    "sk": "Q9058", "sv": "Q9027", "tr": "Q256", "uk": "Q8798", "zh": "Q7850",
+}
+QUOTATION_MAX = 400
+TITLE_MAX = 400
+_LANGUAGE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*\Z")
+
+
+@dataclass(frozen=True)
+class Snak:
+    property_id: str
+    value: str  # as QuickStatements writes it
+    text: str  # as a curator reads it
+
+
+@dataclass(frozen=True)
+class ProposedReference:
+    url: str
+    retrieved: date
+    title: str = ""
+    language: str = ""  # the page's language code ("" when unknown)
+    archive_url: str = ""
+    archive_date: date | None = None
+    quotation: str = ""
+
+    @property
+    def monolingual_code(self) -> str:
+        """The code for P1476/P1683: the page's language, or ``und`` (undetermined) when it is unknown."""
+        code = self.language.lower().split("-")[0] if self.language else ""
+        return code if _LANGUAGE.match(code) else "und"
+
+    def snaks(self) -> list[Snak]:
+        snaks = [Snak("P854", quoted(self.url), self.url),
+                 Snak("P813", day(self.retrieved), self.retrieved.isoformat())]
+        if self.title:
+            title = clip(self.title, TITLE_MAX)
+            snaks.append(Snak("P1476", f"{self.monolingual_code}:{quoted(title)}", title))
+        item = LANGUAGE_ITEMS.get(self.monolingual_code)
+        if item:
+            snaks.append(Snak("P407", item, self.monolingual_code))
+        if self.archive_url:
+            snaks.append(Snak("P1065", quoted(self.archive_url), self.archive_url))
+            if self.archive_date:
+                snaks.append(Snak("P2960", day(self.archive_date), self.archive_date.isoformat()))
+        if self.quotation:
+            quotation = clip(self.quotation, QUOTATION_MAX)
+            snaks.append(Snak("P1683", f"{self.monolingual_code}:{quoted(quotation)}", quotation))
+        return snaks
+
+
+def wayback_date(timestamp: str) -> date | None:
+    """``20190501000000`` → 2019-05-01."""
+    try:
+        return date(int(timestamp[:4]), int(timestamp[4:6]), int(timestamp[6:8]))
+    except (ValueError, IndexError):
+        return None
+
+
+def day(when: date) -> str:
+    return f"+{when.isoformat()}T00:00:00Z/11"
+
+
+def quoted(text: str) -> str:
+    """A QuickStatements string: it has no escapes, so straight double quotes become typographic ones and
+    tabs and line breaks (its separators) become spaces."""
+    return '"' + " ".join(text.replace('"', "”").split()) + '"'
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def quickstatements(statement: Statement, reference: ProposedReference, summary: str = "") -> str:
+    """One V1 command adding the reference to the statement with that value: tab-separated, since titles
+    may hold ``|``. QuickStatements picks the statement by value, so a value that repeats on the item may
+    get the reference on the wrong statement; curators see the GUID in the report."""
+    columns = [statement.item, statement.property_id, statement.value.raw]
+    for snak in reference.snaks():
+        columns += ["S" + snak.property_id[1:], snak.value]
+    line = "\t".join(columns)
+    return f"{line}\t/* {' '.join(summary.replace('*/', '').split())} */" if summary else line
