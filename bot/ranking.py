@@ -10,16 +10,15 @@ it cannot state the claim directly.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.datamodel import Paragraph, Statement
 from bot.documents.sentences import sentence_spans
+from bot.judge.mentions import similarity
 
 Embed = Callable[[list[str]], list[list[float]]]
 FUZZY_THRESHOLD = 90.0
-SHORT_NAME = 4
 
 
 @dataclass(frozen=True)
@@ -34,26 +33,14 @@ class Ranked:
 
 
 def name_score(names: Sequence[str], text: str, threshold: float = FUZZY_THRESHOLD) -> tuple[float, str]:
-    """(1.0, name) when a name occurs (short names as whole words, longer ones exactly or with a fuzzy partial
-    match ≥ ``threshold``); otherwise the best partial similarity / 100 and ""."""
-    from rapidfuzz import fuzz
-
-    haystack = " ".join(text.casefold().split())
+    """(1.0, name) for the first name the text mentions (``bot.judge.mentions.similarity``); otherwise the best
+    partial similarity and ""."""
     best = 0.0
     for name in names:
-        needle = " ".join(name.casefold().split())
-        if not needle:
-            continue
-        if len(needle) <= SHORT_NAME:
-            if re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", haystack):
-                return 1.0, name
-            continue
-        if needle in haystack:
+        score = similarity(name, text, threshold=threshold)
+        if score == 1.0:
             return 1.0, name
-        similarity = fuzz.partial_ratio(needle, haystack)
-        if similarity >= threshold:
-            return 1.0, name
-        best = max(best, similarity / 100.0)
+        best = max(best, score)
     return best, ""
 
 
@@ -84,15 +71,15 @@ def rank(paragraphs: Sequence[Paragraph], statement: Statement, *, embed: Embed 
         vectors = embed([verbalise(statement)] + [p.text for p in paragraphs])
         semantic = [max(0.0, cosine(vectors[0], vector)) for vector in vectors[1:]]
     ranked = []
-    for paragraph, similarity in zip(paragraphs, semantic):
+    for paragraph, closeness in zip(paragraphs, semantic):
         subject, subject_hit = name_score(subject_names(statement), paragraph.text, threshold)
         object_, object_hit = name_score(object_names(statement), paragraph.text, threshold)
-        if similarity is None:
+        if closeness is None:
             score = 0.7 * object_ + 0.3 * subject
         else:
-            score = 0.5 * object_ + 0.2 * subject + 0.3 * similarity
+            score = 0.5 * object_ + 0.2 * subject + 0.3 * closeness
         matched = tuple(name for name in (subject_hit, object_hit) if name)
-        ranked.append(Ranked(paragraph, round(score, 6), subject, object_, similarity, matched))
+        ranked.append(Ranked(paragraph, round(score, 6), subject, object_, closeness, matched))
     return sorted(ranked, key=lambda r: (-r.score, r.paragraph.position))
 
 

@@ -12,17 +12,24 @@ import re
 SHORT_LABEL = 4
 
 
-def mentions(label: str, text: str, *, threshold: float = 90.0) -> bool:
-    """True when ``label`` occurs in ``text``: as a whole word when it is short ("RA", "GR"), else with a
-    fuzzy partial match of at least ``threshold`` (FactGenius used 90), which tolerates inflection and typos."""
+def similarity(label: str, text: str, *, threshold: float = 90.0) -> float:
+    """1.0 when ``label`` occurs in ``text``: as a whole word when it is short ("RA", "GR"), else exactly or with
+    a fuzzy partial match of at least ``threshold`` (FactGenius used 90), which tolerates inflection and typos.
+    Otherwise the best partial similarity / 100 (0.0 for short labels, which must match whole)."""
     needle = " ".join(label.casefold().split())
     if not needle:
-        return False
+        return 0.0
     haystack = " ".join(text.casefold().split())
     if len(needle) <= SHORT_LABEL:
-        return re.search(rf"(?<![\w]){re.escape(needle)}(?![\w])", haystack) is not None
+        return 1.0 if re.search(rf"(?<![\w]){re.escape(needle)}(?![\w])", haystack) else 0.0
     if needle in haystack:
-        return True
+        return 1.0
     from rapidfuzz import fuzz
 
-    return fuzz.partial_ratio(needle, haystack, score_cutoff=threshold) >= threshold
+    ratio = fuzz.partial_ratio(needle, haystack)
+    return 1.0 if ratio >= threshold else ratio / 100.0
+
+
+def mentions(label: str, text: str, *, threshold: float = 90.0) -> bool:
+    """True when ``label`` occurs in ``text`` (see ``similarity``)."""
+    return similarity(label, text, threshold=threshold) == 1.0
