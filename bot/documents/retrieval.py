@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import date
 
+from bot.datamodel import Paragraph
 from bot.documents.archive import Snapshot, Wayback, is_archive_url, parse_wayback
 from bot.documents.fetching import Fetched, Fetcher, Outcome
 from bot.documents.paragraphs import Document, ParagraphRules, extract
@@ -39,7 +40,7 @@ class Retrieved:
         return self.used.outcome
 
     @property
-    def paragraphs(self):
+    def paragraphs(self) -> tuple[Paragraph, ...]:
         return self.document.paragraphs if self.document is not None else ()
 
 
