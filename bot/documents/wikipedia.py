@@ -45,10 +45,19 @@ class Article:
         return f"{base}&oldid={self.revision}" if self.revision else base
 
 
-def sitelink(client: ServiceClient, api_url: str, item: str, wiki: str) -> Sitelink | None:
-    """The item's article on ``wiki``; None when it has none. InputError for an item that does not exist."""
+@dataclass(frozen=True)
+class EntityInfo:
+    """What the Wikidata API says of an item: its current revision and its article on one wiki."""
+
+    item: str
+    revision: int | None
+    sitelink: Sitelink | None
+
+
+def entity_info(client: ServiceClient, api_url: str, item: str, wiki: str) -> EntityInfo:
+    """The item's revision and its article on ``wiki``. InputError for an item that does not exist."""
     answer = client.get_json("the Wikidata API", api_url, {
-        "action": "wbgetentities", "ids": item, "props": "sitelinks/urls", "sitefilter": wiki,
+        "action": "wbgetentities", "ids": item, "props": "info|sitelinks/urls", "sitefilter": wiki,
         "format": "json", "formatversion": "2"})
     if not isinstance(answer, dict):
         raise ServiceError("answered JSON that is not an object", service="the Wikidata API", url=api_url)
@@ -65,12 +74,17 @@ def sitelink(client: ServiceClient, api_url: str, item: str, wiki: str) -> Sitel
         raise ServiceError(f"the answer has no entity {item}", service="the Wikidata API", url=api_url)
     if "missing" in entity:
         raise InputError(f"{item} does not exist on Wikidata", hint="check the item id")
+    revision = entity.get("lastrevid")
+    revision = revision if isinstance(revision, int) else None
     link = (entity.get("sitelinks") or {}).get(wiki)
     if not isinstance(link, dict) or not link.get("title"):
-        return None
-    title = str(link["title"])
-    url = str(link.get("url") or "")
-    return Sitelink(wiki, title, url)
+        return EntityInfo(item, revision, None)
+    return EntityInfo(item, revision, Sitelink(wiki, str(link["title"]), str(link.get("url") or "")))
+
+
+def sitelink(client: ServiceClient, api_url: str, item: str, wiki: str) -> Sitelink | None:
+    """The item's article on ``wiki``; None when it has none. InputError for an item that does not exist."""
+    return entity_info(client, api_url, item, wiki).sitelink
 
 
 def article(client: ServiceClient, link: Sitelink, url_template: str = DEFAULT_ARTICLE_URL,

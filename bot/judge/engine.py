@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -35,6 +36,9 @@ class Judge:
         self.template = template
         self.threshold = threshold
         self.justify = justify and bool(template.justification)
+        # Requests in flight across every thread using this judge (statements are checked side by side): an
+        # in-process model answers one at a time, a server up to its configured number.
+        self._slots = threading.BoundedSemaphore(max(1, backend.max_in_flight))
 
     @property
     def model_id(self) -> str:
@@ -46,8 +50,10 @@ class Judge:
             return self._judgement("c", 0.0, f'not asked: the snippet does not mention "{claim.object}"', "",
                                    0, 0, attempts=0)
         shown = focus(snippet, claim.subject, claim.object) if self.template.focus else snippet
-        parts = self._fit(claim, shown)
-        judgements = [self._judge_part(claim, part) for part in parts]
+        with self._slots:  # the tokenizer too: a fast tokenizer refuses to be used by two threads at once
+            started = time.monotonic()  # latency is the model's time, not the wait for a slot
+            parts = self._fit(claim, shown)
+            judgements = [self._judge_part(claim, part) for part in parts]
         best = max(judgements, key=lambda judgement: judgement.support)
         return replace(best, parts=len(parts), latency_s=time.monotonic() - started,
                        excerpt=shown if shown != snippet else "",

@@ -1,0 +1,50 @@
+"""Checking statements end to end. Modules: ``records`` (what a check produced), ``candidates`` (which documents),
+``judging`` (which paragraphs, in what order), ``statement`` (one statement), ``items`` (an item's revision and
+article), ``batch`` (a bounded pool of statements). The factories below wire the clients from the options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from bot.checking.judging import Strategy
+from bot.checking.statement import Plan, Tools
+
+if TYPE_CHECKING:
+    import requests
+
+    from bot.documents.services import ServiceClient
+    from bot.options import Options
+
+
+def plan_from(options: Options) -> Plan:
+    return Plan(source=options.check_source,
+                strategy=Strategy(options.check_strategy, options.check_top, options.check_require_mention),
+                documents=options.check_documents, search_results=options.search_results,
+                allow_domains=options.search_allow_domains, deny_domains=options.search_deny_domains,
+                fetch_workers=options.fetch_workers)
+
+
+def make_tools(options: Options, session: requests.Session, services: ServiceClient) -> Tools:
+    """The judge (its model loaded), the fetcher, the archive, the search engine and the embedding model."""
+    from bot.documents import make_fetcher, make_search, make_wayback, paragraph_rules
+    from bot.embedding import make_embedder
+    from bot.judge import make_judge
+
+    if options.check_source != "wikipedia" and not options.search_backend:
+        from bot.errors import ConfigError
+
+        raise ConfigError("no web search engine is configured",
+                          hint="set [search] backend and url (searxng or brave), or check --source wikipedia")
+    judge = make_judge(options)
+    if options.check_strategy == "paper":
+        # The published method asks the model about every paragraph; refbot's shortcut (a paragraph that does
+        # not name the value is answered without the model) is a pre-ranking of its own.
+        judge.template = replace(judge.template, require_object_mention=False)
+    embed = make_embedder(options) if options.check_strategy == "ranked" else None
+    return Tools(judge, make_fetcher(options, session, services.politeness), paragraph_rules(options),
+                 make_wayback(options, services), make_search(options, services), embed)
+
+
+__all__ = ["Plan", "Strategy", "Tools", "make_tools", "plan_from"]

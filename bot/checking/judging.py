@@ -1,0 +1,52 @@
+"""Which paragraphs the judge is asked about, and in what order. The judge is passed in.
+
+``ranked`` (refbot's default): each document's paragraphs are pre-ranked (``bot.ranking``) and at most ``top`` of
+those that name the value are judged, best first. ``paper`` (the published method): every paragraph in document
+order. Either way a document is left at its first supporting paragraph, and the documents are judged side by
+side, one paragraph of each per round, so that a server judges them concurrently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.checking.records import Judged
+from bot.datamodel import Claim, Paragraph, Statement
+from bot.judge.engine import Judge
+from bot.ranking import Embed, Ranked, rank
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str = "ranked"  # or "paper"
+    top: int = 3
+    require_mention: bool = True
+
+
+def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
+          embed: Embed | None = None) -> list[Ranked]:
+    """The paragraphs to judge, in the order to judge them."""
+    if strategy.name == "paper":
+        return sorted(rank(paragraphs, statement), key=lambda ranked: ranked.paragraph.position)
+    ranked = rank(paragraphs, statement, embed=embed)
+    if strategy.require_mention:
+        ranked = [entry for entry in ranked if entry.object == 1.0]
+    return ranked[:strategy.top]
+
+
+def judge_in_rounds(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked]]) -> list[list[Judged]]:
+    """Judge each queue in order until its first supporting paragraph; round r asks for the r-th paragraph of
+    every queue still open, all at once."""
+    results: list[list[Judged]] = [[] for _ in queues]
+    open_ = [bool(entries) for entries in queues]
+    step = 0
+    while any(open_):
+        tasks = [(index, claim, queues[index][step].paragraph.text) for index in range(len(queues)) if open_[index]]
+        for index, judgement in judge.judge_all(tasks):
+            results[index].append(Judged(queues[index][step], judgement))
+            if judgement.supported:
+                open_[index] = False
+        step += 1
+        open_ = [is_open and step < len(queues[index]) for index, is_open in enumerate(open_)]
+    return results

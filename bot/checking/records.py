@@ -1,0 +1,100 @@
+"""What checking one statement produced, stage by stage: pure records that the trace is written from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from enum import Enum
+
+from bot.datamodel import Judgement, Statement
+from bot.documents.retrieval import Retrieved
+from bot.documents.search import SearchResult
+from bot.ranking import Ranked
+from bot.references import ProposedReference
+
+
+class Outcome(str, Enum):
+    SUPPORTED = "supported"
+    NOT_FOUND = "not-found"
+    IRRETRIEVABLE = "irretrievable"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A document that may support the statement, and where refbot heard of it."""
+
+    url: str
+    origin: str  # "search" or "wikipedia"
+    title: str = ""
+    access_date: date | None = None
+    archive_url: str = ""
+    # For a cited source: the article paragraph that cites it; for a search result: its rank.
+    cited_in: int | None = None
+    rank: int = 0
+
+
+@dataclass(frozen=True)
+class Search:
+    engine: str
+    query: str
+    results: tuple[SearchResult, ...] = ()
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One paragraph the judge was asked about: how it ranked, and what the judge said."""
+
+    ranked: Ranked
+    judgement: Judgement
+
+    @property
+    def asked(self) -> bool:
+        """False when the judge answered without asking the model (the value is not named)."""
+        return self.judgement.attempts > 0
+
+
+@dataclass(frozen=True)
+class DocumentCheck:
+    candidate: Candidate
+    retrieved: Retrieved | None
+    judged: tuple[Judged, ...] = ()
+    # Paragraphs the strategy did not send to the judge.
+    not_judged: int = 0
+    # An article read to find cited sources (--strategy paper judges its chunks and paragraphs) is not evidence.
+    evidence: bool = True
+
+    @property
+    def readable(self) -> bool:
+        return self.retrieved is not None and bool(self.retrieved.paragraphs)
+
+    @property
+    def supporting(self) -> tuple[Judged, ...]:
+        return tuple(judged for judged in self.judged if judged.judgement.supported)
+
+
+@dataclass(frozen=True)
+class StatementCheck:
+    statement: Statement
+    outcome: Outcome
+    reason: str
+    started: str
+    elapsed_s: float
+    searches: tuple[Search, ...] = ()
+    documents: tuple[DocumentCheck, ...] = ()
+    reference: ProposedReference | None = None
+    quickstatements: str = ""
+
+    @property
+    def judgements(self) -> list[Judged]:
+        return [judged for document in self.documents for judged in document.judged]
+
+    @property
+    def asked(self) -> int:
+        """LLM judgements made (paragraphs the model was asked about)."""
+        return sum(1 for judged in self.judgements if judged.asked)
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(judged.judgement.prompt_tokens for judged in self.judgements)

@@ -1,0 +1,196 @@
+"""Checking one statement: candidates → documents → paragraphs judged → outcome and proposed reference.
+
+Every client is in :class:`Tools`, built once per run by ``bot.checking.make_tools``; this module does no wiring.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+
+from bot.checking import candidates as find
+from bot.checking.judging import Strategy, judge_in_rounds, queue
+from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
+from bot.datamodel import Paragraph, Statement, Verdict
+from bot.documents.archive import Wayback
+from bot.documents.fetching import Fetcher
+from bot.documents.paragraphs import ParagraphRules
+from bot.documents.retrieval import Retrieved, Wanted, retrieve_many
+from bot.documents.search import SearchBackend, search_query, web_search
+from bot.documents.wikipedia import Article
+from bot.errors import BackendUnavailable, RefbotError
+from bot.judge.engine import Judge
+from bot.ranking import Embed, rank, supporting_sentence
+from bot.references import ProposedReference, quickstatements, wayback_date
+
+SUMMARY = "reference proposed by refbot"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the options say about checking (``bot.checking.plan_from``)."""
+
+    source: str = "both"  # web, wikipedia or both
+    strategy: Strategy = Strategy()
+    documents: int = 8
+    search_results: int = 5
+    allow_domains: tuple[str, ...] = ()
+    deny_domains: tuple[str, ...] = ()
+    fetch_workers: int = 8
+
+
+@dataclass(frozen=True)
+class Tools:
+    judge: Judge
+    fetcher: Fetcher
+    rules: ParagraphRules
+    wayback: Wayback | None = None
+    search: SearchBackend | None = None
+    embed: Embed | None = None
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Article | None = None,
+                    article_error: str = "") -> StatementCheck:
+    """Never raises for a statement's own trouble (a failing search engine, dead pages, unreadable answers):
+    that becomes its outcome and reason. Only an unavailable judge stops the run (BackendUnavailable)."""
+    started, clock = now_iso(), time.monotonic()
+    searches: list[Search] = []
+    documents: list[DocumentCheck] = []
+    problems: list[str] = [article_error] if article_error and plan.source != "web" else []
+    try:
+        searched = _search(statement, tools, plan, searches, problems)
+        cited, article_check = _cited(statement, tools, plan, article)
+        if article_check is not None:
+            documents.append(article_check)
+        wanted = find.merge(cited, searched, limit=plan.documents)
+        documents += _judge_documents(statement, tools, plan, wanted)
+    except BackendUnavailable:
+        raise
+    except RefbotError as error:  # anything else a statement runs into is its own outcome, not the run's
+        problems.append(str(error))
+    outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
+    reference = propose(statement, documents) if outcome is Outcome.SUPPORTED else None
+    return StatementCheck(statement, outcome, reason, started, round(time.monotonic() - clock, 3), tuple(searches),
+                          tuple(documents), reference,
+                          quickstatements(statement, reference, SUMMARY) if reference else "")
+
+
+def _search(statement: Statement, tools: Tools, plan: Plan, searches: list[Search],
+            problems: list[str]) -> list[Candidate]:
+    if plan.source == "wikipedia" or tools.search is None:
+        return []
+    try:
+        query, results = web_search(tools.search, statement, plan.search_results, allow=plan.allow_domains,
+                                    deny=plan.deny_domains)
+    except RefbotError as error:
+        searches.append(Search(tools.search.name, search_query(statement), error=str(error)))
+        problems.append(f"web search failed: {error}")
+        return []
+    searches.append(Search(tools.search.name, query, tuple(results)))
+    return find.from_search(results)
+
+
+def _cited(statement: Statement, tools: Tools, plan: Plan, article: Article | None
+           ) -> tuple[list[Candidate], DocumentCheck | None]:
+    if plan.source == "web" or article is None:
+        return [], None
+    if plan.strategy.name != "paper":
+        return find.from_article(article.paragraphs, statement), None
+    # The published order: every chunk of the article is judged; the paragraphs of a supporting chunk one by
+    # one; the sources cited by a supporting paragraph become the candidates.
+    claim = statement.claim
+    chunk_queue = [rank([Paragraph(chunk.text, article.permalink, chunk.position)], statement)[0]
+                   for chunk in article.chunks]
+    judged: list[Judged] = []
+    supporting_paragraphs = []
+    by_position = {paragraph.position: paragraph for paragraph in article.paragraphs}
+    for index, judgement in tools.judge.judge_all((i, claim, entry.paragraph.text)
+                                                  for i, entry in enumerate(chunk_queue)):
+        judged.append(Judged(chunk_queue[index], judgement))
+        if not judgement.supported:
+            continue
+        members = [by_position[position] for position in article.chunks[index].paragraphs]
+        paragraph_queue = rank([Paragraph(p.text, article.permalink, p.position) for p in members], statement)
+        paragraph_queue.sort(key=lambda entry: entry.paragraph.position)
+        for inner, answer in tools.judge.judge_all((i, claim, e.paragraph.text) for i, e in enumerate(paragraph_queue)):
+            judged.append(Judged(paragraph_queue[inner], answer))
+            if answer.supported:
+                supporting_paragraphs.append(by_position[paragraph_queue[inner].paragraph.position])
+    supporting_paragraphs.sort(key=lambda paragraph: paragraph.position)
+    record = DocumentCheck(Candidate(article.permalink, "article", title=article.sitelink.title), None,
+                           tuple(judged), evidence=False)
+    return find.from_paragraphs(supporting_paragraphs), record
+
+
+def _judge_documents(statement: Statement, tools: Tools, plan: Plan, wanted: list[Candidate]) -> list[DocumentCheck]:
+    if not wanted:
+        return []
+    retrieved = retrieve_many([Wanted(c.url, c.access_date, c.archive_url) for c in wanted], tools.fetcher,
+                              tools.rules, tools.wayback, workers=plan.fetch_workers)
+    queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed) for result in retrieved]
+    judged = judge_in_rounds(tools.judge, statement.claim, queues)
+    return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers))
+            for candidate, result, answers in zip(wanted, retrieved, judged)]
+
+
+def decide(documents: list[DocumentCheck], problems: list[str], *, has_candidates: bool) -> tuple[Outcome, str]:
+    evidence = [document for document in documents if document.evidence]
+    supporting = [judged for document in evidence for judged in document.supporting]
+    if supporting:
+        sources = sum(1 for document in evidence if document.supporting)
+        return Outcome.SUPPORTED, f"{len(supporting)} supporting paragraph(s) in {sources} document(s)"
+    unreadable = sum(1 for document in evidence for judged in document.judged
+                     if judged.judgement.verdict is Verdict.UNPARSEABLE)
+    if problems:
+        return Outcome.ERROR, "; ".join(problems)
+    if unreadable:
+        return Outcome.ERROR, f"the judge's answer could not be read for {unreadable} paragraph(s); run again"
+    if not has_candidates:
+        return Outcome.NOT_FOUND, "no candidate document: the search found nothing and no cited source names the value"
+    if not any(document.readable for document in evidence):
+        reasons = "; ".join(sorted({_why_unreadable(document.retrieved) for document in evidence
+                                    if document.retrieved is not None}))
+        return Outcome.IRRETRIEVABLE, f"none of {len(evidence)} document(s) could be read ({reasons})"
+    readable = sum(1 for document in evidence if document.readable)
+    asked = sum(1 for document in evidence for judged in document.judged if judged.asked)
+    return Outcome.NOT_FOUND, f"no supporting paragraph: {asked} judged in {readable} readable document(s)"
+
+
+def _why_unreadable(retrieved: Retrieved) -> str:
+    return retrieved.outcome.value if retrieved.outcome.value != "ok" else "no paragraph"
+
+
+def propose(statement: Statement, documents: list[DocumentCheck]) -> ProposedReference | None:
+    """The reference for the best supporting paragraph (highest support; the earlier document on a tie)."""
+    best: tuple[float, DocumentCheck, Judged] | None = None
+    for document in documents:
+        if not document.evidence or document.retrieved is None:
+            continue
+        for judged in document.supporting:
+            if best is None or judged.judgement.support > best[0]:
+                best = (judged.judgement.support, document, judged)
+    if best is None:
+        return None
+    _, document, judged = best
+    retrieved = document.retrieved
+    assert retrieved is not None
+    used, page = retrieved.used, retrieved.document
+    archived = retrieved.archived is not None and used is retrieved.archived
+    return ProposedReference(
+        url=document.candidate.url, retrieved=_day(used.retrieved),
+        title=(page.title if page else "") or document.candidate.title, language=page.language if page else "",
+        archive_url=used.archive_url if archived else "",
+        archive_date=wayback_date(used.archive_timestamp) if archived else None,
+        quotation=supporting_sentence(judged.ranked.paragraph.text, statement))
+
+
+def _day(iso: str) -> date:
+    try:
+        return date.fromisoformat(iso[:10])
+    except ValueError:
+        return datetime.now(timezone.utc).date()

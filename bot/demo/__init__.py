@@ -1,0 +1,1 @@
+"""refbot's offline demo world (``refbot demo``): invented items, pages and services served on loopback."""

@@ -1,0 +1,34 @@
+"""The curator's HTML report: ``xslt/report.xsl`` applied to a trace with lxml (XSLT 1.0)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from bot.assets import asset_path
+
+_transform: Any = None
+
+
+def stylesheet() -> Any:
+    global _transform
+    if _transform is None:
+        # No document(), no extension functions, no network: the stylesheet reads only the trace.
+        access = etree.XSLTAccessControl.DENY_ALL
+        _transform = etree.XSLT(etree.parse(str(asset_path("xslt", "report.xsl"))), access_control=access)
+    return _transform
+
+
+def render(trace: Any) -> str:
+    return str(stylesheet()(trace))
+
+
+def write_report(trace: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(render(trace), encoding="utf-8")
+    os.replace(partial, path)
+    return path

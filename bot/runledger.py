@@ -1,0 +1,110 @@
+"""The ledger of scheduled runs (SQLite): which statements each run has finished, with their trace elements.
+
+A run that is killed loses at most the statements in progress: each finished statement is committed on its own.
+Started again with the same worklist, the unfinished run is resumed; statements any run checked within
+``recheck_days`` are skipped. The run's trace is assembled from the ledger, so it holds every statement once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from bot.errors import ConfigError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, started TEXT NOT NULL, finished TEXT,
+    description TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS items (
+    run_id INTEGER NOT NULL REFERENCES runs(id), item TEXT NOT NULL, element TEXT NOT NULL,
+    PRIMARY KEY (run_id, item));
+CREATE TABLE IF NOT EXISTS checks (
+    run_id INTEGER NOT NULL REFERENCES runs(id), guid TEXT NOT NULL, item TEXT NOT NULL, outcome TEXT NOT NULL,
+    checked TEXT NOT NULL, element TEXT NOT NULL, PRIMARY KEY (run_id, guid));
+CREATE INDEX IF NOT EXISTS checks_by_guid ON checks (guid, checked);
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    id: int
+    key: str
+    started: str
+    resumed: bool
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+class RunLedger:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(path), isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as error:
+            raise ConfigError(f"cannot open the run ledger {path}: {error}",
+                              hint="set [run] ledger to a writable file, or pass --ledger") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def open_run(self, key: str, description: str, *, new: bool = False) -> Run:
+        """The latest unfinished run with this key, or a new one."""
+        if not new:
+            row = self.db.execute("SELECT id, started FROM runs WHERE key = ? AND finished IS NULL "
+                                  "ORDER BY id DESC LIMIT 1", (key,)).fetchone()
+            if row:
+                return Run(row[0], key, row[1], True)
+        started = iso(utc_now())
+        cursor = self.db.execute("INSERT INTO runs (key, started, description) VALUES (?, ?, ?)",
+                                 (key, started, description))
+        return Run(int(cursor.lastrowid or 0), key, started, False)
+
+    def finish(self, run: Run) -> None:
+        self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (iso(utc_now()), run.id))
+
+    def done(self, run: Run) -> set[str]:
+        return {row[0] for row in self.db.execute("SELECT guid FROM checks WHERE run_id = ?", (run.id,))}
+
+    def recently_checked(self, run: Run, days: float, now: datetime | None = None) -> set[str]:
+        """GUIDs another run checked less than ``days`` ago (with any outcome but error)."""
+        since = iso((now or utc_now()) - timedelta(days=days))
+        return {row[0] for row in self.db.execute(
+            "SELECT DISTINCT guid FROM checks WHERE run_id != ? AND checked >= ? AND outcome != 'error'",
+            (run.id, since))}
+
+    def record_item(self, run: Run, item: str, element: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO items (run_id, item, element) VALUES (?, ?, ?)",
+                        (run.id, item, element))
+
+    def record(self, run: Run, guid: str, item: str, outcome: str, element: str) -> None:
+        """One finished statement, committed at once (autocommit)."""
+        self.db.execute("INSERT INTO checks (run_id, guid, item, outcome, checked, element) VALUES (?, ?, ?, ?, ?, ?)",
+                        (run.id, guid, item, outcome, iso(utc_now()), element))
+
+    def items(self, run: Run) -> list[tuple[str, str, list[str]]]:
+        """(item, item element, statement elements) in the order the items were first recorded."""
+        result = []
+        for item, element in self.db.execute("SELECT item, element FROM items WHERE run_id = ? ORDER BY rowid",
+                                             (run.id,)):
+            statements = [row[0] for row in self.db.execute(
+                "SELECT element FROM checks WHERE run_id = ? AND item = ? ORDER BY rowid", (run.id, item))]
+            if statements:
+                result.append((item, element, statements))
+        return result
+
+    def counts(self, run: Run) -> dict[str, int]:
+        return dict(self.db.execute("SELECT outcome, COUNT(*) FROM checks WHERE run_id = ? GROUP BY outcome",
+                                    (run.id,)).fetchall())

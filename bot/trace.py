@@ -1,0 +1,292 @@
+"""The XML trace of a run (``xslt/trace.xsd``): built with lxml from the check records, validated before it is
+written, and read back for ``refbot report``. A statement's element can be built on its own, so that a run's
+ledger keeps finished statements and the trace is assembled from them at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from lxml import etree
+
+from bot import __version__
+from bot.assets import asset_path
+from bot.checking.items import ItemContext
+from bot.checking.records import DocumentCheck, Judged, StatementCheck
+from bot.errors import InputError, TraceError
+from bot.ranking import match_spans
+
+NS = "urn:refbot:trace:1"
+SCHEMA_VERSION = "1.0"
+# Characters XML 1.0 cannot hold (control characters a page or a model may produce).
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Query parameters that may carry a credential; dropped from URLs written to the trace.
+_SECRET_PARAMETERS = re.compile(r"key|token|secret|password|auth", re.I)
+REFERENCE_LABELS = {"P854": "reference URL", "P813": "retrieved", "P1476": "title", "P407": "language of work",
+                    "P1065": "archive URL", "P2960": "archive date", "P1683": "quotation"}
+
+
+def tag(name: str) -> str:
+    return f"{{{NS}}}{name}"
+
+
+def clean(text: Any) -> str:
+    return _NOT_XML.sub("", str(text))
+
+
+def public_url(url: str) -> str:
+    """A URL as the trace may show it: no user:password@, no key= or token= parameters."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                       if not _SECRET_PARAMETERS.search(k)])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _element(element_name: str, parent: Any = None, text: str | None = None, /, **attributes: Any) -> Any:
+    attrs = {key.replace("_", "-"): clean(value) for key, value in attributes.items()
+             if value is not None and value != ""}
+    if parent is not None:
+        element = etree.SubElement(parent, tag(element_name), attrs)
+    else:
+        element = etree.Element(tag(element_name), attrs, nsmap={None: NS})
+    if text is not None:
+        element.text = clean(text)
+    return element
+
+
+def _number(value: float) -> str:
+    return f"{max(0.0, value):.3f}".rstrip("0").rstrip(".") if value else "0"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    mode: str  # check or run
+    started: str
+    finished: str
+    duration_s: float
+    complete: bool
+    judge_backend: str
+    model: str
+    template: str
+    prompt_template: str
+    threshold: float
+    strategy: str
+    top: int
+    embeddings: str
+    endpoints: Sequence[tuple[str, str]] = ()
+    options: Sequence[tuple[str, str]] = ()
+    notes: Sequence[str] = ()
+    skipped: int = 0
+    run_id: str = ""
+
+
+def item_element(context: ItemContext) -> Any:
+    item = _element("item", id=context.item, label=context.label or context.item, url=context.url,
+                    revision=context.revision, permalink=context.permalink)
+    if context.error:
+        _element("error", item, context.error)
+    if context.article is not None:
+        article = context.article
+        _element("article", item, wiki=article.sitelink.wiki, title=article.sitelink.title,
+                 url=article.sitelink.url, revision=article.revision, permalink=article.permalink,
+                 paragraphs=len(article.paragraphs))
+    return item
+
+
+def statement_element(context: ItemContext, check: StatementCheck) -> Any:
+    statement = check.statement
+    element = _element("statement", guid=statement.guid, url=context.statement_url(statement.guid),
+                       property=statement.property_id, property_label=statement.property_label,
+                       datatype=statement.value.datatype, value=statement.value.raw, value_text=statement.value.text,
+                       rank=statement.rank.value, outcome=check.outcome.value, started=check.started,
+                       elapsed_s=_number(check.elapsed_s), judgements=check.asked, prompt_tokens=check.prompt_tokens)
+    _element("reason", element, check.reason)
+    for search in check.searches:
+        found = _element("search", element, engine=search.engine, query=search.query)
+        if search.error:
+            _element("error", found, search.error)
+        for number, result in enumerate(search.results, start=1):
+            _element("result", found, rank=result.rank or number, url=result.url, title=result.title)
+    for document in check.documents:
+        _document(element, document, statement)
+    if check.reference is not None:
+        reference = check.reference
+        node = _element("reference", element, url=reference.url, archive_url=reference.archive_url)
+        for snak in reference.snaks():
+            _element("snak", node, property=snak.property_id, label=REFERENCE_LABELS.get(snak.property_id, ""),
+                     value=snak.value, text=snak.text)
+        _element("quickstatements", node, check.quickstatements)
+    return element
+
+
+def _document(parent: Any, document: DocumentCheck, statement: Any) -> None:
+    candidate, retrieved = document.candidate, document.retrieved
+    attributes: dict[str, Any] = {"origin": candidate.origin, "evidence": "true" if document.evidence else "false",
+                                  "url": candidate.url, "title": candidate.title,
+                                  "search_rank": candidate.rank if candidate.origin == "search" else None,
+                                  "cited_in_paragraph": candidate.cited_in,
+                                  "access_date": candidate.access_date.isoformat() if candidate.access_date else None}
+    if retrieved is None:
+        attributes |= {"outcome": "ok" if document.judged else "not-fetched", "paragraphs": len(document.judged)}
+    else:
+        used, page = retrieved.used, retrieved.document
+        attributes |= {"outcome": used.outcome.value, "final_url": used.final_url, "status": used.status,
+                       "content_type": used.content_type, "retrieved": used.retrieved,
+                       "sha256": used.sha256 if used.ok else None, "paragraphs": len(retrieved.paragraphs),
+                       "archive_url": used.archive_url, "archive_timestamp": used.archive_timestamp}
+        if page is not None:
+            attributes |= {"title": page.title or candidate.title, "language": page.language}
+    attributes["not_judged"] = document.not_judged
+    node = _element("document", parent, **attributes)
+    if retrieved is not None:
+        if retrieved.used.reason:
+            _element("reason", node, retrieved.used.reason)
+        for note in ((f"live page: {retrieved.live.outcome.value}: {retrieved.live.reason}",)
+                     if retrieved.archived is not None else ()) + retrieved.notes:
+            _element("note", node, note)
+    for judged in document.judged:
+        _judgement(node, judged)
+
+
+def _judgement(parent: Any, judged: Judged) -> None:
+    ranked, judgement = judged.ranked, judged.judgement
+    paragraph = ranked.paragraph
+    node = _element("judgement", parent, position=paragraph.position, start=paragraph.start, end=paragraph.end,
+                    score=_number(ranked.score), subject_score=_number(ranked.subject),
+                    object_score=_number(ranked.object),
+                    semantic_score=_number(ranked.semantic) if ranked.semantic is not None else None,
+                    verdict=judgement.verdict.value, supports="true" if judgement.supported else "false",
+                    support=_number(judgement.support), asked="true" if judged.asked else "false",
+                    prompt_tokens=judgement.prompt_tokens, completion_tokens=judgement.completion_tokens,
+                    latency_s=_number(judgement.latency_s), attempts=judgement.attempts, parts=judgement.parts)
+    text = _element("paragraph", node)
+    _marked(text, paragraph.text, match_spans(paragraph.text, ranked.matched))
+    if judgement.excerpt:
+        _element("excerpt", node, judgement.excerpt)
+    _element("answer", node, judgement.answer)
+    if judgement.justification:
+        _element("justification", node, judgement.justification)
+
+
+def _marked(element: Any, text: str, spans: list[tuple[int, int]]) -> None:
+    """``text`` as mixed content, each span in a <match> element."""
+    element.text = clean(text[: spans[0][0]] if spans else text)
+    for index, (start, end) in enumerate(spans):
+        match = _element("match", element, text[start:end])
+        following = spans[index + 1][0] if index + 1 < len(spans) else len(text)
+        match.tail = clean(text[end:following])
+
+
+def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
+    run = _element("run", tool="refbot", tool_version=__version__, mode=info.mode, id=info.run_id,
+                   started=info.started, finished=info.finished, duration_s=_number(info.duration_s),
+                   complete="true" if info.complete else "false")
+    judge = _element("judge", run, backend=info.judge_backend, model=info.model or "(unknown)",
+                     template=info.template, threshold=_number(info.threshold), strategy=info.strategy,
+                     top=info.top, embeddings=info.embeddings or "none")
+    _element("prompt-template", judge, info.prompt_template)
+    for service, url in info.endpoints:
+        _element("endpoint", run, service=service, url=public_url(url))
+    for name, value in info.options:
+        _element("option", run, name=name, value=value)
+    outcomes = [statement.get("outcome") for statement in statements]
+    judgements = list(_judgements(statements))
+    summary = {"statements": len(statements), "skipped": info.skipped,
+               **{outcome: outcomes.count(outcome) for outcome in ("supported", "not-found", "irretrievable", "error")},
+               "judgements": sum(1 for j in judgements if j.get("asked") == "true"),
+               "prompt-tokens": sum(int(j.get("prompt-tokens")) for j in judgements),
+               "completion-tokens": sum(int(j.get("completion-tokens")) for j in judgements)}
+    etree.SubElement(run, tag("summary"), {key: str(value) for key, value in summary.items()})
+    for note in info.notes:
+        _element("note", run, note)
+    return run
+
+
+def _judgements(statements: Iterable[Any]) -> Iterable[Any]:
+    for statement in statements:
+        yield from statement.iter(tag("judgement"))
+
+
+def assemble(info: RunInfo, items: Sequence[tuple[Any, Sequence[Any]]]) -> Any:
+    """The whole trace: the run, then each item element with its statement elements."""
+    root = etree.Element(tag("trace"), {"schema-version": SCHEMA_VERSION}, nsmap={None: NS})
+    root.append(run_element(info, [statement for _, statements in items for statement in statements]))
+    for item, statements in items:
+        item = _copy(item)
+        for statement in statements:
+            item.append(_copy(statement))
+        root.append(item)
+    return etree.ElementTree(root)
+
+
+def _copy(element: Any) -> Any:
+    return etree.fromstring(etree.tostring(element))
+
+
+def to_string(element: Any) -> str:
+    """An element as XML text, for the run ledger."""
+    return etree.tostring(element, encoding="unicode")
+
+
+def from_string(text: str) -> Any:
+    return etree.fromstring(text.encode("utf-8"))
+
+
+_schema: Any = None
+
+
+def schema() -> Any:
+    global _schema
+    if _schema is None:
+        _schema = etree.XMLSchema(etree.parse(str(asset_path("xslt", "trace.xsd"))))
+    return _schema
+
+
+def validate(tree: Any) -> None:
+    """TraceError with the schema's first complaint when ``tree`` is not a valid trace."""
+    checker = schema()
+    if not checker.validate(tree):
+        error = checker.error_log[0] if len(checker.error_log) else None
+        where = f"line {error.line}: " if error is not None and error.line else ""
+        raise TraceError(f"the trace does not match trace.xsd: {where}{error.message if error else 'invalid'}",
+                         hint="this is a bug in refbot; please report it with the run's options")
+
+
+def write(tree: Any, path: Path) -> Path:
+    """Validate, then write atomically (a reader never sees half a trace)."""
+    validate(tree)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    tree.write(str(partial), xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    os.replace(partial, path)
+    return path
+
+
+def read(path: Path) -> Any:
+    """A trace read back and validated; InputError naming the file when it is not one."""
+    try:
+        tree = etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True))
+    except OSError as error:
+        raise InputError(f"cannot read the trace: {error}", path=str(path)) from None
+    except etree.XMLSyntaxError as error:
+        raise InputError(f"not XML: {error.msg}", path=str(path), line=error.lineno,
+                         hint="pass a trace written by `refbot check` or `refbot run`") from None
+    if tree.getroot().tag != tag("trace"):
+        raise InputError(f"not a refbot trace (root element {tree.getroot().tag})", path=str(path),
+                         hint="pass a trace written by `refbot check` or `refbot run`")
+    try:
+        validate(tree)
+    except TraceError as error:
+        raise InputError(str(error).split(" (")[0], path=str(path),
+                         hint="the file was changed after refbot wrote it; re-run the check") from None
+    return tree

@@ -1,0 +1,158 @@
+"""The XML trace: built from check records, valid against xslt/trace.xsd, rejected with the schema's first error
+when invalid, free of secrets; and the HTML report rendered from it, with page text escaped."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from lxml import etree
+
+from bot import trace as traces
+from bot.checking.items import ItemContext
+from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
+from bot.datamodel import Judgement, Paragraph, Statement, Value, Verdict
+from bot.documents.fetching import Fetched, Outcome as FetchOutcome
+from bot.documents.paragraphs import Document
+from bot.documents.retrieval import Retrieved
+from bot.documents.search import SearchResult
+from bot.errors import InputError, TraceError
+from bot.ranking import rank
+from bot.references import ProposedReference, quickstatements
+from bot.report import render
+
+HOSTILE = ("Marta Novotná received the Purkyně Prize for Chemistry in 2021. <script>document.title='pwned'"
+           "</script> <img src=x onerror=alert(1)>")
+STATEMENT = Statement("Q990201", "Marta Novotná", "Q990201$AAAA-1", "P166", "award received",
+                      Value("wikibase-item", "Q990211", "Purkyně Prize for Chemistry"))
+CONTEXT = ItemContext("Q990201", "Marta Novotná", "https://www.wikidata.org", 2301234567)
+
+
+def judgement(verdict=Verdict.SUPPORTS, support=0.91):
+    return Judgement(verdict, support, "P(yes) 0.910", "The paragraph says so.", "qwen", "refbot", 120, 1, 0.8)
+
+
+def supported_check() -> StatementCheck:
+    paragraph = Paragraph(HOSTILE, "https://news.example.org/a", 7, 1200, 1200 + len(HOSTILE))
+    ranked = rank([paragraph], STATEMENT)[0]
+    fetched = Fetched("https://news.example.org/a", FetchOutcome.OK, final_url="https://news.example.org/a",
+                      status=200, content_type="text/html", content=b"<html>...</html>",
+                      retrieved="2026-11-21T10:00:00Z")
+    document = Document("https://news.example.org/a", "html", HOSTILE, (paragraph,), title="Prize for Novotná",
+                        language="en")
+    retrieved = Retrieved("https://news.example.org/a", fetched, document)
+    reference = ProposedReference("https://news.example.org/a", date(2026, 11, 21), "Prize for Novotná", "en",
+                                  quotation="Marta Novotná received the Purkyně Prize for Chemistry in 2021.")
+    return StatementCheck(
+        STATEMENT, Outcome.SUPPORTED, "1 supporting paragraph(s) in 1 document(s)", "2026-11-21T10:00:00Z", 3.2,
+        (Search("searxng", '"Marta Novotná" award received Purkyně Prize for Chemistry -wikipedia',
+                (SearchResult("https://news.example.org/a", "Prize for Novotná", rank=1),)),),
+        (DocumentCheck(Candidate("https://news.example.org/a", "search", "Prize for Novotná", rank=1), retrieved,
+                       (Judged(ranked, judgement()),), 11),),
+        reference, quickstatements(STATEMENT, reference, "reference proposed by refbot"))
+
+
+def run_info(**overrides):
+    values = dict(mode="check", started="2026-11-21T10:00:00Z", finished="2026-11-21T10:00:05Z", duration_s=5.0,
+                  complete=True, judge_backend="openai", model="qwen", template="refbot",
+                  prompt_template="[system]\n…", threshold=0.5, strategy="ranked", top=3,
+                  embeddings="all-minilm-l6-v2",
+                  endpoints=[("search (brave)", "https://user:pw@search.example/api?q=x&api_key=SECRET")],
+                  options=[("contact", "bot@example.org")])
+    values.update(overrides)
+    return traces.RunInfo(**values)
+
+
+def build():
+    return traces.assemble(run_info(), [(traces.item_element(CONTEXT),
+                                         [traces.statement_element(CONTEXT, supported_check())])])
+
+
+def test_a_trace_validates_and_records_the_decision():
+    tree = build()
+    traces.validate(tree)
+    ns = {"t": traces.NS}
+    statement = tree.find("t:item/t:statement", ns)
+    assert statement.get("outcome") == "supported" and statement.get("judgements") == "1"
+    assert statement.get("url") == "https://www.wikidata.org/wiki/Q990201#Q990201$AAAA-1"
+    judged = statement.find("t:document/t:judgement", ns)
+    assert judged.get("start") == "1200" and judged.get("position") == "7" and judged.get("supports") == "true"
+    assert [m.text for m in judged.findall("t:paragraph/t:match", ns)] == ["Marta Novotná", "Purkyně Prize for Chemistry"]
+    assert "".join(judged.find("t:paragraph", ns).itertext()) == HOSTILE
+    snaks = {s.get("property"): s.get("value") for s in statement.findall("t:reference/t:snak", ns)}
+    assert snaks["P854"] == '"https://news.example.org/a"' and snaks["P813"] == "+2026-11-21T00:00:00Z/11"
+    assert statement.findtext("t:reference/t:quickstatements", namespaces=ns).startswith(
+        "Q990201\tP166\tQ990211\tS854\t")
+    summary = tree.find("t:run/t:summary", ns)
+    assert summary.get("supported") == "1" and summary.get("prompt-tokens") == "120"
+    assert tree.find("t:item", ns).get("permalink") == \
+        "https://www.wikidata.org/w/index.php?title=Q990201&oldid=2301234567"
+
+
+def test_no_secret_reaches_the_trace():
+    text = etree.tostring(build(), encoding="unicode")
+    assert "SECRET" not in text and "user:pw" not in text
+    assert "https://search.example/api?q=x" in text
+
+
+def test_an_invalid_trace_raises_with_the_schemas_first_error(tmp_path):
+    tree = build()
+    statement = tree.find(f"{{{traces.NS}}}item/{{{traces.NS}}}statement")
+    statement.set("outcome", "probably")
+    with pytest.raises(TraceError, match="outcome.*probably"):
+        traces.write(tree, tmp_path / "trace.xml")
+    assert not (tmp_path / "trace.xml").exists()
+
+
+def test_a_statement_twice_is_invalid():
+    element = traces.statement_element(CONTEXT, supported_check())
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [element, element])])
+    with pytest.raises(TraceError, match="statementOnce|[Dd]uplicate"):
+        traces.validate(tree)
+
+
+def test_a_trace_round_trips_through_the_ledger_form_and_the_file(tmp_path):
+    element = traces.from_string(traces.to_string(traces.statement_element(CONTEXT, supported_check())))
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [element])])
+    path = traces.write(tree, tmp_path / "trace.xml")
+    again = traces.read(path)
+    for before, after in zip(tree.iter(), again.iter()):
+        assert (before.tag, dict(before.attrib)) == (after.tag, dict(after.attrib))
+    paragraph = f"{{{traces.NS}}}paragraph"
+    assert ["".join(p.itertext()) for p in again.iter(paragraph)] == [HOSTILE]
+
+
+def test_reading_something_else_names_the_file(tmp_path):
+    (tmp_path / "a.xml").write_text("<html/>")
+    (tmp_path / "b.xml").write_text("<trace")
+    with pytest.raises(InputError, match="a.xml.*not a refbot trace"):
+        traces.read(tmp_path / "a.xml")
+    with pytest.raises(InputError, match="b.xml.*not XML"):
+        traces.read(tmp_path / "b.xml")
+
+
+def test_control_characters_from_a_page_or_a_model_are_dropped():
+    assert traces.clean("a\x00b\x1bc\u2028d") == "abc\u2028d"
+
+
+def test_the_report_escapes_page_text_and_has_no_script():
+    html = render(build())
+    document = etree.HTML(html)
+    assert not document.xpath("//script") and not document.xpath("//@onerror")
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in html
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    assert [m.text for m in document.xpath("//div[@class='support']//mark")] == \
+        ["Marta Novotná", "Purkyně Prize for Chemistry"]
+    assert document.xpath("//a[@href='https://www.wikidata.org/wiki/Q990201#Q990201$AAAA-1']")
+    assert document.xpath("//textarea[@class='qs']")[0].text.startswith("Q990201\tP166\tQ990211")
+    assert not [href for href in document.xpath("//@href") if not href.startswith(("http", "#"))]
+
+
+def test_only_http_links_become_links():
+    check = supported_check()
+    hostile = Candidate("javascript:alert(1)", "search")
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(
+        CONTEXT, StatementCheck(STATEMENT, Outcome.NOT_FOUND, "none", check.started, 1.0,
+                                documents=(DocumentCheck(hostile, None),)))])])
+    html = render(tree)
+    assert "javascript:alert(1)" in html and 'href="javascript' not in html

@@ -1,0 +1,236 @@
+<?xml version="1.0" encoding="UTF-8"?>
+<!--
+  refbot's curator report: one self-contained HTML page per run (inline CSS, no script, no external request).
+  XSLT 1.0, applied by bot/report.py with lxml. Text from fetched pages is only ever output as text, so the
+  serializer escapes it; the Content-Security-Policy forbids scripts and remote loads as a second guard.
+-->
+<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform" xmlns:t="urn:refbot:trace:1"
+                exclude-result-prefixes="t">
+  <xsl:output method="html" encoding="UTF-8" indent="yes" doctype-system="about:legacy-compat"/>
+
+  <xsl:template match="/t:trace">
+    <xsl:variable name="run" select="t:run"/>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8"/>
+        <meta http-equiv="Content-Security-Policy"
+              content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"/>
+        <meta name="referrer" content="no-referrer"/>
+        <meta name="viewport" content="width=device-width, initial-scale=1"/>
+        <title>refbot report <xsl:value-of select="substring($run/@started, 1, 16)"/></title>
+        <style>
+          body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem 1.5rem; color: #202122; }
+          h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid #c8ccd1; }
+          h3 { font-size: 1.05rem; margin: 1.5rem 0 .3rem; }
+          table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
+          th, td { border: 1px solid #c8ccd1; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+          th { background: #eaecf0; }
+          .badge { display: inline-block; border-radius: .8rem; padding: .05rem .6rem; font-size: .85rem; font-weight: 600; white-space: nowrap; }
+          .supported { background: #d5fdf4; color: #14866d; border: 1px solid #14866d; }
+          .not-found { background: #eaecf0; color: #54595d; border: 1px solid #a2a9b1; }
+          .irretrievable { background: #fef6e7; color: #ac6600; border: 1px solid #ac6600; }
+          .error { background: #fee7e6; color: #d33; border: 1px solid #d33; }
+          .counts .badge { margin-right: .4rem; }
+          .meta { color: #54595d; font-size: .9rem; }
+          .meta dt { font-weight: 600; float: left; clear: left; width: 9rem; } .meta dd { margin-left: 9.5rem; }
+          blockquote { margin: .5rem 0; padding: .5rem .8rem; background: #f8f9fa; border-left: 4px solid #14866d; }
+          mark { background: #fef6a7; padding: 0 .1rem; }
+          textarea.qs { width: 100%; font: 13px/1.3 monospace; min-height: 3.2rem; }
+          details { margin: .4rem 0; } summary { cursor: pointer; color: #36c; }
+          .judgement { border-top: 1px dashed #c8ccd1; padding: .3rem 0; font-size: .92rem; }
+          .answer { white-space: pre-wrap; color: #54595d; }
+          code { font-size: .9em; }
+        </style>
+      </head>
+      <body>
+        <h1>refbot report</h1>
+        <p class="meta">
+          <xsl:value-of select="$run/@mode"/> run<xsl:if test="$run/@id"> <xsl:value-of select="$run/@id"/></xsl:if>,
+          started <xsl:value-of select="$run/@started"/>, <xsl:value-of select="$run/@duration-s"/> s,
+          refbot <xsl:value-of select="$run/@tool-version"/>
+          <xsl:if test="$run/@complete = 'false'"> — <strong>incomplete</strong></xsl:if>
+        </p>
+        <xsl:apply-templates select="$run"/>
+        <h2>Statements</h2>
+        <xsl:choose>
+          <xsl:when test="t:item/t:statement">
+            <table class="statements">
+              <thead><tr><th>Item</th><th>Property</th><th>Value</th><th>Outcome</th><th>Judgements</th><th>Wikidata</th></tr></thead>
+              <tbody>
+                <xsl:for-each select="t:item/t:statement">
+                  <tr class="statement-row">
+                    <td><xsl:value-of select="../@label"/> (<xsl:value-of select="../@id"/>)</td>
+                    <td><xsl:value-of select="@property-label"/> (<xsl:value-of select="@property"/>)</td>
+                    <td><a href="#{generate-id()}"><xsl:value-of select="@value-text"/></a></td>
+                    <td><span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span></td>
+                    <td><xsl:value-of select="@judgements"/></td>
+                    <td><xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+                      <xsl:with-param name="text" select="'statement'"/></xsl:call-template></td>
+                  </tr>
+                </xsl:for-each>
+              </tbody>
+            </table>
+          </xsl:when>
+          <xsl:otherwise><p>No statement was checked.</p></xsl:otherwise>
+        </xsl:choose>
+        <xsl:apply-templates select="t:item"/>
+      </body>
+    </html>
+  </xsl:template>
+
+  <xsl:template match="t:run">
+    <xsl:variable name="summary" select="t:summary"/>
+    <p class="counts">
+      <span class="badge supported"><xsl:value-of select="$summary/@supported"/> supported</span>
+      <span class="badge not-found"><xsl:value-of select="$summary/@not-found"/> not found</span>
+      <span class="badge irretrievable"><xsl:value-of select="$summary/@irretrievable"/> irretrievable</span>
+      <span class="badge error"><xsl:value-of select="$summary/@error"/> error</span>
+      of <xsl:value-of select="$summary/@statements"/> statement(s)<xsl:if test="$summary/@skipped &gt; 0">;
+      <xsl:value-of select="$summary/@skipped"/> skipped (checked recently)</xsl:if>.
+      <xsl:value-of select="$summary/@judgements"/> LLM judgement(s), <xsl:value-of select="$summary/@prompt-tokens"/> prompt tokens.
+    </p>
+    <dl class="meta">
+      <dt>Model</dt><dd><xsl:value-of select="t:judge/@model"/> (<xsl:value-of select="t:judge/@backend"/>)</dd>
+      <dt>Prompt</dt><dd><xsl:value-of select="t:judge/@template"/>, threshold <xsl:value-of select="t:judge/@threshold"/></dd>
+      <dt>Strategy</dt><dd><xsl:value-of select="t:judge/@strategy"/>
+        <xsl:if test="t:judge/@strategy = 'ranked'">, top <xsl:value-of select="t:judge/@top"/> paragraphs per document,
+          embeddings <xsl:value-of select="t:judge/@embeddings"/></xsl:if></dd>
+      <dt>Finished</dt><dd><xsl:value-of select="@finished"/></dd>
+      <xsl:for-each select="t:endpoint">
+        <dt><xsl:value-of select="@service"/></dt><dd><code><xsl:value-of select="@url"/></code></dd>
+      </xsl:for-each>
+    </dl>
+    <xsl:for-each select="t:note"><p class="meta">Note: <xsl:value-of select="."/></p></xsl:for-each>
+    <details><summary>Prompt template and options</summary>
+      <pre class="answer"><xsl:value-of select="t:judge/t:prompt-template"/></pre>
+      <table><xsl:for-each select="t:option"><tr><td><code><xsl:value-of select="@name"/></code></td>
+        <td><code><xsl:value-of select="@value"/></code></td></tr></xsl:for-each></table>
+    </details>
+  </xsl:template>
+
+  <xsl:template match="t:item">
+    <h2>
+      <xsl:value-of select="@label"/><xsl:text> </xsl:text>
+      <xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+        <xsl:with-param name="text" select="@id"/></xsl:call-template>
+    </h2>
+    <p class="meta">
+      Item as checked: <xsl:call-template name="link"><xsl:with-param name="url" select="@permalink"/>
+        <xsl:with-param name="text" select="concat('revision ', @revision)"/></xsl:call-template>
+      <xsl:for-each select="t:article">
+        · Wikipedia (<xsl:value-of select="@wiki"/>):
+        <xsl:call-template name="link"><xsl:with-param name="url" select="@permalink"/>
+          <xsl:with-param name="text" select="@title"/></xsl:call-template>
+        <xsl:if test="@revision"> revision <xsl:value-of select="@revision"/></xsl:if>
+      </xsl:for-each>
+    </p>
+    <xsl:for-each select="t:error"><p class="meta">Could not read everything about the item: <xsl:value-of select="."/></p></xsl:for-each>
+    <xsl:apply-templates select="t:statement"/>
+  </xsl:template>
+
+  <xsl:template match="t:statement">
+    <section class="statement" id="{generate-id()}">
+      <h3>
+        <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/><xsl:text> </xsl:text>
+        <span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span>
+      </h3>
+      <p class="meta">
+        <code><xsl:value-of select="@guid"/></code> ·
+        <xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+          <xsl:with-param name="text" select="'on Wikidata'"/></xsl:call-template>
+        · <xsl:value-of select="@judgements"/> judgement(s), <xsl:value-of select="@prompt-tokens"/> prompt tokens,
+        <xsl:value-of select="@elapsed-s"/> s — <xsl:value-of select="t:reason"/>
+      </p>
+      <xsl:for-each select="t:document[@evidence = 'true']/t:judgement[@supports = 'true']">
+        <div class="support">
+          <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
+          <p class="meta">
+            Paragraph <xsl:value-of select="@position"/> of
+            <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+              <xsl:with-param name="text" select="concat(../@title, substring(../@url, 1, 2000 * not(string(../@title))))"/></xsl:call-template>
+            <xsl:if test="../@archive-url"> · read from the
+              <xsl:call-template name="link"><xsl:with-param name="url" select="../@archive-url"/>
+                <xsl:with-param name="text" select="'archived copy'"/></xsl:call-template>
+              (<xsl:value-of select="../@archive-timestamp"/>)</xsl:if>
+            · support <xsl:value-of select="@support"/>, pre-rank score <xsl:value-of select="@score"/>
+          </p>
+          <xsl:if test="t:justification"><p><strong>Justification:</strong> <xsl:value-of select="t:justification"/></p></xsl:if>
+        </div>
+      </xsl:for-each>
+      <xsl:apply-templates select="t:reference"/>
+      <details>
+        <summary>Searches and documents (<xsl:value-of select="count(t:document)"/>)</summary>
+        <xsl:for-each select="t:search">
+          <p>Search (<xsl:value-of select="@engine"/>): <code><xsl:value-of select="@query"/></code>
+            <xsl:for-each select="t:error"> — failed: <xsl:value-of select="."/></xsl:for-each></p>
+          <ol><xsl:for-each select="t:result"><li><xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+            <xsl:with-param name="text" select="concat(@title, substring(@url, 1, 2000 * not(string(@title))))"/></xsl:call-template></li></xsl:for-each></ol>
+        </xsl:for-each>
+        <xsl:apply-templates select="t:document"/>
+      </details>
+    </section>
+  </xsl:template>
+
+  <xsl:template match="t:document">
+    <div class="document">
+      <p>
+        <strong><xsl:value-of select="@origin"/></strong>:
+        <xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+          <xsl:with-param name="text" select="@url"/></xsl:call-template>
+        — <xsl:value-of select="@outcome"/>
+        <xsl:if test="@status"> (HTTP <xsl:value-of select="@status"/>)</xsl:if>,
+        <xsl:value-of select="@paragraphs"/> paragraph(s), <xsl:value-of select="count(t:judgement)"/> judged
+        <xsl:if test="@archive-url"> · archived copy
+          <xsl:call-template name="link"><xsl:with-param name="url" select="@archive-url"/>
+            <xsl:with-param name="text" select="@archive-timestamp"/></xsl:call-template></xsl:if>
+        <xsl:if test="@sha256"> · sha256 <code><xsl:value-of select="substring(@sha256, 1, 12)"/>…</code></xsl:if>
+        <xsl:for-each select="t:reason"> — <xsl:value-of select="."/></xsl:for-each>
+      </p>
+      <xsl:for-each select="t:note"><p class="meta"><xsl:value-of select="."/></p></xsl:for-each>
+      <xsl:for-each select="t:judgement">
+        <div class="judgement">
+          ¶<xsl:value-of select="@position"/> · verdict <strong><xsl:value-of select="@verdict"/></strong>
+          · support <xsl:value-of select="@support"/> · score <xsl:value-of select="@score"/>
+          <xsl:if test="@asked = 'true'"> · <xsl:value-of select="@prompt-tokens"/> tokens, <xsl:value-of select="@latency-s"/> s</xsl:if>
+          <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
+          <div class="answer"><xsl:value-of select="t:answer"/></div>
+        </div>
+      </xsl:for-each>
+    </div>
+  </xsl:template>
+
+  <xsl:template match="t:paragraph"><xsl:apply-templates/></xsl:template>
+  <xsl:template match="t:match"><mark><xsl:value-of select="."/></mark></xsl:template>
+
+  <xsl:template match="t:reference">
+    <table class="reference">
+      <caption>Proposed reference</caption>
+      <thead><tr><th>Property</th><th>Value</th></tr></thead>
+      <tbody>
+        <xsl:for-each select="t:snak">
+          <tr><td><xsl:value-of select="@label"/> (<xsl:value-of select="@property"/>)</td>
+            <td><xsl:choose>
+              <xsl:when test="@property = 'P854' or @property = 'P1065'">
+                <xsl:call-template name="link"><xsl:with-param name="url" select="@text"/>
+                  <xsl:with-param name="text" select="@text"/></xsl:call-template></xsl:when>
+              <xsl:otherwise><xsl:value-of select="@text"/></xsl:otherwise>
+            </xsl:choose></td></tr>
+        </xsl:for-each>
+      </tbody>
+    </table>
+    <p class="meta">QuickStatements (select and copy; tab-separated, V1):</p>
+    <textarea class="qs" readonly="readonly" rows="3"><xsl:value-of select="t:quickstatements"/></textarea>
+  </xsl:template>
+
+  <!-- A link only for http(s) URLs; anything else is shown as text. -->
+  <xsl:template name="link">
+    <xsl:param name="url"/>
+    <xsl:param name="text"/>
+    <xsl:choose>
+      <xsl:when test="starts-with($url, 'https://') or starts-with($url, 'http://')">
+        <a href="{$url}" rel="noopener noreferrer nofollow"><xsl:value-of select="$text"/></a>
+      </xsl:when>
+      <xsl:otherwise><xsl:value-of select="$text"/></xsl:otherwise>
+    </xsl:choose>
+  </xsl:template>
+</xsl:stylesheet>
