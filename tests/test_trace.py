@@ -77,7 +77,8 @@ def test_a_trace_validates_and_records_the_decision():
     assert statement.get("url") == "https://www.wikidata.org/wiki/Q990201#Q990201$AAAA-1"
     judged = statement.find("t:document/t:judgement", ns)
     assert judged.get("start") == "1200" and judged.get("position") == "7" and judged.get("supports") == "true"
-    assert [m.text for m in judged.findall("t:paragraph/t:match", ns)] == ["Marta Novotná", "Purkyně Prize for Chemistry"]
+    matches = [m.text for m in judged.findall("t:paragraph/t:match", ns)]
+    assert matches == ["Marta Novotná", "Purkyně Prize for Chemistry"]
     assert "".join(judged.find("t:paragraph", ns).itertext()) == HOSTILE
     snaks = {s.get("property"): s.get("value") for s in statement.findall("t:reference/t:snak", ns)}
     assert snaks["P854"] == '"https://news.example.org/a"' and snaks["P813"] == "+2026-11-21T00:00:00Z/11"

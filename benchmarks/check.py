@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Checking statements end to end on the demo world: the published order versus refbot's pre-ranking.
+
+    benchmarks/check.py [--strategies paper,ranked] [--judge transformers|openai] [--judge-url URL]
+                        [--judge-model NAME] [--top 3] [--no-embeddings] [--workers 1]
+
+Starts the demo world (bot/demo/data: 3 items, 8 unsourced statements, their expected outcomes in
+expected.json), checks every statement with each strategy and the same judge, and prints per statement and in
+total: LLM judgements, prompt tokens, wall time and the outcome against the expected one; then the ratios
+(paper / ranked) of judgements and prompt tokens, the supported statements each found, and the seconds per
+statement. Workers default to 1 so that the wall time per statement is the time one statement takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+
+from bot.checking import make_tools, plan_from  # noqa: E402
+from bot.checking.batch import check_many  # noqa: E402
+from bot.checking.items import read_item  # noqa: E402
+from bot.demo.world import DemoWorld  # noqa: E402
+from bot.documents import make_politeness, make_services, make_session  # noqa: E402
+from bot.options import load_options  # noqa: E402
+from bot.selection import make_endpoint, selection_rules  # noqa: E402
+from bot.selection.unsourced import unsourced_statements  # noqa: E402
+
+ITEMS = ["Q990201", "Q990202", "Q990203"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--strategies", default="paper,ranked")
+    parser.add_argument("--judge", default="transformers", choices=("transformers", "openai"))
+    parser.add_argument("--judge-url", default="http://127.0.0.1:8000/v1")
+    parser.add_argument("--judge-model", default="")
+    parser.add_argument("--top", type=int, default=3)
+    parser.add_argument("--no-embeddings", action="store_true")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=0)
+    args = parser.parse_args()
+
+    results = {}
+    with DemoWorld() as world:
+        expected = world.expected()
+        base = load_options(ROOT / "tests" / "data" / "documents" / "empty.ini", environ={}, overrides={
+            **world.options(), "judge_backend": args.judge, "judge_url": args.judge_url,
+            "judge_model": args.judge_model or None, "check_top": args.top,
+            "check_embeddings": not args.no_embeddings, "threads": args.threads, "check_workers": args.workers})
+        endpoint = make_endpoint(base)
+        statements = [s for selection in unsourced_statements(endpoint, ITEMS, selection_rules(base))
+                      for s in selection.statements]
+        print(f"demo world: {len(statements)} statements of {len(ITEMS)} items; judge {args.judge} "
+              f"{base.judge_model if args.judge == 'transformers' else args.judge_url}")
+        for strategy in args.strategies.split(","):
+            options = replace(base, check_strategy=strategy)
+            session = make_session(options, cache=False)
+            services = make_services(options, session, make_politeness(options))
+            tools = make_tools(options, session, services)
+            contexts = {item: read_item(services, options.wikidata_api_url, item, "", wiki=options.wikipedia_wiki,
+                                        article_url=options.wikipedia_article_url,
+                                        chunk_chars=options.wikipedia_chunk_chars) for item in ITEMS}
+            started = time.monotonic()
+            checks = [check for _, check in check_many(((contexts[s.item], s) for s in statements), tools,
+                                                       plan_from(options), workers=options.check_workers)]
+            results[strategy] = (checks, time.monotonic() - started)
+            report(strategy, checks, expected)
+    summary(results, expected)
+    return 0
+
+
+def report(strategy, checks, expected) -> None:
+    print(f"\n== {strategy}")
+    print(f"{'statement':<36} {'value':<38} {'judged':>6} {'tokens':>7} {'s':>6}  outcome (expected)")
+    for check in sorted(checks, key=lambda c: c.statement.guid):
+        want = expected.get(check.statement.guid, {}).get("expected", "?")
+        print(f"{check.statement.guid[:36]:<36} {check.statement.value.text[:38]:<38} {check.asked:>6} "
+              f"{check.prompt_tokens:>7} {check.elapsed_s:>6.1f}  {check.outcome.value} ({want})")
+
+
+def summary(results, expected) -> None:
+    print("\nstrategy  statements  judgements/stmt  prompt tokens/stmt  s/stmt  supported found (expected "
+          "supported found / all supported found)")
+    wanted = {guid for guid, case in expected.items() if case["expected"] == "supported"}
+    totals = {}
+    for strategy, (checks, wall) in results.items():
+        count = len(checks) or 1
+        asked = sum(c.asked for c in checks) / count
+        tokens = sum(c.prompt_tokens for c in checks) / count
+        supported = {c.statement.guid for c in checks if c.outcome.value == "supported"}
+        totals[strategy] = (asked, tokens, supported)
+        print(f"{strategy:<9} {len(checks):>10} {asked:>16.1f} {asked and tokens:>19.0f} {wall / count:>7.1f}  "
+              f"{len(supported & wanted)} of {len(wanted)} / {len(supported)}")
+    if "paper" in totals and "ranked" in totals:
+        paper, ranked = totals["paper"], totals["ranked"]
+        lost = (paper[2] & wanted) - ranked[2]
+        print(f"\npaper / ranked: {paper[0] / max(ranked[0], 1e-9):.1f}× judgements, "
+              f"{paper[1] / max(ranked[1], 1e-9):.1f}× prompt tokens; supported statements the paper order found "
+              f"and ranking lost: {len(lost)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

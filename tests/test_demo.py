@@ -1,0 +1,208 @@
+"""End to end on the demo world: the real SPARQL server (Oxigraph), the world's HTTP sites on loopback, a real
+small model behind llama.cpp's OpenAI-compatible server, and the real embedding model.
+
+SmolLM2-135M is a plumbing model, so the tests that need a decision pin it with the threshold: 0 makes every
+paragraph the judge is asked about count as support, 1 makes none count. The ranking, the fetching, the archive
+fallback, the trace and the report are what is under test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from bot import trace as traces
+from bot.check_cli import _ini
+from bot.cli import main
+from bot.demo.world import DATA, DemoWorld
+
+ROOT = Path(__file__).resolve().parent.parent
+NS = {"t": traces.NS}
+ARTIFACTS = ROOT / "reports" / "test-artifacts"
+HOSTILE = ("Readers asked how the prize page was built; it showed the code <script>document.body.setAttribute("
+           "'data-pwned', 'yes')</script> beside a note that Marta Novotná received the Purkyně Prize for Chemistry.")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """The demo world, with one page carrying script-like text (as a page quoting code would)."""
+    data = tmp_path_factory.mktemp("demo") / "data"
+    shutil.copytree(DATA, data)
+    page = next(p for p in (data / "sites" / "chronicle").rglob("*.html") if "purkyne" in p.name)
+    escaped = HOSTILE.replace("<", "&lt;").replace(">", "&gt;")
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("</article>", f"<p>{escaped}</p><script>document.body.setAttribute("
+                                               f"'data-pwned', 'page')</script></article>", 1), encoding="utf-8")
+    with DemoWorld(data=data, workdir=tmp_path_factory.mktemp("store")) as running:
+        yield running
+
+
+def config(world, tmp_path, llama_server, **extra) -> Path:
+    settings = world.options() | {"judge_backend": "openai", "judge_url": llama_server.url,
+                                  "check_reports": str(tmp_path / "reports"),
+                                  "run_ledger": str(tmp_path / "reports" / "runs.sqlite")} | extra
+    path = tmp_path / "refbot.ini"
+    path.write_text(_ini(settings), encoding="utf-8")
+    return path
+
+
+def statements_of(tree):
+    return {s.get("guid"): s for s in tree.iterfind("t:item/t:statement", NS)}
+
+
+def check(world, tmp_path, llama_server, capsys, *args, **settings):
+    code = main(["--config", str(config(world, tmp_path, llama_server, **settings)), "--quiet", "check",
+                 "Q990201", *args])
+    out = capsys.readouterr().out
+    xml = Path(next(line for line in out.splitlines() if line.startswith("trace: "))[len("trace: "):])
+    html = Path(next(line for line in out.splitlines() if line.startswith("report: "))[len("report: "):])
+    return code, out, traces.read(xml), html
+
+
+def expected(world, item="Q990201"):
+    return {guid: case for guid, case in world.expected().items() if case["item"] == item}
+
+
+def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs(world, tmp_path, llama_server,
+                                                                                capsys):
+    code, out, tree, html = check(world, tmp_path, llama_server, capsys, threshold=0.0)
+    cases = expected(world)
+    found = statements_of(tree)
+    assert set(found) == set(cases), "every unsourced statement of the item is checked once"
+    assert html.parent == tmp_path / "reports" and html.exists()
+    for guid, case in cases.items():
+        statement = found[guid]
+        if case["expected"] == "irretrievable":
+            assert statement.get("outcome") == "irretrievable", statement.findtext("t:reason", namespaces=NS)
+            assert statement.find("t:document/t:judgement", NS) is None
+            continue
+        # With threshold 0 every paragraph asked about supports: each document stops at its first judgement.
+        assert statement.get("outcome") == "supported", statement.findtext("t:reason", namespaces=NS)
+        for document in statement.iterfind("t:document", NS):
+            assert len(document.findall("t:judgement", NS)) <= 1
+        snaks = {s.get("property"): s.get("text") for s in statement.iterfind("t:reference/t:snak", NS)}
+        assert {"P854", "P813", "P1683"} <= set(snaks)
+        if case.get("via") == "archive":
+            assert snaks["P1065"].startswith("https://web.archive.org/web/") and "P2960" in snaks
+            assert "herald" in snaks["P854"] or world.base("herald") in snaks["P854"]
+    assert code == 0, out
+    assert "supported" in out and "irretrievable" in out
+
+
+def test_the_dead_cited_source_is_read_from_the_archive_and_wikipedia_hits_are_never_fetched(
+        world, tmp_path, llama_server, capsys):
+    world.requests.clear()
+    _, _, tree, _ = check(world, tmp_path, llama_server, capsys, threshold=1.0)
+    archived = [d for d in tree.iterfind(".//t:document", NS) if d.get("archive-url")]
+    assert archived and all(d.get("outcome") == "ok" and d.get("origin") == "wikipedia" for d in archived)
+    assert any(r.site == "archive" and r.path.startswith("/web/") for r in world.requests)
+    assert not any("wikipedia.org" in r.path for r in world.requests)
+    assert any(r.site == "wikipedia" for r in world.requests), "the article was read for its cited sources"
+    outcomes = {s.get("outcome") for s in tree.iterfind(".//t:statement", NS)}
+    assert outcomes <= {"not-found", "irretrievable"}, "nothing counts as support at threshold 1"
+
+
+def test_pre_ranking_asks_far_fewer_questions_than_the_published_order(world, tmp_path, llama_server, capsys):
+    _, _, ranked, _ = check(world, tmp_path / "ranked", llama_server, capsys, threshold=1.0)
+    _, _, paper, _ = check(world, tmp_path / "paper", llama_server, capsys, "--strategy", "paper", threshold=1.0)
+    for document in ranked.iterfind(".//t:document", NS):
+        judged = document.findall("t:judgement", NS)
+        assert len(judged) <= 3
+        scores = [float(j.get("score")) for j in judged]
+        assert scores == sorted(scores, reverse=True), "best first"
+        assert all(j.get("object-score") == "1" for j in judged), "only paragraphs naming the value"
+    for document in paper.iterfind(".//t:document[@evidence='true']", NS):
+        positions = [int(j.get("position")) for j in document.findall("t:judgement", NS)]
+        assert positions == list(range(int(document.get("paragraphs")))), "every paragraph, in document order"
+
+    def asked(tree):
+        return int(tree.find("t:run/t:summary", NS).get("judgements"))
+    assert asked(paper) >= 5 * asked(ranked) > 0
+
+
+def test_the_report_renders_in_chromium_without_running_page_scripts(world, tmp_path, llama_server, capsys):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.fail("Debian's chromium is needed to render the report (scripts/setup --test installs it)")
+    _, _, tree, html = check(world, tmp_path, llama_server, capsys, threshold=0.0)
+    assert HOSTILE.split(" <script>")[0] in "".join(tree.getroot().itertext())
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-extensions", "--no-first-run",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([chromium, *flags, "--dump-dom", html.as_uri()], capture_output=True, text=True,
+                         timeout=120).stdout
+    rendered = etree.HTML(dom)
+    assert rendered is not None and rendered.xpath("//table[@class='statements']")
+    assert not rendered.xpath("//*[@data-pwned]"), "a script from page content ran in the report"
+    assert "document.body.setAttribute(" in dom, "the quoted code is shown as text"
+    rows = rendered.xpath("//tr[@class='statement-row']")
+    assert len(rows) == len(expected(world))
+    assert rendered.xpath("//tr[@class='statement-row']//span[contains(@class, 'supported')]")
+    assert any(href.startswith("http://127.0.0.1:") and "/wiki/Q990201#Q990201$" in href
+               for href in rendered.xpath("//tr[@class='statement-row']//a/@href"))
+    assert rendered.xpath("//div[@class='support']//mark") and rendered.xpath("//textarea[@class='qs']")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "demo-report.png"
+    subprocess.run([chromium, *flags, f"--screenshot={shot}", "--window-size=1280,2400", html.as_uri()],
+                   capture_output=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_a_run_killed_mid_way_resumes_and_processes_every_statement_once(world, tmp_path, llama_server):
+    items = tmp_path / "items.txt"
+    items.write_text("# the demo world's items\nQ990201\nQ990202\nQ990203\n", encoding="utf-8")
+    ini = config(world, tmp_path, llama_server, check_workers=1)
+    ledger = tmp_path / "reports" / "runs.sqlite"
+    command = [sys.executable, "-m", "bot", "--config", str(ini), "--quiet", "run", "--items", str(items)]
+    first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    done = 0
+    while time.monotonic() < deadline and first.poll() is None:
+        done = recorded(ledger)
+        if done >= 2:
+            break
+        time.sleep(0.05)
+    assert first.poll() is None, f"the run ended before it could be killed: {first.communicate()}"
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    killed_at = recorded(ledger)
+    assert 2 <= killed_at < len(world.expected())
+
+    second = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert second.returncode in (0, 1), second.stderr
+    with sqlite3.connect(ledger) as db:
+        rows = db.execute("SELECT run_id, guid FROM checks").fetchall()
+        runs = db.execute("SELECT id, finished FROM runs").fetchall()
+    assert len(runs) == 1 and runs[0][1] is not None, "the second start resumed the same run and finished it"
+    guids = [guid for _, guid in rows]
+    assert sorted(guids) == sorted(world.expected()), "every statement exactly once"
+    trace = traces.read(tmp_path / "reports" / f"run-{runs[0][0]}.xml")
+    assert sorted(statements_of(trace)) == sorted(world.expected())
+    assert f"{len(world.expected())} statement(s) checked" in second.stdout
+
+    third = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert "0 to check" in third.stderr or "0 statement(s) checked" in third.stdout, third.stderr
+
+
+def recorded(ledger: Path) -> int:
+    if not ledger.exists():
+        return 0
+    try:
+        with sqlite3.connect(ledger, timeout=1) as db:
+            return db.execute("SELECT COUNT(*) FROM checks").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_an_item_that_does_not_exist_is_a_usage_error(world, tmp_path, llama_server, capsys):
+    code = main(["--config", str(config(world, tmp_path, llama_server)), "check", "Q990299"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Q990299 does not exist on Wikidata" in err, err
