@@ -91,7 +91,7 @@ def add_parsers(commands: Any) -> None:
     report = commands.add_parser("report", help="render a trace into an HTML report again",
                                  description="Validate a trace against xslt/trace.xsd and render it with "
                                              "xslt/report.xsl.")
-    report.add_argument("trace", type=Path, metavar="TRACE.xml")
+    report.add_argument("trace", type=Path, metavar="TRACE.xml", help="a trace written by refbot check or run")
     report.add_argument("--out", type=Path, metavar="FILE.html", help="default: the trace's path with .html")
 
     demo = commands.add_parser(

@@ -198,7 +198,7 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
     for service, url in info.endpoints:
         _element("endpoint", run, service=service, url=public_url(url))
     for name, value in info.options:
-        _element("option", run, name=name, value=value)
+        etree.SubElement(run, tag("option"), {"name": clean(name), "value": clean(value)})  # value may be empty
     outcomes = [statement.get("outcome") for statement in statements]
     judgements = list(_judgements(statements))
     summary = {"statements": len(statements), "skipped": info.skipped,

@@ -37,7 +37,7 @@ def world(tmp_path_factory):
     """The demo world, with one page carrying script-like text (as a page quoting code would)."""
     data = tmp_path_factory.mktemp("demo") / "data"
     shutil.copytree(DATA, data)
-    page = next(p for p in (data / "sites" / "chronicle").rglob("*.html") if "purkyne" in p.name)
+    page = data / "sites" / "chronicle" / "2021" / "06" / "novotna-catalysts-plastic-waste.html"
     escaped = HOSTILE.replace("<", "&lt;").replace(">", "&gt;")
     text = page.read_text(encoding="utf-8")
     page.write_text(text.replace("</article>", f"<p>{escaped}</p><script>document.body.setAttribute("
@@ -50,6 +50,7 @@ def config(world, tmp_path, llama_server, **extra) -> Path:
     settings = world.options() | {"judge_backend": "openai", "judge_url": llama_server.url,
                                   "check_reports": str(tmp_path / "reports"),
                                   "run_ledger": str(tmp_path / "reports" / "runs.sqlite")} | extra
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "refbot.ini"
     path.write_text(_ini(settings), encoding="utf-8")
     return path
@@ -92,8 +93,11 @@ def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs(
         snaks = {s.get("property"): s.get("text") for s in statement.iterfind("t:reference/t:snak", NS)}
         assert {"P854", "P813", "P1683"} <= set(snaks)
         if case.get("via") == "archive":
+            archived = [d for d in statement.iterfind("t:document", NS) if d.get("archive-url")]
+            assert archived and archived[0].find("t:judgement[@supports='true']", NS) is not None
+            assert archived[0].get("url").startswith(world.base("herald")), "P854 is the page, not its copy"
+        if "P1065" in snaks:
             assert snaks["P1065"].startswith("https://web.archive.org/web/") and "P2960" in snaks
-            assert "herald" in snaks["P854"] or world.base("herald") in snaks["P854"]
     assert code == 0, out
     assert "supported" in out and "irretrievable" in out
 

@@ -32,7 +32,8 @@
           .error { background: #fee7e6; color: #d33; border: 1px solid #d33; }
           .counts .badge { margin-right: .4rem; }
           .meta { color: #54595d; font-size: .9rem; }
-          .meta dt { font-weight: 600; float: left; clear: left; width: 9rem; } .meta dd { margin-left: 9.5rem; }
+          dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; }
+          .meta dt { font-weight: 600; } .meta dd { margin: 0; overflow-wrap: anywhere; }
           blockquote { margin: .5rem 0; padding: .5rem .8rem; background: #f8f9fa; border-left: 4px solid #14866d; }
           mark { background: #fef6a7; padding: 0 .1rem; }
           textarea.qs { width: 100%; font: 13px/1.3 monospace; min-height: 3.2rem; }
