@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.cli import EXIT_OK, EXIT_PARTIAL, _judge_options, _sparql_options, id_list, positive_int, word_list
-from bot.errors import BackendUnavailable, InputError
+from bot.errors import InputError, RefbotError
 from bot.options import Options
 
 
@@ -154,13 +154,20 @@ def _contexts(session: Session, statements: Sequence[Any], on_item=None) -> Iter
         yield contexts[statement.item], statement
 
 
-def _read_item(session: Session, item: str, label: str) -> Any:
-    from bot.checking.items import read_item
+def _read_item(session: Session, item: str, label: str, *, strict: bool = False) -> Any:
+    """The item's revision and article. Unless ``strict``, an item the Wikidata API does not know (deleted
+    since the SPARQL service saw it) is recorded as the item's error, and its statements are still checked."""
+    from bot.checking.items import ItemContext, read_item, wikidata_site
 
     options = session.options
-    return read_item(session.services, options.wikidata_api_url, item, label, wiki=options.wikipedia_wiki,
-                     article_url=options.wikipedia_article_url, chunk_chars=options.wikipedia_chunk_chars,
-                     want_article=options.check_source != "web")
+    try:
+        return read_item(session.services, options.wikidata_api_url, item, label, wiki=options.wikipedia_wiki,
+                         article_url=options.wikipedia_article_url, chunk_chars=options.wikipedia_chunk_chars,
+                         want_article=options.check_source != "web")
+    except InputError as error:
+        if strict:
+            raise
+        return ItemContext(item, label, wikidata_site(options.wikidata_api_url), error=str(error))
 
 
 def _run_info(session: Session, mode: str, *, complete: bool, notes: Sequence[str] = (), skipped: int = 0,
@@ -243,7 +250,7 @@ def _write(trace: Any, stem: Path) -> tuple[Path, Path]:
 
 # -- refbot check ----------------------------------------------------------------------------------------------
 def run_check(args: argparse.Namespace, options: Options) -> int:
-    from bot.trace import assemble, item_element, statement_element
+    from bot.trace import assemble, checked_statement_element, item_element
 
     item = args.qid[0]
     session = _session(options)
@@ -262,17 +269,18 @@ def run_check(args: argparse.Namespace, options: Options) -> int:
                 for line in _describe(check):
                     progress.write(line)
             progress.step(f"{check.statement.property_id} {check.outcome.value}")
-    except (BackendUnavailable, KeyboardInterrupt) as error:
+    except (RefbotError, KeyboardInterrupt) as error:
         failure = error
     finally:
         progress.close()
     if not contexts:  # no statement, or stopped before the first: the item is still described
-        contexts[item] = _read_item(session, item, statements[0].item_label if statements else "")
+        contexts[item] = _read_item(session, item, statements[0].item_label if statements else "",
+                                    strict=not statements)
     order = {statement.guid: index for index, statement in enumerate(statements)}
     checked.sort(key=lambda pair: order[pair[1].statement.guid])
     elements = [item_element(context) for context in contexts.values()]
     trace = assemble(_run_info(session, "check", complete=failure is None and len(checked) == len(statements)),
-                     [(element, [statement_element(c, s) for c, s in checked]) for element in elements])
+                     [(element, [checked_statement_element(c, s) for c, s in checked]) for element in elements])
     stamp = session.started.replace("-", "").replace(":", "")
     xml, html = _write(trace, options.check_reports / f"check-{item}-{stamp}")
     counts = {name: sum(1 for _, check in checked if check.outcome.value == name)
@@ -305,8 +313,11 @@ def _worklist_key(args: argparse.Namespace, options: Options) -> tuple[str, str]
         source = f"query {args.query}: " + _query(args.query).text
     else:
         source = f"worklist {args.worklist[0]}"
+    # Resuming with another judge or other checking settings would mix results in one run: that is a new run.
     settings = [",".join(args.property or ()), str(args.limit or ""), options.check_source, options.check_strategy,
-                str(options.check_top)]
+                str(options.check_top), str(options.check_require_mention), str(options.check_documents),
+                str(options.check_embeddings), options.check_embedding_model, options.judge_backend,
+                options.judge_model, options.template, str(options.threshold), str(options.justify)]
     description = source.split(":", 1)[0] + (f", limit {args.limit}" if args.limit else "")
     return hashlib.sha256("\n".join([source, *settings]).encode()).hexdigest()[:16], description
 
@@ -344,7 +355,7 @@ def _items(args: argparse.Namespace, session: Session) -> list[str]:
 def run_run(args: argparse.Namespace, options: Options) -> int:
     from bot.checking.batch import check_many
     from bot.runledger import RunLedger
-    from bot.trace import assemble, from_string, item_element, statement_element, to_string
+    from bot.trace import assemble, checked_statement_element, from_string, item_element, to_string
 
     key, description = _worklist_key(args, options)
     ledger = RunLedger(options.run_ledger)
@@ -354,16 +365,17 @@ def run_run(args: argparse.Namespace, options: Options) -> int:
         done = ledger.done(run)
         recent = ledger.recently_checked(run, options.run_recheck_days) if options.run_recheck_days else set()
         statements = _statements(session, _items(args, session), list(args.property) if args.property else None)
-        if args.limit:
-            statements = statements[: args.limit]
         todo = [s for s in statements if s.guid not in done and s.guid not in recent]
         skipped = sum(1 for s in statements if s.guid in recent and s.guid not in done)
+        if args.limit:  # at most N checked in this run, counting those done before a resume
+            todo = todo[: max(0, args.limit - len(done))]
         if not args.quiet:
             state = f"resuming run {run.id} ({len(done)} done)" if run.resumed else f"run {run.id}"
             print(f"refbot: {state}: {len(statements)} statement(s) selected, {len(todo)} to check, {skipped} "
                   f"checked in the last {options.run_recheck_days:g} days", file=sys.stderr)
         progress = _Progress(len(todo), args.quiet)
-        deadline = time.monotonic() + args.time_budget if args.time_budget else None
+        # The budget counts from the start of the command (model loading and selection included).
+        deadline = session.clock + args.time_budget if args.time_budget is not None else None
         failure: BaseException | None = None
 
         def remember(context: Any) -> None:
@@ -372,12 +384,12 @@ def run_run(args: argparse.Namespace, options: Options) -> int:
             for context, check in check_many(_contexts(session, todo, remember), session.tools, _plan(options),
                                              workers=options.check_workers, deadline=deadline):
                 ledger.record(run, check.statement.guid, check.statement.item, check.outcome.value,
-                              to_string(statement_element(context, check)))
+                              to_string(checked_statement_element(context, check)))
                 if args.verbose:
                     for line in _describe(check):
                         progress.write(line)
                 progress.step(f"{check.statement.item} {check.outcome.value}")
-        except BackendUnavailable as error:
+        except RefbotError as error:  # the judge is gone, or an item could not be read: finished work is kept
             failure = error
         finally:
             progress.close()

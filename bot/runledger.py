@@ -86,13 +86,17 @@ class RunLedger:
             (run.id, since))}
 
     def record_item(self, run: Run, item: str, element: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO items (run_id, item, element) VALUES (?, ?, ?)",
+        # The item as first read in this run: statements checked before a resume keep the revision they saw.
+        self.db.execute("INSERT OR IGNORE INTO items (run_id, item, element) VALUES (?, ?, ?)",
                         (run.id, item, element))
 
-    def record(self, run: Run, guid: str, item: str, outcome: str, element: str) -> None:
-        """One finished statement, committed at once (autocommit)."""
-        self.db.execute("INSERT INTO checks (run_id, guid, item, outcome, checked, element) VALUES (?, ?, ?, ?, ?, ?)",
-                        (run.id, guid, item, outcome, iso(utc_now()), element))
+    def record(self, run: Run, guid: str, item: str, outcome: str, element: str) -> bool:
+        """One finished statement, committed at once (autocommit). False when the run already has it (another
+        process working on the same run recorded it first): the first record stands."""
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO checks (run_id, guid, item, outcome, checked, element) VALUES (?, ?, ?, ?, ?, ?)",
+            (run.id, guid, item, outcome, iso(utc_now()), element))
+        return cursor.rowcount == 1
 
     def items(self, run: Run) -> list[tuple[str, str, list[str]]]:
         """(item, item element, statement elements) in the order the items were first recorded."""

@@ -53,8 +53,8 @@ def public_url(url: str) -> str:
 
 
 def _element(element_name: str, parent: Any = None, text: str | None = None, /, **attributes: Any) -> Any:
-    attrs = {key.replace("_", "-"): clean(value) for key, value in attributes.items()
-             if value is not None and value != ""}
+    # None leaves an (optional) attribute out; a required one is written even when empty.
+    attrs = {key.replace("_", "-"): clean(value) for key, value in attributes.items() if value is not None}
     if parent is not None:
         element = etree.SubElement(parent, tag(element_name), attrs)
     else:
@@ -121,7 +121,7 @@ def statement_element(context: ItemContext, check: StatementCheck) -> Any:
         _document(element, document, statement)
     if check.reference is not None:
         reference = check.reference
-        node = _element("reference", element, url=reference.url, archive_url=reference.archive_url)
+        node = _element("reference", element, url=reference.url, archive_url=reference.archive_url or None)
         for snak in reference.snaks():
             _element("snak", node, property=snak.property_id, label=REFERENCE_LABELS.get(snak.property_id, ""),
                      value=snak.value, text=snak.text)
@@ -129,23 +129,43 @@ def statement_element(context: ItemContext, check: StatementCheck) -> Any:
     return element
 
 
+def checked_statement_element(context: ItemContext, check: StatementCheck) -> Any:
+    """The statement's element, validated on its own; if it cannot be (a bug), an ``error`` element saying so,
+    so that a run's ledger never holds an element that would make its trace invalid."""
+    element = statement_element(context, check)
+    checker = schema()
+    if checker.validate(etree.ElementTree(element)):
+        return element
+    problem = checker.error_log[0].message if len(checker.error_log) else "invalid"
+    statement = check.statement
+    fallback = _element("statement", guid=statement.guid, url=context.statement_url(statement.guid),
+                        property=statement.property_id, property_label=statement.property_label,
+                        datatype=statement.value.datatype, value=statement.value.raw,
+                        value_text=statement.value.text, rank=statement.rank.value, outcome="error",
+                        started=check.started, elapsed_s=_number(check.elapsed_s), judgements=check.asked,
+                        prompt_tokens=check.prompt_tokens)
+    _element("reason", fallback, f"refbot could not record this check ({problem}); this is a bug, please report it")
+    return fallback
+
+
 def _document(parent: Any, document: DocumentCheck, statement: Any) -> None:
     candidate, retrieved = document.candidate, document.retrieved
     attributes: dict[str, Any] = {"origin": candidate.origin, "evidence": "true" if document.evidence else "false",
-                                  "url": candidate.url, "title": candidate.title,
-                                  "search_rank": candidate.rank if candidate.origin == "search" else None,
+                                  "url": candidate.url, "title": candidate.title or None,
+                                  "search_rank": (candidate.rank or None) if candidate.origin == "search" else None,
                                   "cited_in_paragraph": candidate.cited_in,
                                   "access_date": candidate.access_date.isoformat() if candidate.access_date else None}
     if retrieved is None:
         attributes |= {"outcome": "ok" if document.judged else "not-fetched", "paragraphs": len(document.judged)}
     else:
         used, page = retrieved.used, retrieved.document
-        attributes |= {"outcome": used.outcome.value, "final_url": used.final_url, "status": used.status,
-                       "content_type": used.content_type, "retrieved": used.retrieved,
+        attributes |= {"outcome": used.outcome.value, "final_url": used.final_url or None,
+                       "status": used.status or None,
+                       "content_type": used.content_type or None, "retrieved": used.retrieved or None,
                        "sha256": used.sha256 if used.ok else None, "paragraphs": len(retrieved.paragraphs),
-                       "archive_url": used.archive_url, "archive_timestamp": used.archive_timestamp}
+                       "archive_url": used.archive_url or None, "archive_timestamp": used.archive_timestamp or None}
         if page is not None:
-            attributes |= {"title": page.title or candidate.title, "language": page.language}
+            attributes |= {"title": page.title or candidate.title or None, "language": page.language or None}
     attributes["not_judged"] = document.not_judged
     node = _element("document", parent, **attributes)
     if retrieved is not None:
@@ -198,7 +218,8 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
     for service, url in info.endpoints:
         _element("endpoint", run, service=service, url=public_url(url))
     for name, value in info.options:
-        etree.SubElement(run, tag("option"), {"name": clean(name), "value": clean(value)})  # value may be empty
+        shown = public_url(value) if "://" in value else value  # a URL option may hold user:password@ or a key
+        etree.SubElement(run, tag("option"), {"name": clean(name), "value": clean(shown)})
     outcomes = [statement.get("outcome") for statement in statements]
     judgements = list(_judgements(statements))
     summary = {"statements": len(statements), "skipped": info.skipped,

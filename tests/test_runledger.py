@@ -30,14 +30,15 @@ def test_an_unfinished_run_is_resumed_and_a_finished_one_is_not(tmp_path):
     assert ledger.recently_checked(fresh, 30, now=utc_now() + timedelta(days=31)) == set()
 
 
-def test_a_statement_is_recorded_once_per_run(tmp_path):
-    import sqlite3
-
+def test_a_statement_is_recorded_once_per_run_and_the_first_record_stands(tmp_path):
     ledger = RunLedger(tmp_path / "runs.sqlite")
     run = ledger.open_run("k", "")
-    ledger.record(run, "Q1$A", "Q1", "not-found", "<statement/>")
-    with pytest.raises(sqlite3.IntegrityError):
-        ledger.record(run, "Q1$A", "Q1", "supported", "<statement/>")
+    ledger.record_item(run, "Q1", "<item first/>")
+    assert ledger.record(run, "Q1$A", "Q1", "not-found", "<statement/>")
+    assert not ledger.record(run, "Q1$A", "Q1", "supported", "<statement/>")
+    ledger.record_item(run, "Q1", "<item second/>")
+    assert ledger.counts(run) == {"not-found": 1}
+    assert ledger.items(run) == [("Q1", "<item first/>", ["<statement/>"])]
 
 
 def test_errors_are_checked_again_by_the_next_run(tmp_path):

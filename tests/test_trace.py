@@ -91,9 +91,29 @@ def test_a_trace_validates_and_records_the_decision():
 
 
 def test_no_secret_reaches_the_trace():
-    text = etree.tostring(build(), encoding="unicode")
-    assert "SECRET" not in text and "user:pw" not in text
-    assert "https://search.example/api?q=x" in text
+    tree = traces.assemble(run_info(options=[("judge_url", "https://bot:hunter2@llm.example/v1?api_key=SECRET")]),
+                           [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, supported_check())])])
+    text = etree.tostring(tree, encoding="unicode")
+    assert "SECRET" not in text and "user:pw" not in text and "hunter2" not in text
+    assert "https://search.example/api?q=x" in text and "https://llm.example/v1" in text
+
+
+def test_empty_titles_and_labels_still_make_a_valid_trace():
+    check = supported_check()
+    bare = StatementCheck(Statement("Q990201", "", "Q990201$B", "P166", "", Value("string", "", "")),
+                          Outcome.NOT_FOUND, "", check.started, 0.0,
+                          (Search("searxng", "q", (SearchResult("https://x.example/", ""),)),),
+                          (DocumentCheck(Candidate("https://x.example/", "search"), None),))
+    element = traces.checked_statement_element(CONTEXT, bare)
+    assert element.get("outcome") == "not-found"
+    traces.validate(traces.assemble(run_info(), [(traces.item_element(CONTEXT), [element])]))
+
+
+def test_a_statement_that_cannot_be_recorded_becomes_an_error_not_a_broken_trace():
+    check = supported_check()
+    broken = StatementCheck(check.statement, check.outcome, check.reason, "not a time", 1.0)
+    element = traces.checked_statement_element(CONTEXT, broken)
+    assert element.get("outcome") == "error" and "could not record" in element.findtext(f"{{{traces.NS}}}reason")
 
 
 def test_an_invalid_trace_raises_with_the_schemas_first_error(tmp_path):

@@ -27,7 +27,11 @@ def check_many(work: Iterable[tuple[ItemContext, Statement]], tools: Tools, plan
     try:
         while True:
             while failure is None and len(pending) < workers and (deadline is None or clock() < deadline):
-                task = next(left, None)
+                try:
+                    task = next(left, None)
+                except Exception as problem:  # reading the next item failed: finish what is in progress first
+                    failure = problem
+                    break
                 if task is None:
                     break
                 context, statement = task

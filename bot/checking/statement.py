@@ -73,6 +73,8 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
         raise
     except RefbotError as error:  # anything else a statement runs into is its own outcome, not the run's
         problems.append(str(error))
+    except Exception as error:  # a bug or a library's surprise: recorded, and the run goes on
+        problems.append(f"unexpected {type(error).__name__}: {error}")
     outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
     reference = propose(statement, documents) if outcome is Outcome.SUPPORTED else None
     return StatementCheck(statement, outcome, reason, started, round(time.monotonic() - clock, 3), tuple(searches),
@@ -144,7 +146,7 @@ def decide(documents: list[DocumentCheck], problems: list[str], *, has_candidate
     if supporting:
         sources = sum(1 for document in evidence if document.supporting)
         return Outcome.SUPPORTED, f"{len(supporting)} supporting paragraph(s) in {sources} document(s)"
-    unreadable = sum(1 for document in evidence for judged in document.judged
+    unreadable = sum(1 for document in documents for judged in document.judged
                      if judged.judgement.verdict is Verdict.UNPARSEABLE)
     if problems:
         return Outcome.ERROR, "; ".join(problems)
