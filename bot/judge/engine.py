@@ -7,7 +7,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from functools import partial
 from dataclasses import replace
 from typing import TypeVar
 
@@ -18,6 +18,7 @@ from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.focus import focus
 from bot.judge.mentions import mentions
+from bot.pool import in_flight
 from bot.prompts import Generation, Template, as_relation, summary_continuation, summary_prefix
 
 LETTERS = ("a", "b", "c")
@@ -67,34 +68,8 @@ class Judge:
         an ``unparseable`` judgement naming the error, and the run goes on. When the backend itself is
         unavailable, no new task starts; those in flight finish and are yielded, then the error is raised.
         """
-        in_flight = max(1, self.backend.max_in_flight)
-        pending: dict[Future[Judgement], Key] = {}
-        pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="judge")
-        tasks_left = iter(tasks)
-        failure: BaseException | None = None
-        try:
-            while True:
-                while failure is None and len(pending) < in_flight:
-                    task = next(tasks_left, None)
-                    if task is None:
-                        break
-                    key, claim, snippet = task
-                    pending[pool.submit(self._judge_or_record, claim, snippet)] = key
-                if not pending:
-                    break
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    key = pending.pop(future)
-                    error = future.exception()
-                    if error is not None:
-                        failure = failure or error
-                    else:
-                        yield key, future.result()
-        finally:
-            # On an interrupt, do not wait for requests in flight (they may take a timeout each).
-            pool.shutdown(wait=not pending, cancel_futures=True)
-        if failure is not None:
-            raise failure
+        calls = ((key, partial(self._judge_or_record, claim, snippet)) for key, claim, snippet in tasks)
+        return in_flight(calls, self.backend.max_in_flight, name="judge")
 
     def _judge_or_record(self, claim: Claim, snippet: str) -> Judgement:
         try:
