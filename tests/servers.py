@@ -3,17 +3,14 @@ records every request, and an Oxigraph SPARQL server loaded with Wikidata-shaped
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import requests
+from bot.demo.sparql import Oxigraph, start_oxigraph  # noqa: F401 (the tests' SPARQL server is the demo's)
 
 
 @dataclass
@@ -124,49 +121,6 @@ def sparql_json(rows: list[dict[str, dict]], variables: list[str] | None = None)
     names = variables or sorted({name for row in rows for name in row})
     return Reply(200, json.dumps({"head": {"vars": names}, "results": {"bindings": rows}}),
                  {"Content-Type": "application/sparql-results+json"})
-
-
-@dataclass
-class Oxigraph:
-    process: subprocess.Popen
-    port: int
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/query"
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-
-
-def oxigraph_binary() -> str:
-    found = shutil.which("oxigraph") or str(Path(__import__("sys").executable).parent / "oxigraph")
-    if not Path(found).exists():
-        raise RuntimeError("the oxigraph server is not installed (pip install '.[test]')")
-    return found
-
-
-def start_oxigraph(turtle: Path, store: Path, port: int) -> Oxigraph:
-    binary = oxigraph_binary()
-    subprocess.run([binary, "load", "--location", str(store), "--file", str(turtle)], check=True,
-                   capture_output=True)
-    process = subprocess.Popen([binary, "serve-read-only", "--location", str(store), "--bind", f"127.0.0.1:{port}"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"oxigraph exited: {process.stderr.read().decode() if process.stderr else ''}")
-        try:
-            requests.get(f"http://127.0.0.1:{port}/query", params={"query": "ASK {}"}, timeout=1)
-            return Oxigraph(process, port)
-        except requests.RequestException:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("oxigraph did not start within 30 s")
 
 
 def routed(routes: dict[str, Reply | Callable[[Recorded], Reply]]) -> Callable[[Recorded], Reply]:

@@ -9,12 +9,8 @@ search engine. ``{site:NAME}`` in the data becomes that site's base URL. Every r
 from __future__ import annotations
 
 import json
-import shutil
 import socket
-import subprocess
-import sys
 import threading
-import time
 import unicodedata
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,7 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from bot.errors import ConfigError, ServiceError
+from bot.demo.sparql import Oxigraph, start_oxigraph
+from bot.errors import ConfigError
 
 DATA = Path(__file__).resolve().parent / "data"
 DEMO_ITEM = "Q990201"
@@ -56,14 +53,6 @@ def fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
 
 
-def oxigraph_binary() -> str:
-    found = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
-    if not Path(found).exists():
-        raise ConfigError("the Oxigraph SPARQL server is not installed",
-                          hint="install refbot with its demo extra: pip install -e '.[demo]' (scripts/setup does)")
-    return found
-
-
 @dataclass
 class DemoWorld:
     """Start with :meth:`start` (or as a context manager); ``options()`` points refbot at it."""
@@ -75,8 +64,7 @@ class DemoWorld:
     def __post_init__(self) -> None:
         self.ports: dict[str, int] = {}
         self._servers: list[ThreadingHTTPServer] = []
-        self._oxigraph: subprocess.Popen | None = None
-        self._sparql_port = 0
+        self._oxigraph: Oxigraph | None = None
         self._lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------------
@@ -107,40 +95,14 @@ class DemoWorld:
             server.server_close()
         self._servers.clear()
         if self._oxigraph is not None:
-            self._oxigraph.terminate()
-            try:
-                self._oxigraph.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._oxigraph.kill()
+            self._oxigraph.stop()
             self._oxigraph = None
 
     def _start_sparql(self) -> None:
         import tempfile
 
-        import requests
-
-        binary = oxigraph_binary()
         store = Path(tempfile.mkdtemp(prefix="refbot-demo-store-", dir=self.workdir))
-        loaded = subprocess.run([binary, "load", "--location", str(store), "--file", str(self.data / "world.ttl")],
-                                capture_output=True, text=True)
-        if loaded.returncode != 0:
-            raise ServiceError(f"could not load the demo store: {loaded.stderr.strip()[-300:]}",
-                               service="Oxigraph", url=str(store))
-        self._sparql_port = free_port()
-        self._oxigraph = subprocess.Popen([binary, "serve-read-only", "--location", str(store), "--bind",
-                                           f"127.0.0.1:{self._sparql_port}"],
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self._oxigraph.poll() is not None:
-                error = self._oxigraph.stderr.read().decode() if self._oxigraph.stderr else ""
-                raise ServiceError(f"Oxigraph exited: {error.strip()[-300:]}", service="Oxigraph", url=self.sparql_url)
-            try:
-                requests.get(self.sparql_url, params={"query": "ASK {}"}, timeout=1)
-                return
-            except requests.RequestException:
-                time.sleep(0.1)
-        raise ServiceError("Oxigraph did not start within 30 s", service="Oxigraph", url=self.sparql_url)
+        self._oxigraph = start_oxigraph(self.data / "world.ttl", store, free_port())
 
     # -- addresses -------------------------------------------------------------------------------------------
     def base(self, site: str) -> str:
@@ -148,7 +110,7 @@ class DemoWorld:
 
     @property
     def sparql_url(self) -> str:
-        return f"http://127.0.0.1:{self._sparql_port}/query"
+        return self._oxigraph.url if self._oxigraph is not None else ""
 
     def options(self) -> dict[str, Any]:
         """Option overrides that point refbot at this world (and nowhere else)."""
