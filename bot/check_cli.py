@@ -122,9 +122,11 @@ class Session:
 def _session(options: Options, *, verbose: bool = False) -> Session:
     from bot.checking import make_tools
     from bot.checking.statement import now_iso
+    from bot.doctor import preflight
     from bot.documents import make_politeness, make_services, make_session
     from bot.selection import make_endpoint
 
+    preflight()  # a broken install stops here, named, before any page could be blamed for it
     endpoint = make_endpoint(options)
     http = make_session(options)
     services = make_services(options, http, make_politeness(options))
@@ -260,10 +262,11 @@ def run_check(args: argparse.Namespace, options: Options) -> int:
     contexts: dict[str, Any] = {}
     failure: BaseException | None = None
     try:
-        from bot.checking.batch import check_many
+        from bot.checking.batch import Breaker, check_many
 
         for context, check in check_many(_contexts(session, statements, lambda c: contexts.setdefault(c.item, c)),
-                                         session.tools, _plan(options), workers=options.check_workers):
+                                         session.tools, _plan(options), workers=options.check_workers,
+                                         breaker=Breaker(min(3, len(statements)))):
             checked.append((context, check))
             if args.verbose:
                 for line in _describe(check):
@@ -353,7 +356,7 @@ def _items(args: argparse.Namespace, session: Session) -> list[str]:
 
 
 def run_run(args: argparse.Namespace, options: Options) -> int:
-    from bot.checking.batch import check_many
+    from bot.checking.batch import Breaker, check_many
     from bot.runledger import RunLedger
     from bot.trace import assemble, checked_statement_element, from_string, item_element, to_string
 
@@ -382,7 +385,8 @@ def run_run(args: argparse.Namespace, options: Options) -> int:
             ledger.record_item(run, context.item, to_string(item_element(context)))
         try:
             for context, check in check_many(_contexts(session, todo, remember), session.tools, _plan(options),
-                                             workers=options.check_workers, deadline=deadline):
+                                             workers=options.check_workers, deadline=deadline,
+                                             breaker=Breaker(min(3, len(todo)))):
                 ledger.record(run, check.statement.guid, check.statement.item, check.outcome.value,
                               to_string(checked_statement_element(context, check)))
                 if args.verbose:

@@ -1,6 +1,7 @@
 """The ``refbot`` command: thin argparse subcommands over the library; errors become one line and an exit code.
 
-Exit codes: 0 success, 1 a run that failed part-way (work done so far is kept), 2 usage or input error.
+Exit codes: 0 success, 1 a run that failed part-way (work done so far is kept; also `refbot doctor` finding
+something broken), 2 usage or input error, or an installation refbot cannot run in (nothing was done).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.errors import ConfigError, InputError, JudgeError, ModelError, RefbotError
+from bot.errors import ConfigError, InputError, InternalError, JudgeError, ModelError, RefbotError
 from bot.options import Options
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
@@ -177,6 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
     listing = model_commands.add_parser("list", help="list the catalogue and what is installed",
                                         description="List the model catalogue and what is installed.")
     listing.add_argument("--cache", type=Path, metavar="DIR", help="the model cache directory")
+
+    commands.add_parser(
+        "doctor", help="check the installation: libraries, each stage on a sample, models, configuration",
+        description="Check that this installation works: each stage's libraries on a tiny built-in sample (HTML and "
+                    "PDF into paragraphs, the trace schema, the report stylesheet, the SPARQL queries), the models "
+                    "(verified by sha256), the configuration and the contact, the demo's and the tests' tools. "
+                    "Prints one line per check with the fix; exits 1 when something is broken.")
     return parser
 
 
@@ -416,6 +424,20 @@ def _run_checks(args: argparse.Namespace) -> int:
     return handle(args, _options(args))
 
 
+def _run_doctor(args: argparse.Namespace) -> int:
+    from bot.doctor import FAIL, WARN, diagnose
+
+    findings = diagnose(args.config)
+    for finding in findings:
+        print(finding.line())
+    failed = sum(1 for finding in findings if finding.state == FAIL)
+    warned = sum(1 for finding in findings if finding.state == WARN)
+    verdict = "refbot cannot work until the failures are fixed" if failed else "refbot can work"
+    print(f"refbot doctor: {len(findings) - failed - warned} ok, {warned} warning(s), {failed} failure(s): {verdict}",
+          file=sys.stderr)
+    return EXIT_PARTIAL if failed else EXIT_OK
+
+
 def _run_documents(args: argparse.Namespace) -> int:
     from bot import documents_cli
 
@@ -441,11 +463,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--after resumes a worklist; it needs --property alone")
     handlers = {"eval": _run_eval, "judge": _run_judge, "select": _run_select, "properties": _run_properties,
                 "models": _run_models, "fetch": _run_documents, "sources": _run_documents,
-                "check": _run_checks, "run": _run_checks, "report": _run_checks, "demo": _run_checks}
+                "check": _run_checks, "run": _run_checks, "report": _run_checks, "demo": _run_checks,
+                "doctor": _run_doctor}
     try:
         return handlers[args.command](args)
-    except (ConfigError, InputError, ModelError) as error:
+    except (ConfigError, InputError, ModelError, InternalError) as error:
         print(f"refbot: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportError as error:  # a broken install, not the input: one line with the package to install
+        from bot.doctor import fix_for
+
+        print(f"refbot: error: a library refbot needs cannot be imported: {error} ({fix_for(error)})",
+              file=sys.stderr)
         return EXIT_USAGE
     except RefbotError as error:
         print(f"refbot: error: {error}", file=sys.stderr)

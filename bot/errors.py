@@ -6,8 +6,11 @@
     ├── ModelError               model weights are missing, corrupt or cannot be loaded
     ├── QueryError               a SPARQL endpoint refused, failed or could not be reached (names query, endpoint)
     ├── ServiceError             a web API (search, Wayback, Wikidata, Wikipedia) failed or answered nonsense
-    └── JudgeError               the judge could not produce a judgement
-        └── BackendUnavailable   the LLM server cannot be reached or keeps failing (names the URL)
+    ├── JudgeError               the judge could not produce a judgement
+    │   └── BackendUnavailable   the LLM server cannot be reached or keeps failing (names the URL)
+    ├── TraceError               a trace does not validate against xslt/trace.xsd
+    └── InternalError            refbot's own code or installation is broken (names the component and the fix);
+                                 never a page's or a statement's outcome
 
 Each error carries the context a user needs (file and line, URL, model path) and, where there is one,
 a ``hint`` saying how to fix it.
@@ -77,3 +80,11 @@ class BackendUnavailable(JudgeError):
 
 class TraceError(RefbotError):
     """A trace that does not validate against xslt/trace.xsd (a bug in refbot, or a file edited by hand)."""
+
+
+class InternalError(RefbotError):
+    """refbot itself failed — a library missing or broken, or a bug — not the page, the item or a service."""
+
+    def __init__(self, message: str, *, component: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.component = component

@@ -127,6 +127,43 @@ def resolve(name_or_path: str, cache: Path, *, transformers: bool = False) -> Pa
     return path
 
 
+COPY_MANIFEST = "files.sha256"
+
+
+def verify(name: str, cache: Path) -> str:
+    """Recompute the sha256 of an installed model (and of its transformers copy, if there is one); ModelError
+    naming the file on any mismatch, or when the model is not installed. Returns what was verified."""
+    spec = spec_for(name)
+    target = gguf_path(name, cache)
+    refetch = f"delete {target.parent} and run `refbot models fetch {name}`"
+    if not target.exists():
+        raise ModelError(f"model {name!r} is not installed in {cache}", hint=f"run `refbot models fetch {name}`")
+    if spec.is_directory:
+        for file, expected in spec.files:
+            if not (target / file).is_file() or sha256_of(target / file) != expected:
+                raise ModelError(f"{name}: {target / file} is missing or its sha256 is not {expected[:16]}…",
+                                 hint=refetch)
+        verified = f"{len(spec.files)} files verified by sha256"
+    else:
+        actual = sha256_of(target)
+        if actual != spec.sha256:
+            raise ModelError(f"{name}: {target} has sha256 {actual[:16]}…, expected {spec.sha256[:16]}…",
+                             hint=refetch)
+        verified = f"sha256 {spec.sha256[:16]}… verified"
+    copy = transformers_path(name, cache)
+    if copy.joinpath("config.json").exists():
+        manifest = copy / COPY_MANIFEST
+        if not manifest.exists():
+            return verified + "; transformers copy made by an older refbot, without checksums"
+        for line in manifest.read_text().splitlines():
+            expected, file = line.split(None, 1)
+            if not (copy / file).is_file() or sha256_of(copy / file) != expected:
+                raise ModelError(f"{name}: the transformers copy's {copy / file} is missing or changed",
+                                 hint=f"delete {copy} and run `refbot models fetch {name} --transformers`")
+        verified += "; transformers copy verified"
+    return verified
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as stream:
@@ -266,6 +303,9 @@ def convert_to_transformers(name: str, cache: Path, *, log=print) -> Path:
     model.save_pretrained(partial)
     tokenizer.save_pretrained(partial)
     (partial / "source.sha256").write_text(spec_for(name).sha256 + "\n")
+    # The copy is made here, not downloaded: its files' checksums are recorded so `refbot doctor` can verify it.
+    (partial / COPY_MANIFEST).write_text("".join(f"{sha256_of(file)}  {file.name}\n"
+                                                 for file in sorted(partial.iterdir()) if file.is_file()))
     shutil.rmtree(target, ignore_errors=True)
     partial.replace(target)
     log(f"{name}: transformers copy at {target}")

@@ -170,6 +170,34 @@ def test_a_broken_pdf_is_recorded_as_unsupported_with_the_reason(archive):
     assert run(archive, "/good.pdf").document.title == "Decorations conferred in 1990"
 
 
+def test_damaged_pdfs_are_the_pages_outcome_whatever_pdfminer_raises(archive):
+    """Truncated and scrambled copies of a real PDF: every one that pdfminer cannot read is unsupported with its
+    reason, none raises out of retrieval."""
+    good = make_pdf()
+    damaged = {"/cut.pdf": good[: len(good) // 2], "/head.pdf": good[:40], "/tail.pdf": b"%PDF-1.7\n" + good[-300:],
+               "/scrambled.pdf": good[:200] + bytes(range(256)) * 4 + good[1200:]}
+    unreadable = []
+    for path, body in damaged.items():
+        archive.pages[path] = Reply(200, body, {"Content-Type": "application/pdf"})
+        result = run(archive, path)
+        assert result.live.outcome in (Outcome.OK, Outcome.UNSUPPORTED), path
+        if result.live.outcome is Outcome.UNSUPPORTED:
+            assert result.live.reason.startswith("cannot read the application/pdf body: "), result.live.reason
+            unreadable.append(path)
+    assert {"/cut.pdf", "/head.pdf", "/scrambled.pdf"} <= set(unreadable)
+
+
+def test_refbot_failing_inside_extraction_is_never_blamed_on_the_page(archive, monkeypatch):
+    """A broken install (here: trafilatura without its extract function, as a failed import leaves it) raises
+    out of retrieval instead of making the page unsupported or irretrievable."""
+    import trafilatura
+
+    archive.pages["/news"] = Reply(200, NEWS, HTML)
+    monkeypatch.delattr(trafilatura, "extract")
+    with pytest.raises(AttributeError, match="extract"):
+        run(archive, "/news")
+
+
 def test_refbot_fetch_prints_the_outcome_the_archive_and_the_paragraphs(archive, monkeypatch, capsys):
     from bot.cli import main
 

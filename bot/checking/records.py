@@ -9,6 +9,7 @@ from enum import Enum
 from bot.datamodel import Judgement, Statement
 from bot.documents.retrieval import Retrieved
 from bot.documents.search import SearchResult
+from bot.faults import Fault
 from bot.ranking import Ranked
 from bot.references import ProposedReference
 
@@ -85,6 +86,8 @@ class StatementCheck:
     documents: tuple[DocumentCheck, ...] = ()
     reference: ProposedReference | None = None
     quickstatements: str = ""
+    # Set when refbot's own code or install failed on this statement (the outcome is then ``error``).
+    fault: Fault | None = None
 
     @property
     def judgements(self) -> list[Judged]:

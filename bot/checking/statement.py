@@ -19,7 +19,8 @@ from bot.documents.paragraphs import ParagraphRules
 from bot.documents.retrieval import Retrieved, Wanted, retrieve_many
 from bot.documents.search import SearchBackend, search_query, web_search
 from bot.documents.wikipedia import Article
-from bot.errors import BackendUnavailable, RefbotError
+from bot.errors import BackendUnavailable, InternalError, RefbotError
+from bot.faults import Fault, fault_of
 from bot.judge.engine import Judge
 from bot.ranking import Embed, rank, supporting_sentence
 from bot.references import ProposedReference, quickstatements, wayback_date
@@ -57,11 +58,15 @@ def now_iso() -> str:
 def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Article | None = None,
                     article_error: str = "") -> StatementCheck:
     """Never raises for a statement's own trouble (a failing search engine, dead pages, unreadable answers):
-    that becomes its outcome and reason. Only an unavailable judge stops the run (BackendUnavailable)."""
+    that becomes its outcome and reason. Only an unavailable judge stops the run (BackendUnavailable).
+
+    An exception from refbot's own code or install (a missing library, a bug) is never blamed on the pages:
+    the statement ends as ``error`` with the fault named, and ``fault`` is set for the run to act on."""
     started, clock = now_iso(), time.monotonic()
     searches: list[Search] = []
     documents: list[DocumentCheck] = []
     problems: list[str] = [article_error] if article_error and plan.source != "web" else []
+    fault: Fault | None = None
     try:
         searched = _search(statement, tools, plan, searches, problems)
         cited, article_check = _cited(statement, tools, plan, article)
@@ -71,10 +76,15 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
         documents += _judge_documents(statement, tools, plan, wanted)
     except BackendUnavailable:
         raise
+    except InternalError as error:
+        fault = Fault(error.component, "", str(error))
     except RefbotError as error:  # anything else a statement runs into is its own outcome, not the run's
         problems.append(str(error))
-    except Exception as error:  # a bug or a library's surprise: recorded, and the run goes on
-        problems.append(f"unexpected {type(error).__name__}: {error}")
+    except Exception as error:  # refbot's own failure: recorded as such, and the run decides whether to go on
+        fault = fault_of(error)
+    if fault is not None:
+        return StatementCheck(statement, Outcome.ERROR, str(fault), started, round(time.monotonic() - clock, 3),
+                              tuple(searches), tuple(documents), fault=fault)
     outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
     reference = propose(statement, documents) if outcome is Outcome.SUPPORTED else None
     return StatementCheck(statement, outcome, reason, started, round(time.monotonic() - clock, 3), tuple(searches),

@@ -5,6 +5,9 @@ finds nothing, every ``<p>`` is taken, as the published method did. PDF goes thr
 is split at blank lines. Whitespace is normalised, repeated blocks are dropped, blocks shorter than
 ``min_chars`` are not paragraphs, and blocks longer than ``max_chars`` are split between sentences. The
 cleaned text is every kept block joined by a blank line; each paragraph records where it lies in it.
+
+A body its parser cannot read raises :class:`Unreadable` (the page's outcome); any other exception is refbot's
+own failure (a missing library, a bug) and propagates, so that it is never blamed on the page (``bot.faults``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from bot.datamodel import Paragraph
 from bot.documents.decoding import decode
 from bot.documents.sentences import split_long
+from bot.faults import blames_the_page
 
 _SPACE = re.compile(r"\s+")
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
@@ -46,13 +50,28 @@ class Document:
     encoding: str = ""
 
 
+class Unreadable(Exception):
+    """The body defeats its parser (a truncated PDF, markup lxml refuses): the page's fault, not refbot's."""
+
+
 def normalise(text: str) -> str:
     return _SPACE.sub(" ", unicodedata.normalize("NFC", text).translate(_INVISIBLE)).strip()
 
 
 def extract(content: bytes, content_type: str, url: str, rules: ParagraphRules = ParagraphRules(),
             *, charset: str = "") -> Document:
-    """Paragraphs of one document; ``content_type`` is a bare media type (``text/html``)."""
+    """Paragraphs of one document; ``content_type`` is a bare media type (``text/html``).
+
+    Raises :class:`Unreadable` when the body defeats its parser; any other exception is refbot's own failure."""
+    try:
+        return _extract(content, content_type, url, rules, charset)
+    except Exception as error:
+        if blames_the_page(error):
+            raise Unreadable(f"{type(error).__name__}: {error}") from error
+        raise
+
+
+def _extract(content: bytes, content_type: str, url: str, rules: ParagraphRules, charset: str) -> Document:
     if content_type == "application/pdf":
         blocks, title = pdf_blocks(content)
         return assemble(blocks, rules, url=url, kind="pdf", title=title, extractor="pdfminer")

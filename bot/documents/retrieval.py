@@ -15,7 +15,7 @@ from datetime import date
 from bot.datamodel import Paragraph
 from bot.documents.archive import Snapshot, Wayback, is_archive_url, parse_wayback
 from bot.documents.fetching import Fetched, Fetcher, Outcome
-from bot.documents.paragraphs import Document, ParagraphRules, extract
+from bot.documents.paragraphs import Document, ParagraphRules, Unreadable, extract
 from bot.documents.politeness import host_key
 from bot.errors import ServiceError
 
@@ -45,15 +45,18 @@ class Retrieved:
 
 
 def read(fetched: Fetched, rules: ParagraphRules) -> tuple[Fetched, Document | None]:
-    """Paragraphs of a successful fetch; a body that cannot be parsed becomes ``unsupported`` with the reason."""
+    """Paragraphs of a successful fetch; a body its parser cannot read becomes ``unsupported`` with the reason.
+
+    Any other exception is refbot's own failure (a missing library, a bug) and propagates: it is never recorded
+    as what the page did."""
     if not fetched.ok:
         return fetched, None
     try:
         return fetched, extract(fetched.content, fetched.content_type, fetched.final_url or fetched.url, rules,
                                 charset=fetched.charset)
-    except Exception as error:  # a broken PDF or page must not stop the run; the reason goes to the trace
+    except Unreadable as error:  # a damaged PDF or page must not stop the run; the reason goes to the trace
         return replace(fetched, outcome=Outcome.UNSUPPORTED,
-                       reason=f"cannot read the {fetched.content_type} body: {type(error).__name__}: {error}"), None
+                       reason=f"cannot read the {fetched.content_type} body: {error}"), None
 
 
 def wants_archive(fetched: Fetched, document: Document | None) -> bool:

@@ -1,0 +1,143 @@
+"""A broken installation must never look like broken pages: `refbot doctor` names what is broken with the fix,
+and `refbot check` on the demo world stops with one line instead of reporting pages irretrievable.
+
+The demo world is real (Oxigraph, its sites on loopback, a small model behind llama.cpp's server). The broken
+install is real too where it can be: a subprocess in which the module `lxml_html_clean` cannot be imported, as
+after `pip install` of lxml 6.1 without it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import modelstore
+from bot import trace as traces
+from bot.check_cli import _ini
+from bot.cli import main
+from bot.demo.world import DemoWorld
+
+ROOT = Path(__file__).resolve().parent.parent
+NS = {"t": traces.NS}
+# What an install without lxml_html_clean looks like from inside Python: importing it fails.
+WITHOUT_CLEANER = ("import sys; sys.modules['lxml_html_clean'] = None; from bot.cli import main; "
+                   "raise SystemExit(main(sys.argv[1:]))")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with DemoWorld(workdir=tmp_path_factory.mktemp("store")) as running:
+        yield running
+
+
+def write_config(tmp_path: Path, settings: dict) -> Path:
+    path = tmp_path / "refbot.ini"
+    path.write_text(_ini(settings), encoding="utf-8")
+    return path
+
+
+def demo_config(world, tmp_path, llama_server) -> Path:
+    return write_config(tmp_path, world.options() | {
+        "judge_backend": "openai", "judge_url": llama_server.url, "check_reports": str(tmp_path / "reports"),
+        "run_ledger": str(tmp_path / "reports" / "runs.sqlite")})
+
+
+def refbot_without_cleaner(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", WITHOUT_CLEANER, *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_doctor_passes_on_this_installation_with_one_line_per_check(tmp_path, llama_server, capsys):
+    config = write_config(tmp_path, {"judge_backend": "openai", "judge_url": llama_server.url,
+                                     "contact": "refbot-tests@example.org",
+                                     "check_reports": str(tmp_path / "reports")})
+    code = main(["--config", str(config), "doctor"])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0, "\n".join(lines)
+    states = {line[6:26].strip(): line[:5].strip() for line in lines}
+    for check in ("dependencies", "html → paragraphs", "pdf → paragraphs", "trace schema", "report stylesheet",
+                  "SPARQL queries", "configuration", "contact", "judge", "embedding model", "folders"):
+        assert states.get(check) == "ok", (check, lines)
+    judge = next(line for line in lines if line.startswith("ok    judge "))
+    assert llama_server.url in judge, "the server was asked which model it serves"
+
+
+def test_doctor_fails_on_a_model_whose_files_changed_and_says_how_to_mend_it(tmp_path, capsys):
+    cache = tmp_path / "models"
+    name = "all-minilm-l6-v2"
+    installed = modelstore.gguf_path(name, modelstore.default_cache())
+    if not modelstore.installed(name, modelstore.default_cache()):
+        pytest.fail(f"{name} is not installed; scripts/setup --test installs it")
+    copy = modelstore.gguf_path(name, cache)
+    shutil.copytree(installed, copy)
+    shutil.copy(installed.with_name(installed.name + ".sha256"), copy.with_name(copy.name + ".sha256"))
+    config = write_config(tmp_path, {"model_cache": str(cache), "check_reports": str(tmp_path / "reports")})
+    assert main(["--config", str(config), "doctor"]) == 0
+    before = next(line for line in capsys.readouterr().out.splitlines() if "embedding model" in line)
+    assert before.startswith("ok") and "6 files verified by sha256" in before
+    (copy / "config.json").write_text("{}", encoding="utf-8")
+    code = main(["--config", str(config), "doctor"])
+    after = next(line for line in capsys.readouterr().out.splitlines() if "embedding model" in line)
+    assert code == 1 and after.startswith("FAIL") and "config.json" in after
+    assert f"run `refbot models fetch {name}`" in after
+
+
+def test_doctor_names_a_missing_lxml_html_clean_and_the_fix(tmp_path):
+    result = refbot_without_cleaner(tmp_path, "doctor")
+    assert result.returncode == 1, result.stdout + result.stderr
+    html = next(line for line in result.stdout.splitlines() if "html → paragraphs" in line)
+    assert html.startswith("FAIL") and "lxml_html_clean" in html and "fix: pip install lxml_html_clean" in html
+    assert "1 failure(s)" in result.stderr
+
+
+def test_check_stops_with_one_line_when_lxml_html_clean_is_missing(world, tmp_path, llama_server):
+    result = refbot_without_cleaner(tmp_path, "--config", str(demo_config(world, tmp_path, llama_server)),
+                                    "check", "Q990201")
+    assert result.returncode == 2, result.stdout + result.stderr
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 1 and errors[0].startswith("refbot: error: refbot's html → paragraphs does not work")
+    assert "lxml_html_clean" in errors[0] and "pip install lxml_html_clean" in errors[0]
+    assert "irretrievable" not in result.stdout and not (tmp_path / "reports").exists(), "nothing was checked"
+
+
+def test_check_stops_when_the_extractor_raises_on_every_page_and_blames_no_page(world, tmp_path, llama_server,
+                                                                                monkeypatch, capsys):
+    """The extractor works on doctor's sample but raises on the world's pages: the first statements end as
+    refbot's error, named, then the check stops; no page is called unsupported and no statement irretrievable
+    or not-found because of it."""
+    import trafilatura
+
+    real = trafilatura.extract
+
+    def broken(text, url=None, **options):
+        if url and url.startswith("http://127.0.0.1"):
+            raise AttributeError("module 'trafilatura' has no attribute 'extract'")
+        return real(text, url=url, **options)
+
+    monkeypatch.setattr(trafilatura, "extract", broken)
+    code = main(["--config", str(demo_config(world, tmp_path, llama_server)), "--quiet", "check", "Q990201"])
+    captured = capsys.readouterr()
+    assert code == 1, captured.out + captured.err
+    errors = [line for line in captured.err.splitlines() if line.startswith("refbot:")]
+    assert len(errors) == 1, captured.err
+    assert re.match(r"refbot: error: stopped after [34] statement\(s\) failed the same way in refbot itself",
+                    errors[0]), errors[0]
+    assert "paragraph extraction" in errors[0] and "AttributeError" in errors[0] and "refbot doctor" in errors[0]
+    trace_path = Path(next(line for line in captured.out.splitlines() if line.startswith("trace: "))[7:])
+    tree = traces.read(trace_path)
+    assert tree.getroot().find("t:run", NS).get("complete") == "false"
+    dead_only = {guid for guid, case in world.expected().items() if case["expected"] == "irretrievable"}
+    statements = tree.findall(".//t:statement", NS)
+    assert statements, "the statements checked before the stop are in the trace"
+    for statement in statements:
+        reason = statement.findtext("t:reason", namespaces=NS)
+        if statement.get("guid") in dead_only:  # its pages are really dead: nothing was extracted
+            continue
+        assert statement.get("outcome") == "error", reason
+        assert reason.startswith("refbot's paragraph extraction failed: AttributeError"), reason
+    assert not tree.findall(".//t:document[@outcome='unsupported']", NS), "no page is blamed"
