@@ -15,7 +15,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -125,20 +125,21 @@ STAGES: dict[str, Callable[[], str]] = {
 }
 
 
-def preflight() -> None:
-    """InternalError naming the component and the fix when a stage does not work on its sample."""
-    for name, stage in STAGES.items():
-        finding = _run(name, stage)
+def preflight(names: Iterable[str] = tuple(STAGES)) -> None:
+    """InternalError naming the component and the fix when one of the stages ``names`` (default: all of
+    ``STAGES``) does not work on its sample."""
+    for name in names:
+        finding = _run(name, STAGES[name])
         if finding.state == FAIL:
             raise InternalError(f"refbot's {name} does not work: {finding.detail}", component=name,
-                                hint=f"{finding.fix}; `refbot doctor` checks the whole installation")
+                                hint=f"{finding.fix}; then `refbot doctor` checks the whole installation")
 
 
 # -- the installation around the stages -------------------------------------------------------------------------
 def dependencies() -> str:
     from packaging.requirements import Requirement
 
-    wrong = []
+    wrong, missing = [], []
     requirements = [Requirement(text) for text in metadata.requires("refbot") or ()]
     required = [r for r in requirements if r.marker is None or r.marker.evaluate({"extra": ""})]
     for requirement in required:
@@ -146,11 +147,13 @@ def dependencies() -> str:
             version = metadata.version(requirement.name)
         except metadata.PackageNotFoundError:
             wrong.append(f"{requirement.name} is not installed")
+            missing.append(requirement.name)
             continue
         if not requirement.specifier.contains(version, prereleases=True):
             wrong.append(f"{requirement.name} {version} is installed, refbot needs {requirement.specifier}")
     if wrong:
-        raise Problem(FAIL, "; ".join(wrong), REINSTALL)
+        only_missing = len(missing) == len(wrong)
+        raise Problem(FAIL, "; ".join(wrong), f"pip install {' '.join(missing)}" if only_missing else REINSTALL)
     return f"{len(required)} required packages installed at versions refbot accepts"
 
 
@@ -226,7 +229,7 @@ def oxigraph() -> str:
     try:
         return f"{oxigraph_binary()} ({_versions('oxigraph')})"
     except RefbotError as error:
-        raise Problem(WARN, f"{error} (only `refbot demo` and the tests need it)",
+        raise Problem(WARN, f"{error.args[0]}; only `refbot demo` and the tests need it",
                       "pip install -c constraints.txt -e '.[demo]'") from error
 
 
@@ -299,9 +302,7 @@ def fix_for(error: BaseException) -> str:
     if isinstance(error, ImportError):
         moved = re.search(r"separate project (\w+)", str(error))
         missing = moved.group(1) if moved else _distribution(error.name or "")
-        if missing:
-            return f"pip install {missing} ({REINSTALL.replace('run ', '', 1)} installs everything refbot needs)"
-        return REINSTALL
+        return f"pip install {missing}" if missing else REINSTALL
     return FIX
 
 

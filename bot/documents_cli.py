@@ -70,9 +70,11 @@ def _session(options: Options, args: argparse.Namespace):
 
 
 def run_fetch(args: argparse.Namespace, options: Options) -> int:
+    from bot.doctor import preflight
     from bot.documents import make_fetcher, make_services, make_wayback, paragraph_rules
     from bot.documents.retrieval import retrieve
 
+    preflight(["html → paragraphs", "pdf → paragraphs"])  # a broken extractor is named, not blamed on the page
     session, politeness = _session(options, args)
     fetcher = make_fetcher(options, session, politeness)
     wayback = make_wayback(options, make_services(options, session, politeness))
