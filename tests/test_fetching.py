@@ -363,3 +363,25 @@ def test_a_trickling_error_page_does_not_stall_a_cached_session(site, tmp_path):
     started = time.monotonic()
     assert fetcher.fetch(site.url + "/gone").outcome is Outcome.IRRETRIEVABLE, "its body is never read"
     assert time.monotonic() - started < 1.5
+
+
+def test_refbots_own_failure_while_fetching_is_raised_not_recorded_as_a_dead_page(site, monkeypatch):
+    """A bug or a broken library inside the fetcher must not read as "irretrievable"; what the network did still
+    does (a refused connection)."""
+    import bot.documents.fetching as fetching
+
+    serve(site, {"/news": Reply(200, NEWS, HTML)})
+    fetcher = fetcher_for()
+    assert fetcher.fetch(site.url + "/news").outcome is Outcome.OK
+
+    def broken(header: str):
+        raise AttributeError("'NoneType' object has no attribute 'split'")
+
+    monkeypatch.setattr(fetching, "media_type", broken)
+    with pytest.raises(AttributeError):
+        fetcher_for().fetch(site.url + "/news")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    refused = fetcher_for().fetch(f"http://127.0.0.1:{closed}/page")
+    assert refused.outcome is Outcome.IRRETRIEVABLE and "cannot connect" in refused.reason

@@ -1,4 +1,5 @@
-"""Fetching a document the careful way; every fetch ends in one recorded outcome and never raises.
+"""Fetching a document the careful way; every fetch ends in one recorded outcome and never raises for what the
+page or the network did (refbot's own failures propagate: ``bot.faults``).
 
 Outcomes (``Outcome``):
     ok             the body was read (it may still hold no usable paragraph)
@@ -33,6 +34,7 @@ import requests
 from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
 from bot.documents.politeness import Politeness, host_key
+from bot.faults import blames_the_page
 
 READABLE_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/pdf")
 UNTYPED = ("", "application/octet-stream", "binary/octet-stream", "application/unknown")
@@ -151,7 +153,9 @@ class Fetcher:
             return Fetched(url, stop.outcome, stop.reason, final_url=redirects[-1] if redirects else url,
                            status=stop.status, retrieved=now_utc(), elapsed_s=time.monotonic() - started,
                            redirects=tuple(redirects))
-        except Exception as error:  # the contract: a fetch never raises; the reason is recorded instead
+        except Exception as error:  # the contract: what the page or the network did is recorded, never raised
+            if not blames_the_page(error):
+                raise  # but refbot's own failure (a bug, a broken install) is not the page's outcome
             return Fetched(url, Outcome.IRRETRIEVABLE, f"{type(error).__name__}: {_first_line(error)}",
                            final_url=redirects[-1] if redirects else url, retrieved=now_utc(),
                            elapsed_s=time.monotonic() - started, redirects=tuple(redirects))
@@ -319,7 +323,9 @@ class Fetcher:
                 return _Stop(Outcome.IRRETRIEVABLE, f"robots.txt unreadable ({stop.reason}); the site is not crawled",
                              stop.status)
             return None  # 4xx, too large, unsupported: no rules
-        except Exception:  # a damaged robots.txt must not make the site's pages unreadable
+        except Exception as error:  # a damaged robots.txt must not make the site's pages unreadable
+            if not blames_the_page(error):
+                raise  # a broken robots.txt parser must not silently stop refbot obeying robots.txt
             return None
 
 
