@@ -182,18 +182,12 @@ def contact(options: Options) -> str:
 
 def judge(options: Options) -> str:
     if options.judge_backend == "openai":
-        import requests
+        from bot.judge.openai_backend import OpenAIBackend, make_session
 
-        url = options.judge_url.rstrip("/") + "/models"
-        try:
-            response = requests.get(url, timeout=5, headers=_bearer(options))
-            response.raise_for_status()
-            served = [entry.get("id", "") for entry in response.json().get("data", [])]
-        except (requests.RequestException, ValueError) as error:
-            raise Problem(FAIL, f"the OpenAI-compatible server at {options.judge_url} does not answer: "
-                                f"{type(error).__name__}", "start it (e.g. `vllm serve MODEL`) or set [judge] url"
-                          ) from error
-        return f"openai server at {options.judge_url} serves {', '.join(served) or 'no model'}"
+        # Without a model name the backend asks the server which one it serves: that is the check.
+        served = OpenAIBackend(make_session(retries=0, api_key=options.judge_api_key), options.judge_url,
+                               timeout_s=10).model_id
+        return f"openai server at {options.judge_url} serves {served}"
     import torch
     import transformers
 
@@ -201,7 +195,8 @@ def judge(options: Options) -> str:
             f"({'CUDA' if torch.cuda.is_available() else 'CPU'}); model {options.judge_model}")
 
 
-def model(name: str, options: Options, *, needed_for: str) -> str:
+def model(name: str, options: Options, *, needed_for: str, transformers: bool = False) -> str:
+    """A catalogue model installed and verified by sha256; ``transformers``: the judge loads its bf16 copy."""
     from bot import modelstore
 
     if name not in modelstore.CATALOGUE:
@@ -209,14 +204,13 @@ def model(name: str, options: Options, *, needed_for: str) -> str:
             raise Problem(FAIL, f"no model at {name}", "set [judge] model to a model file, directory or catalogue "
                                                        "name (`refbot models list`)")
         return f"{name} (a path; not in the catalogue, so not verified)"
-    transformers = name != options.check_embedding_model and options.judge_backend == "transformers"
     if not modelstore.installed(name, options.model_cache):
         fetch = f"refbot models fetch {name}" + (" --transformers" if transformers else "")
         raise Problem(WARN, f"{name} is not installed in {options.model_cache}; {needed_for} needs it", fetch)
     try:
         verified = modelstore.verify(name, options.model_cache)
     except RefbotError as error:
-        raise Problem(FAIL, str(error), error.hint or f"refbot models fetch {name}") from error
+        raise Problem(FAIL, error.args[0], error.hint or f"refbot models fetch {name}") from error
     if transformers and not modelstore.transformers_path(name, options.model_cache).joinpath("config.json").exists():
         raise Problem(WARN, f"{name}: {verified}; no transformers copy yet (the CPU judge loads the GGUF slowly)",
                       f"refbot models fetch {name} --transformers")
@@ -261,23 +255,18 @@ def diagnose(config_file: Path | None = None, environ: Mapping[str, str] | None 
                 _run("dependencies", dependencies)]
     findings += [_run(name, stage) for name, stage in STAGES.items()]
     findings.append(_run("SPARQL queries", sparql_queries))
-    loaded: list[Options] = []
-
-    def read_configuration() -> str:
+    try:
         detail, options = configuration(config_file, environ)
-        loaded.append(options)
-        return detail
-
-    findings.append(_run("configuration", read_configuration))
-    if not loaded:
-        return findings
-    options = loaded[0]
+    except RefbotError as error:
+        return findings + [Finding("configuration", FAIL, error.args[0], error.hint or "fix the file or the variable")]
+    findings.append(Finding("configuration", OK, detail))
     findings += [
         _run("contact", lambda: contact(options)),
         _run("judge", lambda: judge(options)),
     ]
     if options.judge_backend == "transformers":
-        findings.append(_run("judge model", lambda: model(options.judge_model, options, needed_for="the judge")))
+        findings.append(_run("judge model", lambda: model(options.judge_model, options, needed_for="the judge",
+                                                          transformers=True)))
     if options.check_embeddings:
         findings.append(_run("embedding model", lambda: model(options.check_embedding_model, options,
                                                               needed_for="pre-ranking (or use --no-embeddings)")))
@@ -292,7 +281,7 @@ def _run(name: str, check: Callable[[], str]) -> Finding:
     except Problem as problem:
         return Finding(name, problem.state, problem.detail, problem.fix)
     except RefbotError as error:
-        return Finding(name, FAIL, str(error), error.hint or REINSTALL)
+        return Finding(name, FAIL, error.args[0], error.hint or REINSTALL)
     except Exception as error:  # what the check is for: a library that is missing or broken
         return Finding(name, FAIL, f"{type(error).__name__}: {_first_line(error)}", fix_for(error))
 
@@ -326,10 +315,6 @@ def _versions(*distributions: str) -> str:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else ""
-
-
-def _bearer(options: Options) -> dict[str, str]:
-    return {"Authorization": f"Bearer {options.judge_api_key}"} if options.judge_api_key else {}
 
 
 def sample_pdf(text: str) -> bytes:

@@ -87,6 +87,23 @@ def test_doctor_fails_on_a_model_whose_files_changed_and_says_how_to_mend_it(tmp
     assert f"run `refbot models fetch {name}`" in after
 
 
+def test_doctor_names_a_broken_configuration_and_an_unreachable_judge_server(tmp_path, capsys):
+    broken = tmp_path / "broken.ini"
+    broken.write_text("[judge]\nthreshhold = 0.5\n", encoding="utf-8")
+    assert main(["--config", str(broken), "doctor"]) == 1
+    line = next(line for line in capsys.readouterr().out.splitlines() if "configuration" in line)
+    assert line.startswith("FAIL") and f"{broken}: unknown key [judge] threshhold" in line
+    assert line.endswith("fix: see the README's configuration section")
+    with __import__("socket").socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    config = write_config(tmp_path, {"judge_backend": "openai", "judge_url": f"http://127.0.0.1:{closed}/v1",
+                                     "check_reports": str(tmp_path / "reports")})
+    assert main(["--config", str(config), "doctor"]) == 1
+    line = next(line for line in capsys.readouterr().out.splitlines() if line[6:].startswith("judge "))
+    assert line.startswith("FAIL") and f"127.0.0.1:{closed}" in line and "fix: start the server" in line
+
+
 def test_doctor_names_a_missing_lxml_html_clean_and_the_fix(tmp_path):
     result = refbot_without_cleaner(tmp_path, "doctor")
     assert result.returncode == 1, result.stdout + result.stderr
