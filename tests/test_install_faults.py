@@ -158,3 +158,32 @@ def test_check_stops_when_the_extractor_raises_on_every_page_and_blames_no_page(
         assert statement.get("outcome") == "error", reason
         assert reason.startswith("refbot's paragraph extraction failed: AttributeError"), reason
     assert not tree.findall(".//t:document[@outcome='unsupported']", NS), "no page is blamed"
+
+
+def test_a_run_stops_early_when_every_page_fails_in_refbot_and_keeps_what_it_recorded(world, tmp_path, llama_server,
+                                                                                      monkeypatch, capsys):
+    import sqlite3
+
+    import trafilatura
+
+    real = trafilatura.extract
+
+    def broken(text, url=None, **options):  # fine on doctor's sample, broken on every page of the world
+        if url and url.startswith("http://127.0.0.1"):
+            raise AttributeError("module 'trafilatura' has no attribute 'extract'")
+        return real(text, url=url, **options)
+
+    items = tmp_path / "items.txt"
+    items.write_text("Q990201\nQ990202\nQ990203\n", encoding="utf-8")
+    config = demo_config(world, tmp_path, llama_server)
+    monkeypatch.setattr(trafilatura, "extract", broken)
+    code = main(["--config", str(config), "--quiet", "run", "--items", str(items)])
+    captured = capsys.readouterr()
+    assert code == 1, captured.out + captured.err
+    assert "failed the same way in refbot itself" in captured.err and "paragraph extraction" in captured.err
+    with sqlite3.connect(tmp_path / "reports" / "runs.sqlite") as db:
+        outcomes = [row[0] for row in db.execute("SELECT outcome FROM checks")]
+        finished = db.execute("SELECT finished FROM runs").fetchall()
+    assert 3 <= len(outcomes) < len(world.expected()), "stopped early, after the third identical fault"
+    assert outcomes.count("error") >= 3 and "not-found" not in outcomes and "supported" not in outcomes
+    assert finished == [(None,)], "the run is left unfinished, to be resumed once refbot is mended"
