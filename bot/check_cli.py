@@ -122,11 +122,9 @@ class Session:
 def _session(options: Options, *, verbose: bool = False) -> Session:
     from bot.checking import make_tools
     from bot.checking.statement import now_iso
-    from bot.doctor import preflight
     from bot.documents import make_politeness, make_services, make_session
     from bot.selection import make_endpoint
 
-    preflight()  # a broken install stops here, named, before any page could be blamed for it
     endpoint = make_endpoint(options)
     http = make_session(options)
     services = make_services(options, http, make_politeness(options))
@@ -252,8 +250,10 @@ def _write(trace: Any, stem: Path) -> tuple[Path, Path]:
 
 # -- refbot check ----------------------------------------------------------------------------------------------
 def run_check(args: argparse.Namespace, options: Options) -> int:
+    from bot.doctor import preflight
     from bot.trace import assemble, checked_statement_element, item_element
 
+    preflight()  # a broken install stops here, named, before any page could be blamed for it
     item = args.qid[0]
     session = _session(options)
     statements = _statements(session, [item], list(args.property) if args.property else None)
@@ -266,7 +266,7 @@ def run_check(args: argparse.Namespace, options: Options) -> int:
 
         for context, check in check_many(_contexts(session, statements, lambda c: contexts.setdefault(c.item, c)),
                                          session.tools, _plan(options), workers=options.check_workers,
-                                         breaker=Breaker(min(3, len(statements)))):
+                                         breaker=Breaker(statements=len(statements))):
             checked.append((context, check))
             if args.verbose:
                 for line in _describe(check):
@@ -357,9 +357,11 @@ def _items(args: argparse.Namespace, session: Session) -> list[str]:
 
 def run_run(args: argparse.Namespace, options: Options) -> int:
     from bot.checking.batch import Breaker, check_many
+    from bot.doctor import preflight
     from bot.runledger import RunLedger
     from bot.trace import assemble, checked_statement_element, from_string, item_element, to_string
 
+    preflight()  # before the ledger holds a run that a broken install could not check
     key, description = _worklist_key(args, options)
     ledger = RunLedger(options.run_ledger)
     try:
@@ -380,13 +382,13 @@ def run_run(args: argparse.Namespace, options: Options) -> int:
         # The budget counts from the start of the command (model loading and selection included).
         deadline = session.clock + args.time_budget if args.time_budget is not None else None
         failure: BaseException | None = None
+        breaker = Breaker(statements=len(todo))
 
         def remember(context: Any) -> None:
             ledger.record_item(run, context.item, to_string(item_element(context)))
         try:
             for context, check in check_many(_contexts(session, todo, remember), session.tools, _plan(options),
-                                             workers=options.check_workers, deadline=deadline,
-                                             breaker=Breaker(min(3, len(todo)))):
+                                             workers=options.check_workers, deadline=deadline, breaker=breaker):
                 ledger.record(run, check.statement.guid, check.statement.item, check.outcome.value,
                               to_string(checked_statement_element(context, check)))
                 if args.verbose:
@@ -395,6 +397,8 @@ def run_run(args: argparse.Namespace, options: Options) -> int:
                 progress.step(f"{check.statement.item} {check.outcome.value}")
         except RefbotError as error:  # the judge is gone, or an item could not be read: finished work is kept
             failure = error
+            if error is breaker.tripped:  # refbot stopped itself: what it may have spoiled is checked on resume
+                ledger.forget(run, breaker.suspects)
         finally:
             progress.close()
         left = len([s for s in todo if s.guid not in ledger.done(run)])

@@ -22,22 +22,16 @@ from pathlib import Path
 
 from bot import __version__
 from bot.errors import InternalError, RefbotError
-from bot.faults import FIX
+from bot.faults import FIX, REINSTALL, first_line
 from bot.options import Options, default_config_file, load_options
 
 OK, WARN, FAIL = "ok", "warn", "fail"
-REINSTALL = "run scripts/setup, or `pip install -c constraints.txt -e .` in a checkout"
 WIKIMEDIA = re.compile(r"(^|\.)(wikidata|wikipedia|wikimedia)\.org$")
-
-SAMPLE_HTML = """<!doctype html><html lang="en"><head><title>A sample page | refbot doctor</title></head><body>
-<nav><a href="/">Home</a> <a href="/news">News</a></nav><article><h1>A sample page</h1>
-<p>Marta Novotná received the Purkyně Prize for Chemistry in 2021 for her work on catalysts that turn plastic
-waste back into its building blocks, the jury of the Czech Chemical Society said on Monday.</p>
-<p>The prize has been awarded every year since 1998 to a chemist who works in the Czech Republic and whose work
-has been published in the previous five years; it carries a medal and a grant for the laboratory.</p>
-</article><footer>© refbot doctor</footer></body></html>"""
-SAMPLE_TEXT = ("Marta Novotna received the Purkyne Prize for Chemistry in 2021 for her work on catalysts that turn "
-               "plastic waste back into its building blocks.")
+# Modules refbot imports under another name than the package that provides them.
+PROVIDED_BY = {"bs4": "beautifulsoup4", "pdfminer": "pdfminer.six", "sklearn": "scikit-learn",
+               "lxml_html_clean": "lxml_html_clean"}
+# Packages a plain `pip install NAME` gets wrong: torch's CPU build comes first (scripts/setup).
+NOT_BY_NAME = {"torch"}
 
 
 @dataclass(frozen=True)
@@ -62,26 +56,26 @@ class Problem(Exception):
 
 # -- the stages, on built-in samples ----------------------------------------------------------------------------
 def html_paragraphs() -> str:
-    from bot.documents.paragraphs import ParagraphRules, extract
-
-    document = extract(SAMPLE_HTML.encode("utf-8"), "text/html", "https://example.org/refbot-doctor",
-                       ParagraphRules(min_chars=100), charset="utf-8")
-    if document.extractor != "trafilatura" or len(document.paragraphs) != 2:
-        raise Problem(FAIL, f"trafilatura found {len(document.paragraphs)} paragraph(s) in the sample, not 2 "
-                            f"(extractor {document.extractor or 'none'})", REINSTALL)
+    found = _sample("text/html")
     libraries = _versions("trafilatura", "lxml", "lxml_html_clean", "justext", "beautifulsoup4")
-    return f"sample page → 2 paragraphs; {libraries}"
+    return f"sample page → {found}; {libraries}"
 
 
 def pdf_paragraphs() -> str:
-    from bot.documents.paragraphs import ParagraphRules, extract
+    return f"sample PDF → {_sample('application/pdf')}; {_versions('pdfminer.six')}"
 
-    document = extract(sample_pdf(SAMPLE_TEXT), "application/pdf", "https://example.org/refbot-doctor.pdf",
-                       ParagraphRules(min_chars=50))
-    if len(document.paragraphs) != 1 or "Purkyne Prize" not in document.paragraphs[0].text:
-        raise Problem(FAIL, f"pdfminer read {len(document.paragraphs)} paragraph(s) from the sample PDF, not 1",
+
+def _sample(content_type: str) -> str:
+    from bot.documents.paragraphs import ParagraphRules, extract
+    from bot.documents.samples import SAMPLES
+
+    sample = SAMPLES[content_type]
+    document = extract(sample.content, content_type, sample.url, ParagraphRules(min_chars=50))
+    if document.extractor != sample.extractor or len(document.paragraphs) != sample.paragraphs:
+        raise Problem(FAIL, f"{len(document.paragraphs)} paragraph(s) found in the sample by "
+                            f"{document.extractor or 'nothing'}, not {sample.paragraphs} by {sample.extractor}",
                       REINSTALL)
-    return "sample PDF → 1 paragraph; " + _versions("pdfminer.six")
+    return f"{sample.paragraphs} paragraph(s)"
 
 
 def trace_schema() -> str:
@@ -283,23 +277,32 @@ def _run(name: str, check: Callable[[], str]) -> Finding:
     except RefbotError as error:
         return Finding(name, FAIL, error.args[0], error.hint or REINSTALL)
     except Exception as error:  # what the check is for: a library that is missing or broken
-        return Finding(name, FAIL, f"{type(error).__name__}: {_first_line(error)}", fix_for(error))
+        return Finding(name, FAIL, f"{type(error).__name__}: {first_line(error)}", fix_for(error))
 
 
 def fix_for(error: BaseException) -> str:
-    """How to mend an exception raised by a broken install: the package to install where it can be told."""
+    """How to mend an exception raised by a broken install: the package to install, where it is one of
+    refbot's requirements; else reinstall."""
     if isinstance(error, ImportError):
         moved = re.search(r"separate project (\w+)", str(error))
-        missing = moved.group(1) if moved else _distribution(error.name or "")
+        missing = _requirement_providing(moved.group(1) if moved else error.name or "")
         return f"pip install {missing}" if missing else REINSTALL
     return FIX
 
 
-def _distribution(module: str) -> str:
+def _requirement_providing(module: str) -> str:
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
     top = module.split(".")[0]
     if not top:
         return ""
-    return (metadata.packages_distributions().get(top) or [top])[0]
+    installed = metadata.packages_distributions().get(top) or []
+    candidate = PROVIDED_BY.get(top) or (installed[0] if installed else top)
+    required = {canonicalize_name(Requirement(text).name): Requirement(text).name
+                for text in metadata.requires("refbot") or ()}
+    name = required.get(canonicalize_name(candidate), "")
+    return "" if name in NOT_BY_NAME else name
 
 
 def _versions(*distributions: str) -> str:
@@ -310,34 +313,6 @@ def _versions(*distributions: str) -> str:
         except metadata.PackageNotFoundError:
             shown.append(f"{name} (not installed)")
     return ", ".join(shown)
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else ""
-
-
-def sample_pdf(text: str) -> bytes:
-    """A one-page PDF with ``text`` in Helvetica, built by hand (byte offsets and all) so the check needs nothing
-    but the library it checks."""
-    stream = f"BT /F1 10 Tf 40 760 Td ({text}) Tj ET".encode("latin-1")
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
-               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1200 842] /Resources << /Font << /F1 4 0 R >> >> "
-               b"/Contents 5 0 R >>",
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-               b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-               b"<< /Title (refbot doctor) >>"]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
 
 
 def _sample_trace():

@@ -1,22 +1,26 @@
 """Whose fault is an exception: the page's, or refbot's own code or installation?
 
 A page may be damaged in ways no parser survives (a truncated PDF, markup that defeats lxml); that is the page's
-outcome. But an exception raised in refbot's own code, or one that only a broken install raises (a missing
-module, an attribute a library no longer has), says nothing about the page: recording it as the page's outcome
-would make a broken installation look like a web full of broken pages. Such failures become a :class:`Fault`
-naming the component and the fix; the statement ends as ``error``, and a run whose statements keep failing the
-same way stops (``bot.checking.batch``).
+outcome — when the exception came from inside the parser and the parser still reads a known-good sample. But an
+exception raised in refbot's own code, or one that only a broken install raises (a missing module, a module
+without the function refbot calls), says nothing about the page: recording it as the page's outcome would make a
+broken installation look like a web full of broken pages. Such failures become a :class:`Fault` naming the
+component and the fix; the statement ends as ``error``, and a run whose statements keep failing the same way
+stops (``bot.checking.batch``).
 """
 
 from __future__ import annotations
 
+import sqlite3
 import traceback
+import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
-# Exceptions a damaged document does not explain: a missing or incompatible library, or a bug.
-_NEVER_THE_PAGE = (ImportError, AttributeError, NameError, TypeError, MemoryError, SystemError)
+# Exceptions a damaged document does not explain: a missing library, a bug, refbot's own storage (the HTTP cache).
+_NEVER_THE_PAGE = (ImportError, NameError, MemoryError, SystemError, sqlite3.Error)
 # The component a module of refbot belongs to, for messages (longest prefix wins).
 _COMPONENTS = {
     "bot.documents.paragraphs": "paragraph extraction",
@@ -32,8 +36,8 @@ _COMPONENTS = {
     "bot.report": "report",
     "bot.checking": "statement checking",
 }
-FIX = "run `refbot doctor` to see which part is broken, then reinstall: scripts/setup, or " \
-      "`pip install -c constraints.txt -e .` in a checkout"
+REINSTALL = "run scripts/setup, or `pip install -c constraints.txt -e .` in a checkout"
+FIX = f"run `refbot doctor` to see which part is broken, then reinstall: {REINSTALL.removeprefix('run ')}"
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ class Fault:
         return self.component, self.where, self.error.split(":", 1)[0]
 
     def __str__(self) -> str:
-        return f"refbot's {self.component} failed: {self.error}" + (f" (at {self.where})" if self.where else "")
+        return f"refbot's {self.component} failed: {self.error} (at {self.where})"
 
 
 def raised_in_refbot(error: BaseException) -> bool:
@@ -59,10 +63,25 @@ def raised_in_refbot(error: BaseException) -> bool:
     return bool(frames) and _inside_package(frames[-1].filename)
 
 
-def blames_the_page(error: BaseException) -> bool:
-    """True for an exception a damaged document explains: raised inside a parser library, and not of a kind
-    (ImportError, AttributeError, TypeError, …) that only a broken install or a bug raises."""
-    return not isinstance(error, _NEVER_THE_PAGE) and not raised_in_refbot(error)
+def blames_the_page(error: BaseException, library_works: Callable[[], bool] = lambda: True) -> bool:
+    """True for an exception a damaged document explains: raised inside a library (not in refbot's own code), not
+    of a kind only a broken install raises (ImportError, a module without an attribute it should have, …), and
+    ``library_works`` — the library still reads a known-good sample (``bot.documents.samples``), so it failed
+    because of this document (pdfminer raises TypeError and AttributeError on damaged PDFs)."""
+    if isinstance(error, _NEVER_THE_PAGE) or raised_in_refbot(error):
+        return False
+    if isinstance(error, AttributeError) and isinstance(getattr(error, "obj", None), types.ModuleType):
+        return False  # a library without the function refbot calls: a broken or incompatible install
+    return library_works()
+
+
+def signature_of(error: BaseException) -> str:
+    """``PSEOF in pdfminer/psparser.py:256``: the exception's type and the innermost place it was raised."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return type(error).__name__
+    parts = Path(frames[-1].filename).parts
+    return f"{type(error).__name__} in {'/'.join(parts[-2:])}:{frames[-1].lineno}"
 
 
 def fault_of(error: BaseException) -> Fault:
@@ -78,13 +97,22 @@ def fault_of(error: BaseException) -> Fault:
         shown = path.relative_to(_PACKAGE.parent) if inside else Path(frame.filename).name
         where = f"{shown}:{frame.lineno} in {frame.name}"
         component = _component(path) if inside else "code"
-    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    component = getattr(error, "component", "") or component  # an InternalError names its own
+    message = first_line(error)
     return Fault(component, where, f"{type(error).__name__}: {message}" if message else type(error).__name__)
 
 
+def first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""
+
+
 def _inside_package(filename: str) -> bool:
+    path = Path(filename)
+    if not path.is_absolute():  # a compiled module's pseudo-path (src/lxml/parser.pxi) or <string>
+        return False
     try:
-        return Path(filename).resolve().is_relative_to(_PACKAGE)
+        return path.resolve().is_relative_to(_PACKAGE)
     except (OSError, ValueError):
         return False
 

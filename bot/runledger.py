@@ -98,6 +98,11 @@ class RunLedger:
             (run.id, guid, item, outcome, iso(utc_now()), element))
         return cursor.rowcount == 1
 
+    def forget(self, run: Run, guids: list[str]) -> None:
+        """Drop these statements' records, so that resuming the run checks them again (refbot itself failed)."""
+        with self.db:
+            self.db.executemany("DELETE FROM checks WHERE run_id = ? AND guid = ?", [(run.id, g) for g in guids])
+
     def items(self, run: Run) -> list[tuple[str, str, list[str]]]:
         """(item, item element, statement elements) in the order the items were first recorded."""
         result = []

@@ -374,14 +374,31 @@ def test_refbots_own_failure_while_fetching_is_raised_not_recorded_as_a_dead_pag
     fetcher = fetcher_for()
     assert fetcher.fetch(site.url + "/news").outcome is Outcome.OK
 
-    def broken(header: str):
-        raise AttributeError("'NoneType' object has no attribute 'split'")
-
-    monkeypatch.setattr(fetching, "media_type", broken)
-    with pytest.raises(AttributeError):
+    monkeypatch.setattr(fetching, "media_type", None)  # a bug in refbot's fetcher: it calls what is not there
+    with pytest.raises(TypeError, match="not callable"):
         fetcher_for().fetch(site.url + "/news")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed = probe.getsockname()[1]
     refused = fetcher_for().fetch(f"http://127.0.0.1:{closed}/page")
     assert refused.outcome is Outcome.IRRETRIEVABLE and "cannot connect" in refused.reason
+
+
+def test_a_damaged_robots_txt_allows_the_site_but_a_broken_parser_is_raised(site, monkeypatch):
+    import protego
+
+    serve(site, {"/robots.txt": Reply(200, "User-agent: *\nDisallow: /private\n", {"Content-Type": "text/plain"}),
+                 "/news": Reply(200, NEWS, HTML)})
+
+    def damaged(text):  # what the parser does with a file it cannot make sense of
+        raise ValueError("unexpected line")
+
+    monkeypatch.setattr(protego.Protego, "parse", staticmethod(damaged))
+    assert fetcher_for().fetch(site.url + "/news").outcome is Outcome.OK, "no rules: the site may be read"
+
+    def gone(text):  # what a broken install does: the parser's module lacks what refbot calls
+        raise AttributeError("module 'protego' has no attribute 'parse'", name="parse", obj=protego)
+
+    monkeypatch.setattr(protego.Protego, "parse", staticmethod(gone))
+    with pytest.raises(AttributeError):
+        fetcher_for().fetch(site.url + "/news")

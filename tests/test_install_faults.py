@@ -8,6 +8,7 @@ after `pip install` of lxml 6.1 without it.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -48,8 +49,11 @@ def demo_config(world, tmp_path, llama_server) -> Path:
 
 
 def refbot_without_cleaner(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    """refbot in a subprocess that cannot import lxml_html_clean, with no configuration but what ``args`` give."""
+    environ = {name: value for name, value in os.environ.items() if not name.startswith("REFBOT_")}
+    environ["XDG_CONFIG_HOME"] = str(tmp_path / "no-config")
     return subprocess.run([sys.executable, "-c", WITHOUT_CLEANER, *args], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env=environ | {"PYTHONPATH": str(ROOT)})
 
 
 def test_doctor_passes_on_this_installation_with_one_line_per_check(tmp_path, llama_server, capsys):
@@ -124,16 +128,16 @@ def test_check_stops_with_one_line_when_lxml_html_clean_is_missing(world, tmp_pa
 
 def test_check_stops_when_the_extractor_raises_on_every_page_and_blames_no_page(world, tmp_path, llama_server,
                                                                                 monkeypatch, capsys):
-    """The extractor works on doctor's sample but raises on the world's pages: the first statements end as
-    refbot's error, named, then the check stops; no page is called unsupported and no statement irretrievable
-    or not-found because of it."""
+    """The extractor raises on the world's pages as trafilatura does after its import failed half-way (the module
+    without its function), while doctor's sample still passes: the first statements end as refbot's error, named,
+    then the check stops; no page is called unsupported and no statement irretrievable or not-found for it."""
     import trafilatura
 
     real = trafilatura.extract
 
     def broken(text, url=None, **options):
         if url and url.startswith("http://127.0.0.1"):
-            raise AttributeError("module 'trafilatura' has no attribute 'extract'")
+            raise AttributeError("module 'trafilatura' has no attribute 'extract'", name="extract", obj=trafilatura)
         return real(text, url=url, **options)
 
     monkeypatch.setattr(trafilatura, "extract", broken)
@@ -160,30 +164,45 @@ def test_check_stops_when_the_extractor_raises_on_every_page_and_blames_no_page(
     assert not tree.findall(".//t:document[@outcome='unsupported']", NS), "no page is blamed"
 
 
-def test_a_run_stops_early_when_every_page_fails_in_refbot_and_keeps_what_it_recorded(world, tmp_path, llama_server,
-                                                                                      monkeypatch, capsys):
+def test_a_run_stops_when_the_parser_fails_alike_on_every_site_and_rechecks_those_statements_on_resume(
+        world, tmp_path, llama_server, monkeypatch, capsys):
+    """A parser that still reads refbot's sample but raises the same way on every page (a library regression):
+    each page alone looks damaged, but pages of three sites failing alike, with none read, stop the run; the
+    statements it spoiled are not kept, so the same command checks them once the parser is mended."""
     import sqlite3
 
     import trafilatura
 
     real = trafilatura.extract
 
-    def broken(text, url=None, **options):  # fine on doctor's sample, broken on every page of the world
+    def regressed(text, url=None, **options):
         if url and url.startswith("http://127.0.0.1"):
-            raise AttributeError("module 'trafilatura' has no attribute 'extract'")
+            raise TypeError("'NoneType' object is not subscriptable")
         return real(text, url=url, **options)
 
     items = tmp_path / "items.txt"
     items.write_text("Q990201\nQ990202\nQ990203\n", encoding="utf-8")
-    config = demo_config(world, tmp_path, llama_server)
-    monkeypatch.setattr(trafilatura, "extract", broken)
-    code = main(["--config", str(config), "--quiet", "run", "--items", str(items)])
+    command = ["--config", str(demo_config(world, tmp_path, llama_server)), "--quiet", "run", "--items", str(items)]
+    ledger = tmp_path / "reports" / "runs.sqlite"
+    monkeypatch.setattr(trafilatura, "extract", regressed)
+    code = main(command)
     captured = capsys.readouterr()
     assert code == 1, captured.out + captured.err
-    assert "failed the same way in refbot itself" in captured.err and "paragraph extraction" in captured.err
-    with sqlite3.connect(tmp_path / "reports" / "runs.sqlite") as db:
-        outcomes = [row[0] for row in db.execute("SELECT outcome FROM checks")]
+    errors = [line for line in captured.err.splitlines() if line.startswith("refbot: error:")]
+    assert len(errors) == 1 and "pages of 3 sites all failed the same way in their parser" in errors[0], errors
+    assert "TypeError" in errors[0] and "refbot doctor" in errors[0]
+    with sqlite3.connect(ledger) as db:
+        kept = db.execute("SELECT outcome, element FROM checks").fetchall()
         finished = db.execute("SELECT finished FROM runs").fetchall()
-    assert 3 <= len(outcomes) < len(world.expected()), "stopped early, after the third identical fault"
-    assert outcomes.count("error") >= 3 and "not-found" not in outcomes and "supported" not in outcomes
-    assert finished == [(None,)], "the run is left unfinished, to be resumed once refbot is mended"
+    assert len(kept) < len(world.expected()) and finished == [(None,)], "stopped early, left to resume"
+    assert all("cannot read the text/html body" not in element for _, element in kept), "spoiled checks dropped"
+
+    monkeypatch.setattr(trafilatura, "extract", real)  # the parser mended: the same command resumes the run
+    assert main(command) in (0, 1)
+    capsys.readouterr()
+    with sqlite3.connect(ledger) as db:
+        guids = [row[0] for row in db.execute("SELECT guid FROM checks")]
+        unreadable = db.execute("SELECT COUNT(*) FROM checks WHERE element LIKE '%cannot read the text/html%'")
+        finished = db.execute("SELECT finished FROM runs").fetchall()
+    assert sorted(guids) == sorted(world.expected()), "every statement checked exactly once in the end"
+    assert unreadable.fetchone() == (0,) and len(finished) == 1 and finished[0][0] is not None

@@ -51,6 +51,15 @@ def test_encodings_declared_or_not_are_read(encoding, in_page):
     assert document.language == "cs"
 
 
+@pytest.mark.parametrize("declared", ["hex", "base64", "rot13"])
+def test_a_bytes_codec_declared_as_charset_is_ignored_not_raised(declared):
+    """Python knows these names, but they are not text encodings: the declaration is ignored like a wrong one."""
+    page = NEWS.replace(b"<head>", f'<head><meta charset="{declared}">'.encode(), 1)
+    for document in (extract(NEWS, "text/html", "https://example.org/a", charset=declared),
+                     extract(page, "text/html", "https://example.org/a")):
+        assert [p.text for p in document.paragraphs] == NEWS_PARAGRAPHS
+
+
 def test_the_http_charset_wins_and_a_wrong_page_declaration_is_ignored():
     page = czech_page("iso-8859-2", False).replace(b"<head>", b'<head><meta charset="utf-8">')
     assert extract(page, "text/html", "u", charset="iso-8859-2").paragraphs[0].text.startswith(CZECH_FIRST)

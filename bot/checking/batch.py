@@ -17,55 +17,79 @@ from bot.checking.records import StatementCheck
 from bot.checking.statement import Plan, Tools, check_statement
 from bot.datamodel import Statement
 from bot.errors import InternalError
-from bot.faults import FIX, Fault
+from bot.documents.politeness import host_key
+from bot.faults import FIX
 from bot.pool import in_flight
 
 
 class Breaker:
-    """Stops a run that is only recording refbot's own failure: once the same fault has ended ``limit``
-    statements and no statement has yet read a document without one, the installation (or the code) is broken,
-    and checking more statements would only write the same error again. A fault among working statements (a
-    bug one page triggers) stays that statement's ``error`` and the run goes on."""
+    """Stops a run that is only recording a broken refbot. Until some statement has read a page, it trips
 
-    def __init__(self, limit: int = 3) -> None:
-        self.limit = max(1, limit)
+    - when the same fault of refbot's own (``StatementCheck.fault``) has ended ``limit`` statements, or
+    - when pages of ``hosts`` different sites have all failed alike in their parser (the same exception in the same
+      place, ``Fetched.parser_failure``): a parser that fails on every page the same way is broken, even if it
+      still reads refbot's own sample.
+
+    Checking more statements would only write the same error again. Once a page has been read, a fault stays that
+    statement's ``error`` (a bug one page triggers) and the run goes on."""
+
+    def __init__(self, limit: int = 3, *, statements: int | None = None, hosts: int = 3) -> None:
+        """``statements``: how many the run has, when fewer than ``limit`` (then all of them must fail)."""
+        self.limit = max(1, min(limit, statements) if statements is not None else limit)
+        self.hosts = hosts
         self.faults: Counter[tuple[str, str, str]] = Counter()
+        self.failing: dict[str, set[str]] = {}  # parser failure → sites whose pages it hit
         self.working = False
-        self.tripped: Fault | None = None
+        self.tripped: InternalError | None = None
+        # Statements the broken part may have spoiled (a fault, a parser failure): checked again once it is mended.
+        self.suspects: list[str] = []
 
     def observe(self, check: StatementCheck) -> None:
-        if check.fault is None:
-            self.working = self.working or any(document.readable for document in check.documents)
+        self.working = self.working or any(document.readable for document in check.documents)
+        failures = [f for d in check.documents if d.retrieved for f in (d.retrieved.live, d.retrieved.archived)
+                    if f is not None and f.parser_failure]
+        if self.working or (check.fault is None and not failures):
             return
-        self.faults[check.fault.signature] += 1
-        if not self.working and self.tripped is None and self.faults[check.fault.signature] >= self.limit:
-            self.tripped = check.fault
-
-    def error(self) -> InternalError | None:
-        if self.tripped is None:
-            return None
-        count = self.faults[self.tripped.signature]
-        return InternalError(f"stopped after {count} statement(s) failed the same way in refbot itself, not in "
-                             f"the pages: {self.tripped}", component=self.tripped.component, hint=FIX)
+        self.suspects.append(check.statement.guid)
+        if self.tripped is not None:
+            return
+        if check.fault is not None:
+            self.faults[check.fault.signature] += 1
+            count = self.faults[check.fault.signature]
+            if count >= self.limit:
+                self.tripped = InternalError(
+                    f"stopped after {count} statement(s) failed the same way in refbot itself, not in the pages: "
+                    f"{check.fault}", component=check.fault.component, hint=FIX)
+            return
+        for fetched in failures:
+            sites = self.failing.setdefault(fetched.parser_failure, set())
+            sites.add(host_key(fetched.final_url or fetched.url))
+            if len(sites) >= self.hosts:
+                self.tripped = InternalError(
+                    f"stopped: pages of {len(sites)} sites all failed the same way in their parser "
+                    f"({fetched.parser_failure}: {fetched.reason}) and none could be read; the parser, not the "
+                    f"pages, is broken", component="paragraph extraction", hint=FIX)
+                return
 
 
 def check_many(work: Iterable[tuple[ItemContext, Statement]], tools: Tools, plan: Plan, *, workers: int = 2,
                deadline: float | None = None, clock: Callable[[], float] = time.monotonic,
                breaker: Breaker | None = None) -> Iterator[tuple[ItemContext, StatementCheck]]:
     """``deadline`` is a ``clock()`` value after which no statement starts. Raises :class:`InternalError`, after
-    the statements in progress are yielded, when ``breaker`` (by default one that trips on the third identical
-    fault) stops the run."""
+    the statements in progress are yielded, when ``breaker`` (by default ``Breaker()``) stops the run."""
     breaker = breaker or Breaker()
 
     def tasks() -> Iterator[tuple[ItemContext, Callable[[], StatementCheck]]]:
-        for context, statement in work:
-            if breaker.tripped is not None:
+        pending = iter(work)
+        while breaker.tripped is None:  # asked before the next item is read: a stopped run reads no more
+            try:
+                context, statement = next(pending)
+            except StopIteration:
                 return
             yield context, partial(check_statement, statement, tools, plan, context.article, context.error)
 
     for context, check in in_flight(tasks(), workers, name="statement", deadline=deadline, clock=clock):
         breaker.observe(check)
         yield context, check
-    stop = breaker.error()
-    if stop is not None:
-        raise stop
+    if breaker.tripped is not None:
+        raise breaker.tripped

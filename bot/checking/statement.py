@@ -76,8 +76,8 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
         documents += _judge_documents(statement, tools, plan, wanted)
     except BackendUnavailable:
         raise
-    except InternalError as error:
-        fault = Fault(error.component, "", str(error))
+    except InternalError as error:  # refbot's own failure, raised on purpose: never the statement's problem
+        fault = fault_of(error)
     except RefbotError as error:  # anything else a statement runs into is its own outcome, not the run's
         problems.append(str(error))
     except Exception as error:  # refbot's own failure: recorded as such, and the run decides whether to go on

@@ -37,7 +37,7 @@ def decode(content: bytes, declared: str = "", *, html: bool = False) -> tuple[s
             name = "cp1252" if found in ("latin_1", "ascii") else found
             try:
                 return content.decode(name), name
-            except UnicodeDecodeError:
+            except (UnicodeDecodeError, LookupError):  # LookupError: a bytes codec (hex, base64), not a charset
                 continue
     try:
         return content.decode("utf-8"), "utf-8"

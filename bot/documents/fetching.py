@@ -69,6 +69,9 @@ class Fetched:
     from_cache: bool = False
     archive_url: str = ""
     archive_timestamp: str = ""
+    # When the body was read but its parser gave up on it: the exception's type and the parser's place, the same
+    # for the same failure on any page (a run whose every page fails alike is stopped: bot.checking.batch).
+    parser_failure: str = ""
 
     @property
     def ok(self) -> bool:
@@ -228,7 +231,7 @@ class Fetcher:
             response.close()
             raise _Stop(Outcome.UNSUPPORTED, f"content type {kind} is not HTML, PDF or plain text", status)
         declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > self.rules.max_bytes:
+        if declared.isdecimal() and int(declared) > self.rules.max_bytes:
             response.close()
             raise _Stop(Outcome.TOO_LARGE, f"{int(declared):,} bytes declared; the cap is {self.rules.max_bytes:,}",
                         status)
@@ -349,7 +352,7 @@ def _cut(response: requests.Response, expired: threading.Event) -> None:
 
 def _retry_after(response: requests.Response) -> float:
     value = response.headers.get("Retry-After", "")
-    return min(float(value), 60.0) if value.replace(".", "", 1).isdigit() else 0.0
+    return min(float(value), 60.0) if value.replace(".", "", 1).isdecimal() else 0.0
 
 
 def _timeout_kind(error: Exception) -> str:

@@ -6,12 +6,14 @@ is split at blank lines. Whitespace is normalised, repeated blocks are dropped, 
 ``min_chars`` are not paragraphs, and blocks longer than ``max_chars`` are split between sentences. The
 cleaned text is every kept block joined by a blank line; each paragraph records where it lies in it.
 
-A body its parser cannot read raises :class:`Unreadable` (the page's outcome); any other exception is refbot's
-own failure (a missing library, a bug) and propagates, so that it is never blamed on the page (``bot.faults``).
+A body its parser cannot read raises :class:`Unreadable` (the page's outcome): the parser failed on it yet still
+reads its known-good sample (``bot.documents.samples``). Any other exception is refbot's own failure (a missing
+or broken library, a bug) and propagates, so that it is never blamed on the page (``bot.faults``).
 """
 
 from __future__ import annotations
 
+import functools
 import html as html_entities
 import io
 import re
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from bot.datamodel import Paragraph
 from bot.documents.decoding import decode
 from bot.documents.sentences import split_long
-from bot.faults import blames_the_page
+from bot.faults import blames_the_page, signature_of
 
 _SPACE = re.compile(r"\s+")
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
@@ -51,7 +53,12 @@ class Document:
 
 
 class Unreadable(Exception):
-    """The body defeats its parser (a truncated PDF, markup lxml refuses): the page's fault, not refbot's."""
+    """The body defeats its parser (a truncated PDF, markup lxml refuses): the page's fault, not refbot's.
+    ``signature`` names the exception's type and the parser's place (``bot.faults.signature_of``)."""
+
+    def __init__(self, message: str, signature: str) -> None:
+        super().__init__(message)
+        self.signature = signature
 
 
 def normalise(text: str) -> str:
@@ -66,9 +73,22 @@ def extract(content: bytes, content_type: str, url: str, rules: ParagraphRules =
     try:
         return _extract(content, content_type, url, rules, charset)
     except Exception as error:
-        if blames_the_page(error):
-            raise Unreadable(f"{type(error).__name__}: {error}") from error
+        if blames_the_page(error, lambda: reads_its_sample(content_type)):
+            raise Unreadable(f"{type(error).__name__}: {error}", signature_of(error)) from error
         raise
+
+
+@functools.cache
+def reads_its_sample(content_type: str) -> bool:
+    """Whether the parser for ``content_type`` finds the paragraphs of its known-good sample (tried once)."""
+    from bot.documents.samples import SAMPLES
+
+    sample = SAMPLES.get(content_type, SAMPLES["text/html"])
+    try:
+        document = _extract(sample.content, sample.content_type, sample.url, ParagraphRules(min_chars=50), "")
+    except Exception:
+        return False
+    return len(document.paragraphs) == sample.paragraphs and document.extractor == sample.extractor
 
 
 def _extract(content: bytes, content_type: str, url: str, rules: ParagraphRules, charset: str) -> Document:

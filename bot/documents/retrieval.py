@@ -55,8 +55,8 @@ def read(fetched: Fetched, rules: ParagraphRules) -> tuple[Fetched, Document | N
         return fetched, extract(fetched.content, fetched.content_type, fetched.final_url or fetched.url, rules,
                                 charset=fetched.charset)
     except Unreadable as error:  # a damaged PDF or page must not stop the run; the reason goes to the trace
-        return replace(fetched, outcome=Outcome.UNSUPPORTED,
-                       reason=f"cannot read the {fetched.content_type} body: {error}"), None
+        return replace(fetched, outcome=Outcome.UNSUPPORTED, reason=f"cannot read the {fetched.content_type} body: "
+                       f"{error}", parser_failure=error.signature), None
 
 
 def wants_archive(fetched: Fetched, document: Document | None) -> bool:

@@ -107,4 +107,4 @@ def _revision_from_etag(etag: str) -> int | None:
     """Parsoid's ETag is ``"<revision>/<render id>"`` (optionally weak)."""
     value = etag.removeprefix("W/").strip('"')
     head = value.split("/", 1)[0]
-    return int(head) if head.isdigit() else None
+    return int(head) if head.isdecimal() else None
