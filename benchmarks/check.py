@@ -62,7 +62,7 @@ def main() -> int:
             options = replace(base, check_strategy=strategy)
             session = make_session(options, cache=False)
             services = make_services(options, session, make_politeness(options))
-            tools = make_tools(options, session, services)
+            tools = make_tools(options, session, services, endpoint)
             contexts = {item: read_item(services, options.wikidata_api_url, item, "", wiki=options.wikipedia_wiki,
                                         article_url=options.wikipedia_article_url,
                                         chunk_chars=options.wikipedia_chunk_chars) for item in ITEMS}

@@ -129,7 +129,7 @@ def _session(options: Options, *, verbose: bool = False) -> Session:
     http = make_session(options)
     services = make_services(options, http, make_politeness(options))
     session = Session(options, endpoint=endpoint, services=services, started=now_iso())
-    session.tools = make_tools(options, http, services)
+    session.tools = make_tools(options, http, services, endpoint)
     return session
 
 

@@ -115,9 +115,18 @@ def build_parser() -> argparse.ArgumentParser:
                           help="judge a fixed sample of N statements, stratified by label, relation and concept "
                                "pair (seed 42)")
     evaluate.add_argument("--descriptions", type=Path, metavar="FILE.json",
-                          help="what each predicate means, as a JSON object predicate → description (as a "
-                               "Wikidata property's description); shown to the judge")
+                          help="what each predicate means, as a JSON object predicate → description or → "
+                               "{description, phrase, contrasts}; overrides the property profiles for the "
+                               "predicates it names")
+    relations = evaluate.add_mutually_exclusive_group()
+    relations.add_argument("--look-up-properties", action="store_true",
+                           help="look up the profiles of properties refbot's catalogue and cache lack on the "
+                                "SPARQL endpoint (default: offline, catalogue and cache only)")
+    relations.add_argument("--no-profiles", action="store_true",
+                           help="judge each claim alone, without its property's phrase and contrasts (as refbot "
+                                "did before property profiles; for comparison)")
     _judge_options(evaluate)
+    _sparql_options(evaluate)
 
     judge = commands.add_parser("judge", help="judge one claim against one snippet",
                                 description="Ask the judge whether SNIPPET supports SUBJECT - PREDICATE - OBJECT.")
@@ -157,6 +166,19 @@ def build_parser() -> argparse.ArgumentParser:
                     "items that are exceptions to it.")
     properties.add_argument("--json", action="store_true", help="print JSON Lines instead of a table")
     _sparql_options(properties)
+
+    profile = commands.add_parser(
+        "profile", help="show how the judge states a property and what it tells it apart from",
+        description="Show each property's profile as refbot check uses it: the phrase a sentence states it with "
+                    "and its contrasting properties (inverse, opposite, related, sharing values or type "
+                    "constraints), each with where it came from: the curated catalogue, the disk cache, or the "
+                    "SPARQL endpoint (looked up and cached when the cache has none younger than [properties] "
+                    "cache_days).")
+    profile.add_argument("pids", nargs="+", type=id_list("property"), metavar="PID", help="e.g. P166")
+    profile.add_argument("--offline", action="store_true",
+                         help="do not ask the endpoint: the catalogue and the cache only, as `refbot eval` does")
+    profile.add_argument("--json", action="store_true", help="print one JSON object a line")
+    _sparql_options(profile)
 
     from bot import check_cli, documents_cli
 
@@ -208,7 +230,13 @@ def _run_eval(args: argparse.Namespace) -> int:
 
     options = _options(args)
     descriptions = read_descriptions(args.descriptions) if args.descriptions else None
-    rows = read_dataset(args.dataset, descriptions)
+    profiles = None
+    if not args.no_profiles:
+        from bot.properties import make_profiles
+        from bot.selection import make_endpoint
+
+        profiles = make_profiles(options, make_endpoint(options) if args.look_up_properties else None)
+    rows = read_dataset(args.dataset, descriptions, profiles)
     if args.sample:
         rows = stratified_sample(rows, args.sample)
     if args.limit:
@@ -217,7 +245,9 @@ def _run_eval(args: argparse.Namespace) -> int:
     summary_path = args.summary or out.with_suffix(".summary.json")
     template = template_by_id(options.template)
     settings = {"threshold": options.threshold, "justify": options.justify and bool(template.justification),
-                "descriptions": sha256_of(args.descriptions)[:16] if args.descriptions else None}
+                "descriptions": sha256_of(args.descriptions)[:16] if args.descriptions else None,
+                # What each claim was judged against: changing the catalogue or the profiles changes verdicts.
+                "relations": _claims_digest(rows)}
     progress = None if args.quiet else _Progress(len(rows))
     try:
         evaluation = evaluate(rows, lambda: make_judge(options), out, template=template.id, settings=settings,
@@ -238,6 +268,17 @@ def _run_eval(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"\njudgements: {out}\nsummary: {summary_path}")
     return EXIT_OK
+
+
+def _claims_digest(rows: list) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for row in rows:
+        claim = row.claim
+        digest.update(repr((claim.predicate, claim.predicate_phrase, claim.predicate_description,
+                            claim.alternatives)).encode())
+    return digest.hexdigest()[:16]
 
 
 class _Progress:
@@ -395,6 +436,31 @@ def _run_properties(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_profile(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from bot.properties import make_profiles
+    from bot.selection import make_endpoint
+
+    options = _options(args)
+    profiles = make_profiles(options, None if args.offline else make_endpoint(options))
+    for pid in (pid for group in args.pids for pid in group):
+        profile = profiles.profile(pid)
+        if args.json:
+            print(json.dumps(asdict(profile), ensure_ascii=False))
+            continue
+        read = f", read {profile.retrieved}" if profile.retrieved else ""
+        print(f"{pid} {profile.label}: “{profile.phrase}” ({profile.phrase_source}); from {profile.source}{read}")
+        for contrast in profile.contrasts:
+            print(f"  against {contrast.property_id} {contrast.label}: “{contrast.phrase}” "
+                  f"({', '.join(contrast.sources)})")
+        if not profile.contrasts:
+            print("  no contrasting property known: the claim is judged alone")
+        for note in profile.notes:
+            print(f"  note: {note}")
+    return EXIT_OK
+
+
 def _run_models(args: argparse.Namespace) -> int:
     from bot import modelstore
 
@@ -462,6 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.after and chosen:
             parser.error("--after resumes a worklist; it needs --property alone")
     handlers = {"eval": _run_eval, "judge": _run_judge, "select": _run_select, "properties": _run_properties,
+                "profile": _run_profile,
                 "models": _run_models, "fetch": _run_documents, "sources": _run_documents,
                 "check": _run_checks, "run": _run_checks, "report": _run_checks, "demo": _run_checks,
                 "doctor": _run_doctor}

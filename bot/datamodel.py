@@ -148,6 +148,19 @@ class Paragraph:
 
 
 @dataclass(frozen=True)
+class Compared:
+    """One relation the judge weighed for a paragraph: the claimed one first, then its contrasts.
+
+    ``score`` is how much better the text makes the relation's phrase fit (per token, against the same phrase
+    without the text); ``share`` its part of all the relations' fit, which sums to 1."""
+
+    label: str
+    phrase: str
+    score: float
+    share: float
+
+
+@dataclass(frozen=True)
 class Judgement:
     verdict: Verdict
     support: float
@@ -162,6 +175,8 @@ class Judgement:
     parts: int = 1
     # The part of the snippet the model was shown, when it was not shown all of it (bot.judge.focus).
     excerpt: str = ""
+    # The relations weighed against each other, the claimed one first; empty when the claim has no contrasts.
+    compared: tuple[Compared, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.support <= 1.0:

@@ -23,7 +23,8 @@ from bot.modelstore import default_cache
 
 SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key"})
 # Configuration file sections; a field named <section>_<key> is written as "key" in [section], others in [refbot].
-SECTIONS = ("judge", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata", "check", "run")
+SECTIONS = ("judge", "properties", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata",
+            "check", "run")
 
 
 def section_key(name: str) -> tuple[str, str]:
@@ -111,6 +112,10 @@ class Options:
     check_embeddings: bool = True
     check_embedding_model: str = "all-minilm-l6-v2"
     check_reports: Path = Path("reports")
+    # Property profiles ([properties]): phrases and contrasting properties looked up on the SPARQL endpoint are
+    # kept on disk this many days (0: neither read nor write the cache; the catalogue still answers).
+    properties_cache: Path = field(default_factory=lambda: default_cache().parent / "properties")
+    properties_cache_days: float = 30.0
     # Scheduled runs ([run]): the ledger that makes a run resumable, and how long a checked statement rests.
     run_ledger: Path = Path("reports/runs.sqlite")
     run_recheck_days: float = 30.0
@@ -209,6 +214,7 @@ def _check(options: Options) -> Options:
         (options.check_documents < 1, "check documents must be at least 1"),
         (options.check_workers < 1, "check workers must be at least 1"),
         (options.run_recheck_days < 0, "run recheck_days cannot be negative"),
+        (options.properties_cache_days < 0, "properties cache_days cannot be negative"),
         ("{title}" not in options.wikipedia_article_url, "wikipedia article_url must contain {title}"),
     ]
     for wrong, message in problems:

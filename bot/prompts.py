@@ -92,12 +92,16 @@ SUMMARY_CONTINUATION = " {phrase} {object}"
 
 
 def summary_prefix(claim: Claim, snippet: str) -> str:
+    """The text, then the start of its summary; without a text, the summary's start alone (the prior)."""
+    if not snippet:
+        return SUMMARY_PREFIX.split("\n\n", 1)[1].format(subject=claim.subject)
     return SUMMARY_PREFIX.format(snippet=snippet, subject=claim.subject)
 
 
 def summary_continuation(claim: Claim, relation: Relation) -> str:
     phrase = relation.phrase or as_words(relation.label).lower()
-    return SUMMARY_CONTINUATION.format(phrase=phrase, object=claim.object)
+    continuation = SUMMARY_CONTINUATION.format(phrase=phrase, object=claim.object)
+    return continuation[1:] if phrase.startswith("'") else continuation  # "France's capital is", not "France 's"
 
 
 PAPER = Template(

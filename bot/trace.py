@@ -20,6 +20,7 @@ from bot.assets import asset_path
 from bot.checking.items import ItemContext
 from bot.checking.records import DocumentCheck, Judged, StatementCheck
 from bot.errors import InputError, TraceError
+from bot.properties.profile import PropertyProfile
 from bot.ranking import match_spans
 
 NS = "urn:refbot:trace:1"
@@ -111,6 +112,8 @@ def statement_element(context: ItemContext, check: StatementCheck) -> Any:
                        rank=statement.rank.value, outcome=check.outcome.value, started=check.started,
                        elapsed_s=_number(check.elapsed_s), judgements=check.asked, prompt_tokens=check.prompt_tokens)
     _element("reason", element, check.reason)
+    if check.profile is not None:
+        _relation(element, check.profile)
     for search in check.searches:
         found = _element("search", element, engine=search.engine, query=search.query)
         if search.error:
@@ -127,6 +130,17 @@ def statement_element(context: ItemContext, check: StatementCheck) -> Any:
                      value=snak.value, text=snak.text)
         _element("quickstatements", node, check.quickstatements)
     return element
+
+
+def _relation(parent: Any, profile: PropertyProfile) -> None:
+    node = _element("relation", parent, label=profile.label, phrase=profile.phrase,
+                    phrase_source=profile.phrase_source, source=profile.source or "label only",
+                    retrieved=profile.retrieved or None)
+    for contrast in profile.contrasts:
+        _element("contrast", node, property=contrast.property_id, label=contrast.label, phrase=contrast.phrase,
+                 phrase_source=contrast.phrase_source, sources=", ".join(contrast.sources))
+    for note in profile.notes:
+        _element("note", node, note)
 
 
 def checked_statement_element(context: ItemContext, check: StatementCheck) -> Any:
@@ -193,6 +207,9 @@ def _judgement(parent: Any, judged: Judged) -> None:
     _marked(text, paragraph.text, match_spans(paragraph.text, ranked.matched))
     if judgement.excerpt:
         _element("excerpt", node, judgement.excerpt)
+    for index, compared in enumerate(judgement.compared):
+        _element("compared", node, label=compared.label, phrase=compared.phrase, score=f"{compared.score:.4f}",
+                 share=_number(compared.share), claimed="true" if index == 0 else "false")
     _element("answer", node, judgement.answer)
     if judgement.justification:
         _element("justification", node, judgement.justification)

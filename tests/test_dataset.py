@@ -78,3 +78,27 @@ def test_contrasts_must_be_described(tmp_path):
     descriptions.write_text(json.dumps({"p": {"description": "p means", "contrasts": ["r"]}}))
     with pytest.raises(InputError, match="without a description: r"):
         read_descriptions(descriptions)
+
+
+def test_rows_are_judged_against_the_contrasts_of_their_property_as_check_would(tmp_path):
+    from bot.properties import PropertyProfiles
+
+    rows = [ROW | {"id": "1", "predicate": "instance of", "property_id": "P31"},
+            ROW | {"id": "2", "predicate": "subclass of", "property_id": "P279", "label": False},
+            ROW | {"id": "3", "predicate": "award received"},  # no id: found by its label
+            ROW | {"id": "4", "predicate": "wingspan"},
+            ROW | {"id": "5", "predicate": "p", "property_id": "P31"}]
+    descriptions = tmp_path / "d.json"
+    descriptions.write_text(json.dumps({"p": {"description": "p means", "phrase": "ps", "contrasts": []}}))
+    read = read_dataset(write(tmp_path, [json.dumps(row) for row in rows]), read_descriptions(descriptions),
+                        PropertyProfiles(cache=None))
+    claims = [row.claim for row in read]
+    assert (claims[0].predicate, claims[0].predicate_phrase) == ("instance of", "is a")
+    assert [(r.label, r.phrase) for r in claims[0].alternatives] == [("subclass of", "is a type of")]
+    assert [r.label for r in claims[1].alternatives] == ["instance of"]
+    assert read[1].relation == "P279"
+    assert claims[2].predicate_phrase == "received" and claims[2].alternatives[0].label == "nominated for"
+    assert (claims[3].predicate_phrase, claims[3].alternatives) == ("'s wingspan is", ())
+    assert (claims[4].predicate_phrase, claims[4].alternatives) == ("ps", ())  # the file overrides the profile
+    with pytest.raises(InputError, match="property_id must be a Wikidata property id"):
+        read_dataset(write(tmp_path, [json.dumps(ROW | {"property_id": "Q5"})]), None, PropertyProfiles())

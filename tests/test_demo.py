@@ -73,8 +73,8 @@ def expected(world, item="Q990201"):
     return {guid: case for guid, case in world.expected().items() if case["item"] == item}
 
 
-def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs(world, tmp_path, llama_server,
-                                                                                capsys):
+def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs_and_their_contrasts(
+        world, tmp_path, llama_server, capsys):
     code, out, tree, html = check(world, tmp_path, llama_server, capsys, threshold=0.0)
     cases = expected(world)
     found = statements_of(tree)
@@ -100,6 +100,27 @@ def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs(
             assert snaks["P1065"].startswith("https://web.archive.org/web/") and "P2960" in snaks
     assert code == 0, out
     assert "supported" in out and "irretrievable" in out
+    # Each statement was put to the judge with its property's phrase and contrasts, derived from the world's
+    # own property data (P166 "see also" P1411) and refbot's catalogue, and each judgement weighed them.
+    award = found["Q990201$FD23D3AF-2C9B-4A49-A6AB-C6A9F40FEBC2"].find("t:relation", NS)
+    assert (award.get("phrase"), award.get("phrase-source"), award.get("source")) == (
+        "received", "catalogue", world.sparql_url)
+    nominated = award.find("t:contrast", NS)
+    assert (nominated.get("property"), nominated.get("label"), nominated.get("phrase")) == (
+        "P1411", "nominated for", "was nominated for")
+    assert "related property (P1659)" in nominated.get("sources")
+    educated = found["Q990201$C02516BA-149F-4F9A-B1EE-CA96C86C2934"].find("t:relation", NS)
+    employer = educated.find("t:contrast[@property='P108']", NS)
+    assert "shared type constraints" in employer.get("sources")
+    asked = [j for j in tree.iterfind(".//t:judgement[@asked='true']", NS)]
+    assert asked
+    for judgement in asked:
+        compared = judgement.findall("t:compared", NS)
+        assert len(compared) >= 2 and compared[0].get("claimed") == "true"
+        assert sum(float(c.get("share")) for c in compared) == pytest.approx(1.0, abs=0.01)
+    report = html.read_text(encoding="utf-8")
+    assert "judged against:" in report and "nominated for (P1411" in report
+    assert "Relations weighed" in report
 
 
 def test_the_dead_cited_source_is_read_from_the_archive_and_wikipedia_hits_are_never_fetched(

@@ -64,8 +64,14 @@ def test_contrasting_relations_are_each_asked_and_compared(llama_server):
                   (Relation("nominated for", "award nomination received", "was nominated for"),), "shared")
     judgement = judge.judge(claim, SNIPPET)
     assert session.paths.count("/chat/completions") == 1  # the yes/no question, for the claim only
-    # llama.cpp does not echo prompt logprobs: per relation, one try with echo, then the next-token fallback
-    assert session.paths.count("/completions") == 4
+    # llama.cpp does not echo prompt logprobs: one try with echo, then the token after the prefix for both
+    # relations at once, and once more without the text (the relations' prior)
+    assert session.paths.count("/completions") == 3
+    assert [(c.label, c.share) for c in judgement.compared][0][0] == "award received"
+    assert sum(c.share for c in judgement.compared) == pytest.approx(1.0, abs=1e-4)
+    again = judge.judge(claim, SNIPPET + " She was nominated for it twice.")
+    assert session.paths.count("/completions") == 4  # the prior is kept; the server is known not to echo
+    assert again.compared[1].label == "nominated for"
     p_yes, share = (float(number) for number in re.findall(r"(?:P\(yes\)|share) (\d\.\d+)", judgement.answer))
     assert "against nominated for" in judgement.answer
     assert judgement.support == pytest.approx(share if p_yes >= 0.5 else min(p_yes, share), abs=1e-3)
@@ -212,13 +218,42 @@ def test_a_server_that_keeps_failing_is_reported_with_its_status(flaky_server):
         OpenAIBackend(make_session(retries=2, backoff_s=0.01), url)
 
 
-def test_echoed_prompt_logprobs_are_summed_over_the_continuation_only():
+def test_echoed_prompt_logprobs_are_read_over_the_continuation_only():
     from bot.judge.openai_backend import _prompt_logprobs
 
     # The legacy completions format vLLM answers with, echo on: the prompt's tokens, then the generated one.
     answer = {"choices": [{"logprobs": {"tokens": ["The", " cat", " sat", "."],
                                         "token_logprobs": [None, -2.0, -0.5, -1.0],
                                         "text_offset": [0, 3, 7, 11]}}]}
-    assert _prompt_logprobs(answer, 7, 11) == -0.5
-    assert _prompt_logprobs(answer, 0, 11) == -2.5
+    assert _prompt_logprobs(answer, 7, 11) == (-0.5,)
+    assert _prompt_logprobs(answer, 0, 11) == (-2.0, -0.5)
     assert _prompt_logprobs({"choices": [{"logprobs": {"content": []}}]}, 0, 11) is None
+
+
+def test_a_server_that_echoes_scores_every_token_of_each_continuation(recording_server):
+    """A stand-in for vLLM (which cannot run here): /completions with echo answers the prompt's words as tokens,
+    each word's log-probability minus its length."""
+    import json
+
+    from servers import Reply, routed
+
+    def completions(request):
+        prompt = json.loads(request.body)["prompt"]
+        tokens, offsets, position = [], [], 0
+        for word in prompt.split(" "):
+            tokens.append(word if not offsets else " " + word)
+            offsets.append(position)
+            position += len(tokens[-1])
+        logprobs = [None] + [-float(len(token.strip())) for token in tokens[1:]]
+        return Reply(200, json.dumps({"choices": [{"text": "x", "logprobs": {
+            "tokens": tokens + ["x"], "token_logprobs": logprobs + [-0.1], "text_offset": offsets + [position]}}],
+            "usage": {"prompt_tokens": len(tokens)}}), {"Content-Type": "application/json"})
+
+    recording_server.script = routed({
+        "/v1/models": Reply(200, json.dumps({"data": [{"id": "llama"}]}), {"Content-Type": "application/json"}),
+        "/v1/completions": completions})
+    backend = OpenAIBackend(make_session(), recording_server.url + "/v1")
+    scored = backend.continuation_logprobs("In summary, Novotná", [" received the medal", " was nominated"])
+    assert scored.logprobs == ((-8.0, -3.0, -5.0), (-3.0, -9.0))
+    assert scored.tokens == 3 + 3 + 2  # the prefix once, then each continuation's own tokens
+    assert [r.path for r in recording_server.requests].count("/v1/completions") == 2

@@ -142,6 +142,7 @@
         · <xsl:value-of select="@judgements"/> judgement(s), <xsl:value-of select="@prompt-tokens"/> prompt tokens,
         <xsl:value-of select="@elapsed-s"/> s — <xsl:value-of select="t:reason"/>
       </p>
+      <xsl:apply-templates select="t:relation"/>
       <xsl:for-each select="t:document[@evidence = 'true']/t:judgement[@supports = 'true']">
         <div class="support">
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
@@ -155,6 +156,7 @@
               (<xsl:value-of select="../@archive-timestamp"/>)</xsl:if>
             · support <xsl:value-of select="@support"/>, pre-rank score <xsl:value-of select="@score"/>
           </p>
+          <xsl:call-template name="compared"/>
           <xsl:if test="t:justification"><p><strong>Justification:</strong> <xsl:value-of select="t:justification"/></p></xsl:if>
         </div>
       </xsl:for-each>
@@ -170,6 +172,38 @@
         <xsl:apply-templates select="t:document"/>
       </details>
     </section>
+  </xsl:template>
+
+  <!-- "judged as: received; against: nominated for (catalogue), …": how the property was put to the judge. -->
+  <xsl:template match="t:relation">
+    <p class="meta relation">
+      Judged as “<xsl:value-of select="@phrase"/>” (<xsl:value-of select="@phrase-source"/>)
+      <xsl:choose>
+        <xsl:when test="t:contrast">; judged against:
+          <xsl:for-each select="t:contrast">
+            <xsl:if test="position() &gt; 1">, </xsl:if>
+            <xsl:value-of select="@label"/> (<xsl:value-of select="@property"/>, “<xsl:value-of select="@phrase"/>”;
+            <xsl:value-of select="@sources"/>)</xsl:for-each></xsl:when>
+        <xsl:otherwise>; no contrasting property known</xsl:otherwise>
+      </xsl:choose>
+      · profile from <xsl:value-of select="@source"/>
+      <xsl:if test="@retrieved">, read <xsl:value-of select="@retrieved"/></xsl:if>
+      <xsl:for-each select="t:note"> — <xsl:value-of select="."/></xsl:for-each>
+    </p>
+  </xsl:template>
+
+  <xsl:template name="compared">
+    <xsl:if test="t:compared">
+      <p class="meta compared">Relations weighed (share of the fit):
+        <xsl:for-each select="t:compared">
+          <xsl:if test="position() &gt; 1"> · </xsl:if>
+          <xsl:choose>
+            <xsl:when test="@claimed = 'true'"><strong><xsl:value-of select="@label"/></strong></xsl:when>
+            <xsl:otherwise><xsl:value-of select="@label"/></xsl:otherwise>
+          </xsl:choose>
+          “<xsl:value-of select="@phrase"/>” <xsl:value-of select="@share"/></xsl:for-each>
+      </p>
+    </xsl:if>
   </xsl:template>
 
   <xsl:template match="t:document">
@@ -194,6 +228,7 @@
           · support <xsl:value-of select="@support"/> · score <xsl:value-of select="@score"/>
           <xsl:if test="@asked = 'true'"> · <xsl:value-of select="@prompt-tokens"/> tokens, <xsl:value-of select="@latency-s"/> s</xsl:if>
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
+          <xsl:call-template name="compared"/>
           <div class="answer"><xsl:value-of select="t:answer"/></div>
         </div>
       </xsl:for-each>

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from bot.documents.services import ServiceClient
     from bot.options import Options
+    from bot.selection.endpoint import SparqlEndpoint
 
 
 def plan_from(options: Options) -> Plan:
@@ -26,11 +27,14 @@ def plan_from(options: Options) -> Plan:
                 fetch_workers=options.fetch_workers)
 
 
-def make_tools(options: Options, session: requests.Session, services: ServiceClient) -> Tools:
-    """The judge (its model loaded), the fetcher, the archive, the search engine and the embedding model."""
+def make_tools(options: Options, session: requests.Session, services: ServiceClient,
+               endpoint: SparqlEndpoint | None = None) -> Tools:
+    """The judge (its model loaded), the fetcher, the archive, the search engine, the embedding model, and the
+    property profiles (looked up on ``endpoint``; offline, from the catalogue and the cache)."""
     from bot.documents import make_fetcher, make_search, make_wayback, paragraph_rules
     from bot.embedding import make_embedder
     from bot.judge import make_judge
+    from bot.properties import make_profiles
 
     if options.check_source != "wikipedia" and not options.search_backend:
         from bot.errors import ConfigError
@@ -44,7 +48,8 @@ def make_tools(options: Options, session: requests.Session, services: ServiceCli
         judge.template = replace(judge.template, require_object_mention=False)
     embed = make_embedder(options) if options.check_strategy == "ranked" else None
     return Tools(judge, make_fetcher(options, session, services.politeness), paragraph_rules(options),
-                 make_wayback(options, services), make_search(options, services), embed)
+                 make_wayback(options, services), make_search(options, services), embed,
+                 make_profiles(options, endpoint))
 
 
 __all__ = ["Plan", "Strategy", "Tools", "make_tools", "plan_from"]

@@ -10,6 +10,7 @@ from bot.datamodel import Judgement, Statement
 from bot.documents.retrieval import Retrieved
 from bot.documents.search import SearchResult
 from bot.faults import Fault
+from bot.properties.profile import PropertyProfile
 from bot.ranking import Ranked
 from bot.references import ProposedReference
 
@@ -88,6 +89,8 @@ class StatementCheck:
     quickstatements: str = ""
     # Set when refbot's own code or install failed on this statement (the outcome is then ``error``).
     fault: Fault | None = None
+    # How the statement's property was put to the judge: its phrase and contrasts, and where they came from.
+    profile: PropertyProfile | None = None
 
     @property
     def judgements(self) -> list[Judged]:

@@ -12,7 +12,7 @@ from datetime import date, datetime, timezone
 from bot.checking import candidates as find
 from bot.checking.judging import Strategy, judge_in_rounds, queue
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
-from bot.datamodel import Paragraph, Statement, Verdict
+from bot.datamodel import Claim, Paragraph, Statement, Verdict
 from bot.documents.archive import Wayback
 from bot.documents.fetching import Fetcher
 from bot.documents.paragraphs import ParagraphRules
@@ -22,6 +22,8 @@ from bot.documents.wikipedia import Article
 from bot.errors import BackendUnavailable, InternalError, RefbotError
 from bot.faults import Fault, fault_of
 from bot.judge.engine import Judge
+from bot.properties import PropertyProfiles
+from bot.properties.profile import statement_claim
 from bot.ranking import Embed, rank, supporting_sentence
 from bot.references import ProposedReference, quickstatements, wayback_date
 
@@ -49,6 +51,8 @@ class Tools:
     wayback: Wayback | None = None
     search: SearchBackend | None = None
     embed: Embed | None = None
+    # How each property is stated and what it is told apart from; without it a claim has no contrasts.
+    profiles: PropertyProfiles | None = None
 
 
 def now_iso() -> str:
@@ -67,13 +71,17 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
     documents: list[DocumentCheck] = []
     problems: list[str] = [article_error] if article_error and plan.source != "web" else []
     fault: Fault | None = None
+    profile = None
     try:
+        if tools.profiles is not None:
+            profile = tools.profiles.profile(statement.property_id, statement.property_label)
+        claim = statement_claim(statement, profile)
         searched = _search(statement, tools, plan, searches, problems)
-        cited, article_check = _cited(statement, tools, plan, article)
+        cited, article_check = _cited(statement, claim, tools, plan, article)
         if article_check is not None:
             documents.append(article_check)
         wanted = find.merge(cited, searched, limit=plan.documents)
-        documents += _judge_documents(statement, tools, plan, wanted)
+        documents += _judge_documents(statement, claim, tools, plan, wanted)
     except BackendUnavailable:
         raise
     except InternalError as error:  # refbot's own failure, raised on purpose: never the statement's problem
@@ -84,12 +92,12 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
         fault = fault_of(error)
     if fault is not None:
         return StatementCheck(statement, Outcome.ERROR, str(fault), started, round(time.monotonic() - clock, 3),
-                              tuple(searches), tuple(documents), fault=fault)
+                              tuple(searches), tuple(documents), fault=fault, profile=profile)
     outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
     reference = propose(statement, documents) if outcome is Outcome.SUPPORTED else None
     return StatementCheck(statement, outcome, reason, started, round(time.monotonic() - clock, 3), tuple(searches),
                           tuple(documents), reference,
-                          quickstatements(statement, reference, SUMMARY) if reference else "")
+                          quickstatements(statement, reference, SUMMARY) if reference else "", profile=profile)
 
 
 def _search(statement: Statement, tools: Tools, plan: Plan, searches: list[Search],
@@ -107,7 +115,7 @@ def _search(statement: Statement, tools: Tools, plan: Plan, searches: list[Searc
     return find.from_search(results)
 
 
-def _cited(statement: Statement, tools: Tools, plan: Plan, article: Article | None
+def _cited(statement: Statement, claim: Claim, tools: Tools, plan: Plan, article: Article | None
            ) -> tuple[list[Candidate], DocumentCheck | None]:
     if plan.source == "web" or article is None:
         return [], None
@@ -115,7 +123,6 @@ def _cited(statement: Statement, tools: Tools, plan: Plan, article: Article | No
         return find.from_article(article.paragraphs, statement), None
     # The published order: every chunk of the article is judged; the paragraphs of a supporting chunk one by
     # one; the sources cited by a supporting paragraph become the candidates.
-    claim = statement.claim
     chunk_queue = [rank([Paragraph(chunk.text, article.permalink, chunk.position)], statement)[0]
                    for chunk in article.chunks]
     judged: list[Judged] = []
@@ -139,13 +146,14 @@ def _cited(statement: Statement, tools: Tools, plan: Plan, article: Article | No
     return find.from_paragraphs(supporting_paragraphs), record
 
 
-def _judge_documents(statement: Statement, tools: Tools, plan: Plan, wanted: list[Candidate]) -> list[DocumentCheck]:
+def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Plan,
+                     wanted: list[Candidate]) -> list[DocumentCheck]:
     if not wanted:
         return []
     retrieved = retrieve_many([Wanted(c.url, c.access_date, c.archive_url) for c in wanted], tools.fetcher,
                               tools.rules, tools.wayback, workers=plan.fetch_workers)
     queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed) for result in retrieved]
-    judged = judge_in_rounds(tools.judge, statement.claim, queues)
+    judged = judge_in_rounds(tools.judge, claim, queues)
     return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers))
             for candidate, result, answers in zip(wanted, retrieved, judged)]
 

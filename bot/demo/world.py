@@ -124,6 +124,8 @@ class DemoWorld:
             "archive_web_url": self.base("archive"),
             "fetch_allow_addresses": ("127.0.0.1",), "fetch_delay": 0.1, "fetch_retries": 0,
             "fetch_connect_timeout": 2.0, "fetch_cache_days": 0.0, "contact": "refbot-demo@example.org",
+            # Profiles come from this world's own property data, and are not kept beside real Wikidata's.
+            "properties_cache_days": 0.0,
         }
 
     def expected(self) -> dict[str, dict[str, str]]:

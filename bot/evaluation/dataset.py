@@ -11,11 +11,15 @@ import json
 import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.datamodel import Claim, Relation
+from bot.datamodel import PID_PATTERN, Claim, Relation
 from bot.errors import InputError
+
+if TYPE_CHECKING:
+    from bot.properties import PropertyProfiles
 
 REQUIRED = ("id", "subject", "predicate", "object", "text", "label")
 
@@ -39,7 +43,11 @@ class PredicateInfo:
     phrase: str = ""
 
 
-def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = None) -> list[LabelledStatement]:
+def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = None,
+                 profiles: PropertyProfiles | None = None) -> list[LabelledStatement]:
+    """Rows with their claims. A predicate described in ``descriptions`` is shown as described there; any
+    other is looked up in ``profiles`` by the row's ``property_id`` (by its label when it has none), as
+    ``refbot check`` would, so that it is judged against its contrasting properties."""
     descriptions = descriptions or {}
     rows: list[LabelledStatement] = []
     seen: dict[str, int] = {}
@@ -59,17 +67,27 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
                              line=number, hint="every row needs a unique id")
         seen[row["id"]] = number
         predicate = str(row["predicate"])
-        info = descriptions.get(predicate, PredicateInfo())
-        description = row.get("predicate_description") or info.description
-        alternatives = tuple(Relation(other, descriptions.get(other, PredicateInfo()).description,
-                                      descriptions.get(other, PredicateInfo()).phrase)
-                             for other in info.contrasts)
+        property_id = str(row.get("property_id") or "")
+        if property_id and not PID_PATTERN.match(property_id):
+            raise InputError(f"property_id must be a Wikidata property id, not {property_id!r}", path=str(path),
+                             line=number)
+        if predicate in descriptions or profiles is None:
+            info = descriptions.get(predicate, PredicateInfo())
+            description = row.get("predicate_description") or info.description
+            alternatives = tuple(Relation(other, descriptions.get(other, PredicateInfo()).description,
+                                          descriptions.get(other, PredicateInfo()).phrase)
+                                 for other in info.contrasts)
+            claim = Claim(str(row["subject"]), predicate, str(row["object"]), str(description), alternatives,
+                          info.phrase)
+        else:
+            profile = profiles.profile(property_id, predicate) if property_id else profiles.for_label(predicate)
+            claim = replace(profile.claim(str(row["subject"]), str(row["object"])), predicate=predicate,
+                            predicate_description=str(row.get("predicate_description") or profile.description))
         concept_pair = f"{row['concept1']}-{row['concept2']}" if row.get("concept1") and row.get("concept2") \
             else None
         rows.append(LabelledStatement(
             id=str(row["id"]),
-            claim=Claim(str(row["subject"]), predicate, str(row["object"]), str(description), alternatives,
-                        info.phrase),
+            claim=claim,
             text=str(row["text"]),
             label=row["label"],
             concept_pair=concept_pair,

@@ -27,6 +27,14 @@ class Choice:
     prompt_tokens: int
 
 
+@dataclass(frozen=True)
+class Continuations:
+    """Per-token log-probabilities of each continuation after one shared prefix, and the tokens read."""
+
+    logprobs: tuple[tuple[float, ...], ...]
+    tokens: int
+
+
 class Backend(Protocol):
     model_id: str
     max_in_flight: int
@@ -46,6 +54,10 @@ class Backend(Protocol):
 
     def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
         """(log-probability of ``continuation`` right after ``prefix``, read as plain text; tokens read)."""
+        ...
+
+    def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
+        """Each continuation's token log-probabilities right after ``prefix``; the prefix is read once."""
         ...
 
 

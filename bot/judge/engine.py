@@ -6,13 +6,14 @@ import math
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from functools import partial
 from dataclasses import replace
 from typing import TypeVar
 
 from bot.answers import parse_option
-from bot.datamodel import Claim, Judgement, Verdict
+from bot.datamodel import Claim, Compared, Judgement, Verdict
 from bot.errors import BackendUnavailable, JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
@@ -24,6 +25,9 @@ from bot.prompts import Generation, Template, as_relation, summary_continuation,
 LETTERS = ("a", "b", "c")
 # Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
 CHAT_OVERHEAD_TOKENS = 48
+
+# Claims whose continuations' prior log-probabilities are kept (a statement's paragraphs share its claim).
+PRIORS_KEPT = 256
 
 Key = TypeVar("Key")
 
@@ -40,6 +44,8 @@ class Judge:
         # Requests in flight across every thread using this judge (statements are checked side by side): an
         # in-process model answers one at a time, a server up to its configured number.
         self._slots = threading.BoundedSemaphore(max(1, backend.max_in_flight))
+        self._priors: OrderedDict[tuple[str, tuple[str, ...]], tuple[tuple[float, ...], ...]] = OrderedDict()
+        self._priors_lock = threading.Lock()
 
     @property
     def model_id(self) -> str:
@@ -133,32 +139,26 @@ class Judge:
                                completion_tokens, attempts)
 
     def _judge_by_yes_no(self, claim: Claim, snippet: str) -> Judgement:
-        """P(yes) that the text states the claim. With contrasting relations, also the claim's share of the
-        likelihood that the text's summary continues with each relation's phrase: a claim counts only if the
-        model affirms it and the text's wording favours it over its contrasts."""
+        """P(yes) that the text states the claim. With contrasting relations, also the claim's share among them
+        of how well each relation's phrase continues the text's summary: a claim counts only if the model
+        affirms it and the text's wording favours it over its contrasts."""
         p_yes, prompt_tokens, generated = self._p_yes(claim, snippet)
         if p_yes is None:
             return self._judgement(None, 0.0, "the model answered neither yes nor no", "", prompt_tokens,
                                    generated, attempts=2)
         retried = generated > 1
         support, answer = p_yes, f"P(yes) {p_yes:.3f}"
-        share = 1.0
+        share: float = 1.0
+        compared: tuple[Compared, ...] = ()
         if claim.alternatives:
-            prefix = summary_prefix(claim, snippet)
-            relations = [claim.relation, *claim.alternatives]
-            scored = [self.backend.continuation_logprob(prefix, summary_continuation(claim, relation))
-                      for relation in relations]
-            prompt_tokens += sum(tokens for _, tokens in scored)
-            logprobs = [logprob for logprob, _ in scored]
-            top = max(logprobs)
-            weights = [math.exp(logprob - top) for logprob in logprobs]
-            share = weights[0] / sum(weights)
+            compared, tokens = self._compare(claim, snippet)
+            prompt_tokens += tokens
+            share = compared[0].share
             # P(yes) says whether the text states the claim at all; the share, which relation it states. A small
             # model says yes to both relations, so once it says yes, the share alone ranks the claim.
             support = share if p_yes >= 0.5 else min(p_yes, share)
-            answer += f"; share {share:.3f} of the summary likelihood against " + ", ".join(
-                f"{relation.label} ({logprob:.2f} vs {logprobs[0]:.2f})"
-                for relation, logprob in zip(claim.alternatives, logprobs[1:]))
+            answer += f"; share {share:.3f} of the relations' fit to the text, against " + ", ".join(
+                f"{other.label} ({other.share:.3f})" for other in compared[1:])
         if support >= self.threshold:
             option = "a"
         else:  # b: the model leans to the claim but not enough; c: it does not, or the text favours another
@@ -171,8 +171,40 @@ class Judge:
             justification = explained.text
             prompt_tokens += explained.prompt_tokens
             generated += explained.completion_tokens
-        return self._judgement(option, support, answer, justification, prompt_tokens, generated,
-                               attempts=2 if retried else 1)
+        return replace(self._judgement(option, support, answer, justification, prompt_tokens, generated,
+                                       attempts=2 if retried else 1), compared=compared)
+
+    def _compare(self, claim: Claim, snippet: str) -> tuple[tuple[Compared, ...], int]:
+        """How well each relation — the claim's first, then its contrasts — states what the text says: the
+        per-token log-likelihood of "<subject> <phrase> <object>" as the continuation of the text's summary,
+        less the same without the text (pointwise mutual information). Per token, so that a longer phrase
+        ("was nominated for") is not beaten by a shorter one ("received") for its length; less the prior, so
+        that a phrase the model finds likely anyway ("is a") gains nothing from being common."""
+        relations = [claim.relation, *claim.alternatives]
+        continuations = tuple(summary_continuation(claim, relation) for relation in relations)
+        given = self.backend.continuation_logprobs(summary_prefix(claim, snippet), continuations)
+        prior, prior_tokens = self._prior(claim, continuations)
+        scores = [_mean(with_text) - _mean(without) for with_text, without in zip(given.logprobs, prior)]
+        top = max(scores)
+        weights = [math.exp(score - top) for score in scores]
+        total = sum(weights)
+        compared = tuple(Compared(relation.label, continuation.strip(), round(score, 4), round(weight / total, 6))
+                         for relation, continuation, score, weight in zip(relations, continuations, scores, weights))
+        return compared, given.tokens + prior_tokens
+
+    def _prior(self, claim: Claim, continuations: tuple[str, ...]) -> tuple[tuple[tuple[float, ...], ...], int]:
+        """The continuations' log-probabilities without any text, once per claim (tokens counted then)."""
+        key = (claim.subject, continuations)
+        with self._priors_lock:
+            if key in self._priors:
+                self._priors.move_to_end(key)
+                return self._priors[key], 0
+        scored = self.backend.continuation_logprobs(summary_prefix(claim, ""), continuations)
+        with self._priors_lock:
+            self._priors[key] = scored.logprobs
+            while len(self._priors) > PRIORS_KEPT:
+                self._priors.popitem(last=False)
+        return scored.logprobs, scored.tokens
 
     def _p_yes(self, claim: Claim, snippet: str) -> tuple[float | None, int, int]:
         """(P(yes), prompt tokens, generated tokens); P is None when the model answers neither yes nor no."""
@@ -186,3 +218,7 @@ class Judge:
         word = re.match(r"\W*(yes|no)\b", completion.text, re.IGNORECASE)
         p_yes = None if word is None else float(word.group(1).lower() == "yes")
         return p_yes, choice.prompt_tokens + completion.prompt_tokens, 1 + completion.completion_tokens
+
+
+def _mean(values: tuple[float, ...]) -> float:
+    return sum(values) / len(values) if values else 0.0

@@ -15,7 +15,7 @@ import requests
 from urllib3.util.retry import Retry
 
 from bot.errors import BackendUnavailable, ConfigError, JudgeError
-from bot.judge.backend import Choice, Completion, letter_probabilities
+from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
 from bot.prompts import Generation, Message
 
 DOWN_HINT = "start the server (e.g. `vllm serve MODEL`) or point --judge-url at a running one"
@@ -49,6 +49,7 @@ class OpenAIBackend:
         self.top_logprobs = top_logprobs
         self._context_tokens = context_tokens
         self._lock = threading.Lock()
+        self._echoes: bool | None = None  # whether /completions echoes prompt log-probabilities; None: not yet known
         self.model_id = model or self._served_model()
 
     # -- transport -------------------------------------------------------------------------------------------
@@ -131,20 +132,35 @@ class OpenAIBackend:
         return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
 
     def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
-        """Through ``/completions`` with ``echo``, which returns the prompt's token log-probabilities (vLLM).
+        scored = self.continuation_logprobs(prefix, [continuation])
+        return sum(scored.logprobs[0]), scored.tokens
 
-        A server that does not echo them (llama.cpp) is asked for the next token instead, and the
-        continuation is scored by its first token alone: enough to tell relations whose phrases differ in
+    def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
+        """Through ``/completions`` with ``echo``, which returns the prompt's token log-probabilities (vLLM,
+        whose prefix cache computes the shared prefix once).
+
+        A server that does not echo them (llama.cpp) is asked once for the token after the prefix instead, and
+        each continuation is scored by its first token alone: enough to tell relations whose phrases differ in
         their first word ("increases" / "decreases"). A first token outside the top log-probabilities gets
-        the lowest of them, an upper bound.
+        the lowest of them, an upper bound. Whether the server echoes is learnt from its first answer.
         """
-        payload = {"model": self.model_id, "prompt": prefix + continuation, "max_tokens": 1, "temperature": 0.0,
-                   "echo": True, "logprobs": 1}
-        data = self._request("POST", "/completions", payload)
-        usage = data.get("usage") or {}
-        echoed = _prompt_logprobs(data, len(prefix), len(prefix) + len(continuation))
-        if echoed is not None:
-            return echoed, int(usage.get("prompt_tokens", 0))
+        scores: list[tuple[float, ...]] = []
+        tokens = 0
+        for continuation in continuations if self._echoes is not False else ():
+            payload = {"model": self.model_id, "prompt": prefix + continuation, "max_tokens": 1,
+                       "temperature": 0.0, "echo": True, "logprobs": 1}
+            data = self._request("POST", "/completions", payload)
+            echoed = _prompt_logprobs(data, len(prefix), len(prefix) + len(continuation))
+            if echoed is None:
+                self._echoes = False
+                break
+            self._echoes = True
+            scores.append(echoed)
+            # The prefix is read once (the server caches it); each continuation adds its own tokens.
+            prompt_tokens = int((data.get("usage") or {}).get("prompt_tokens", 0))
+            tokens = prompt_tokens if not tokens else tokens + len(echoed)
+        if len(scores) == len(continuations):
+            return Continuations(tuple(scores), tokens)
         first = self._request("POST", "/completions", {
             "model": self.model_id, "prompt": prefix, "max_tokens": 1, "temperature": 0.0,
             "logprobs": self.top_logprobs})
@@ -154,11 +170,13 @@ class OpenAIBackend:
         except (KeyError, IndexError, TypeError):
             raise JudgeError(f"the LLM server at {self.base_url} returned no logprobs for /completions",
                              hint="use a server that supports logprobs (vLLM, llama.cpp)") from None
-        wanted = continuation.split()[0] if continuation.split() else continuation
-        matches = [value for token, value in candidates.items()
-                   if token.strip() and wanted.startswith(token.strip())]
-        tokens = int((first.get("usage") or {}).get("prompt_tokens", 0))
-        return (max(matches) if matches else min(candidates.values())), tokens
+        firsts = []
+        for continuation in continuations:
+            wanted = continuation.split()[0] if continuation.split() else continuation
+            matches = [value for token, value in candidates.items()
+                       if token.strip() and wanted.startswith(token.strip())]
+            firsts.append((max(matches) if matches else min(candidates.values()),))
+        return Continuations(tuple(firsts), int((first.get("usage") or {}).get("prompt_tokens", 0)))
 
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
         payload = {"model": self.model_id, "messages": list(messages), "max_tokens": 1, "temperature": 0.0,
@@ -179,17 +197,18 @@ class OpenAIBackend:
         return Choice(letter_probabilities(token_probabilities, letters), prompt_tokens)
 
 
-def _prompt_logprobs(data: dict[str, Any], start: int, end: int) -> float | None:
-    """The summed log-probabilities of the echoed prompt tokens starting between characters ``start`` and
-    ``end`` (the legacy completions format vLLM answers with; the generated token after ``end`` is left out),
-    or None when the server did not return them."""
+def _prompt_logprobs(data: dict[str, Any], start: int, end: int) -> tuple[float, ...] | None:
+    """The log-probabilities of the echoed prompt tokens starting between characters ``start`` and ``end``
+    (the legacy completions format vLLM answers with; the generated token after ``end`` is left out), or None
+    when the server did not return them."""
     try:
         logprobs = data["choices"][0]["logprobs"]
         offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
     except (KeyError, IndexError, TypeError):
         return None
-    picked = [value for offset, value in zip(offsets, values) if start <= offset < end and value is not None]
-    return float(sum(picked)) if picked else None
+    picked = tuple(float(value) for offset, value in zip(offsets, values) if start <= offset < end
+                   and value is not None)
+    return picked or None
 
 
 def _reason(error: Exception) -> str:

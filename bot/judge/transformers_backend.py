@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import ModelError
-from bot.judge.backend import Choice, Completion, letter_probabilities
+from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
 from bot.prompts import Generation, Message
 
 
@@ -115,12 +115,39 @@ class TransformersBackend:
         return Choice(letter_probabilities(token_probabilities, letters), int(input_ids.shape[1]))
 
     def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
+        scored = self.continuation_logprobs(prefix, [continuation])
+        return sum(scored.logprobs[0]), scored.tokens
+
+    def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
+        """Every continuation scored after one pass over ``prefix``: its key-value cache is shared by the
+        continuations, which are read side by side in one batch. Log-probabilities come from float32 logits
+        (bf16 logits are quantised too coarsely to compare phrases a few tokens long)."""
         torch = self._torch
         head = self.tokenizer(prefix, add_special_tokens=False)["input_ids"]
-        tail = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
-        input_ids = torch.tensor([head + tail], device=self.device)
+        tails = [self.tokenizer(text, add_special_tokens=False)["input_ids"] for text in continuations]
+        if not head or not all(tails):
+            raise ModelError("a continuation is scored after a non-empty prefix and must not be empty")
+        width = max(len(tail) for tail in tails)
+        weight = self.model.get_output_embeddings().weight
         with self._lock, torch.inference_mode():
-            logits = self.model(input_ids, logits_to_keep=len(tail) + 1).logits[0, :-1].float()
-        logprobs = torch.log_softmax(logits, dim=-1)
-        total = sum(float(logprobs[position, token]) for position, token in enumerate(tail))
-        return total, len(head) + len(tail)
+            first = self.model(torch.tensor([head], device=self.device), use_cache=True,
+                               output_hidden_states=True, logits_to_keep=1)
+            first_logprobs = torch.log_softmax(weight.float() @ first.hidden_states[-1][0, -1].float(), dim=-1)
+            rest: Any = None
+            if width > 1:
+                cache = first.past_key_values
+                cache.batch_repeat_interleave(len(tails))
+                pad = self.tokenizer.pad_token_id or self.tokenizer.eos_token_id or 0
+                ids = torch.tensor([tail[:-1] + [pad] * (width - len(tail)) for tail in tails], device=self.device)
+                mask = torch.zeros((len(tails), len(head) + width - 1), dtype=torch.long, device=self.device)
+                for row, tail in enumerate(tails):
+                    mask[row, : len(head) + len(tail) - 1] = 1
+                hidden = self.model(ids, attention_mask=mask, past_key_values=cache,
+                                    output_hidden_states=True).hidden_states[-1].float()
+                rest = torch.log_softmax(hidden @ weight.float().T, dim=-1)
+        scores = []
+        for row, tail in enumerate(tails):
+            values = [float(first_logprobs[tail[0]])]
+            values += [float(rest[row, position - 1, token]) for position, token in enumerate(tail) if position]
+            scores.append(tuple(values))
+        return Continuations(tuple(scores), len(head) + sum(len(tail) for tail in tails))
