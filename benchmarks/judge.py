@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Judge quality and cost on the BioRED-Verify development sets, both templates.
+"""Judge quality and cost on the development sets, as `refbot check` judges: property profiles, no files.
 
-    benchmarks/judge.py SHARED_DATA_DIR [--sample 200] [--templates refbot,paper] [--sets biored-verify,...]
-                        [refbot eval judge options, e.g. --judge openai --judge-url URL]
+    benchmarks/judge.py SHARED_DATA_DIR [--sample 200] [--templates refbot,paper] [--sets trex-verify-hard-dev,...]
+                        [--descriptions FILE.json] [--tag NAME]
+                        [refbot eval options, e.g. --no-profiles, --judge openai --judge-url URL]
 
 Runs `refbot eval` for each (set, template) — resumable, judgements under reports/benchmark/ — and prints one
 line each: precision, recall, F1, ROC AUC, precision at recall 0.5, judgements/s, prompt tokens/judgement,
@@ -21,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.cli import main as refbot  # noqa: E402
 
-SETS = ("biored-verify", "biored-verify-hard")
+SETS = ("trex-verify-hard-dev", "wtr-dev", "biored-verify-hard", "biored-verify")
 
 
 def _fmt(value):
@@ -30,13 +31,14 @@ def _fmt(value):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("data", type=Path, help="the shared data directory holding biored-verify*/dev.jsonl")
+    parser.add_argument("data", type=Path, help="the shared data directory holding each set's dev.jsonl")
     parser.add_argument("--sample", type=int, default=200, help="stratified sample size per set (0: all rows)")
     parser.add_argument("--templates", default="refbot,paper", help="comma-separated template ids")
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated data set names")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "benchmark", help="where results go")
-    parser.add_argument("--descriptions", type=Path, default=ROOT / "benchmarks" / "biored-relations.json",
-                        help="predicate descriptions and contrasts shown to the judge")
+    parser.add_argument("--descriptions", type=Path,
+                        help="predicate descriptions and contrasts overriding the property profiles (e.g. "
+                             "benchmarks/biored-relations.json); default: none, as users run refbot")
     parser.add_argument("--tag", default="", help="added to the result file names, to keep variants apart")
     args, judge_options = parser.parse_known_args()
     lines = []
@@ -45,8 +47,9 @@ def main() -> int:
             stem = f"{name}-{template}{args.tag}-{args.sample or 'all'}"
             out = args.out / f"{stem}.jsonl"
             command = ["--quiet", "eval", str(args.data / name / "dev.jsonl"), "--template", template,
-                       "--out", str(out), "--descriptions", str(args.descriptions),
-                       *judge_options]
+                       "--out", str(out), *judge_options]
+            if args.descriptions:
+                command += ["--descriptions", str(args.descriptions)]
             if args.sample:
                 command += ["--sample", str(args.sample)]
             print(f"== {name}, template {template}", flush=True)

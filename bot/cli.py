@@ -7,6 +7,7 @@ something broken), 2 usage or input error, or an installation refbot cannot run 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -135,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("object", help="the value as a reader sees it, e.g. 'Nobel Prize in Physics'")
     judge.add_argument("snippet", help="the text, or - to read it from standard input")
     judge.add_argument("--description", default="", help="what the predicate means")
+    judge.add_argument("--property", dest="property_id", type=id_list("property"), metavar="PID",
+                       help="judge as refbot check does: with this property's phrase and contrasting properties "
+                            "(from the catalogue and the cache)")
     _judge_options(judge)
 
     select = commands.add_parser(
@@ -247,7 +251,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     settings = {"threshold": options.threshold, "justify": options.justify and bool(template.justification),
                 "descriptions": sha256_of(args.descriptions)[:16] if args.descriptions else None,
                 # What each claim was judged against: changing the catalogue or the profiles changes verdicts.
-                "relations": _claims_digest(rows)}
+                "relations": _claims_digest(rows),
+                "prompt": hashlib.sha256(template.text.encode()).hexdigest()[:16]}
     progress = None if args.quiet else _Progress(len(rows))
     try:
         evaluation = evaluate(rows, lambda: make_judge(options), out, template=template.id, settings=settings,
@@ -271,8 +276,6 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _claims_digest(rows: list) -> str:
-    import hashlib
-
     digest = hashlib.sha256()
     for row in rows:
         claim = row.claim
@@ -305,10 +308,23 @@ def _run_judge(args: argparse.Namespace) -> int:
     from bot.judge import make_judge
 
     snippet = sys.stdin.read() if args.snippet == "-" else args.snippet
-    judge = make_judge(_options(args))
-    judgement = judge.judge(Claim(args.subject, args.predicate, args.object, args.description), snippet)
+    options = _options(args)
+    claim = Claim(args.subject, args.predicate, args.object, args.description)
+    if args.property_id:
+        from dataclasses import replace
+
+        from bot.properties import make_profiles
+
+        profile = make_profiles(options, None).profile(args.property_id[0], args.predicate)
+        claim = replace(profile.claim(args.subject, args.object), predicate=args.predicate,
+                        predicate_description=args.description or profile.description)
+    judge = make_judge(options)
+    judgement = judge.judge(claim, snippet)
     print(f"verdict {judgement.verdict.value} (support {judgement.support:.3f}) by {judgement.model}, "
           f"template {judgement.template!r}, {judgement.prompt_tokens} prompt tokens, {judgement.latency_s:.2f} s")
+    for compared in judgement.compared:
+        print(f"  {'claimed ' if compared is judgement.compared[0] else 'against '}{compared.label}: "
+              f"“{compared.phrase}” log-probability {compared.score:.2f}, share {compared.share:.3f}")
     print(judgement.justification or judgement.answer)
     return EXIT_OK if judgement.verdict.value != "unparseable" else EXIT_PARTIAL
 

@@ -151,8 +151,8 @@ class Paragraph:
 class Compared:
     """One relation the judge weighed for a paragraph: the claimed one first, then its contrasts.
 
-    ``score`` is how much better the text makes the relation's phrase fit (per token, against the same phrase
-    without the text); ``share`` its part of all the relations' fit, which sums to 1."""
+    ``score`` is the log-probability the model gives "<subject> <phrase> <object>" as the summary of the text;
+    ``share`` its part of the relations' probabilities, which sum to 1."""
 
     label: str
     phrase: str

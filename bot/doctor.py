@@ -110,10 +110,26 @@ def sparql_queries() -> str:
     return f"{len(names)} queries in queries/ parse; " + _versions("SPARQLWrapper", "rdflib")
 
 
+def property_catalogue() -> str:
+    from bot.properties.catalogue import catalogue, curated_profile
+
+    try:
+        entries = catalogue()
+    except InternalError as error:
+        raise Problem(FAIL, str(error), "reinstall refbot (`pip install .`)") from error
+    profile = curated_profile("P166")
+    if profile is None or not profile.contrasts:
+        raise Problem(FAIL, "the property catalogue has no profile for P166 (award received)",
+                      "reinstall refbot (`pip install .`)")
+    return f"{len(entries)} curated property profiles (P166: “{profile.phrase}”, against " \
+           f"{', '.join(c.label for c in profile.contrasts)})"
+
+
 # The stages a check or a run goes through; tried before one starts (``preflight``).
 STAGES: dict[str, Callable[[], str]] = {
     "html → paragraphs": html_paragraphs,
     "pdf → paragraphs": pdf_paragraphs,
+    "property catalogue": property_catalogue,
     "trace schema": trace_schema,
     "report stylesheet": report_stylesheet,
 }

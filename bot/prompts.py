@@ -56,11 +56,20 @@ class Template:
     # Answer "c" without asking the model when the snippet does not name the claim's object (bot.judge.mentions).
     require_object_mention: bool = False
 
+    # The question when the claim's relation has a phrase (a property profile): the claim as the sentence a
+    # text would state it ("Marta Novotná received the Brno Innovation Award"), which a small model checks
+    # against the text far better than a triple.
+    sentence_user: str = ""
+
     def messages(self, claim: Claim, snippet: str) -> list[Message]:
-        label = self.predicate_label(claim.predicate)
-        definition = f" ({label}: {claim.predicate_description})" if claim.predicate_description else ""
-        user = self.user.format(subject=claim.subject, predicate=label, object=claim.object, snippet=snippet,
-                                definition=definition)
+        if self.sentence_user and claim.predicate_phrase:
+            statement = claim.subject + summary_continuation(claim, claim.relation)
+            user = self.sentence_user.format(snippet=snippet, statement=statement)
+        else:
+            label = self.predicate_label(claim.predicate)
+            definition = f" ({label}: {claim.predicate_description})" if claim.predicate_description else ""
+            user = self.user.format(subject=claim.subject, predicate=label, object=claim.object, snippet=snippet,
+                                    definition=definition)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
     def predicate_label(self, label: str) -> str:
@@ -69,8 +78,9 @@ class Template:
 
     @property
     def text(self) -> str:
-        """The template as recorded in traces: system prompt, then user prompt with its placeholders."""
-        return f"[system]\n{self.system}\n[user]\n{self.user}"
+        """The template as recorded in traces: system prompt, then user prompt(s) with their placeholders."""
+        sentence = f"\n[user, when the relation has a phrase]\n{self.sentence_user}" if self.sentence_user else ""
+        return f"[system]\n{self.system}\n[user]\n{self.user}{sentence}"
 
 
 def as_words(label: str) -> str:
@@ -130,6 +140,13 @@ REFBOT = Template(
         'Text: "{snippet}"\n'
         "\n"
         'Claim: "{subject}" - {predicate} - "{object}"{definition}\n'
+        "\n"
+        "Does the text state this claim? Answer yes or no."
+    ),
+    sentence_user=(
+        'Text: "{snippet}"\n'
+        "\n"
+        "Claim: {statement}.\n"
         "\n"
         "Does the text state this claim? Answer yes or no."
     ),

@@ -66,3 +66,14 @@ def test_contrasting_relations_are_compared_as_continuations_of_the_text():
     assert summary_continuation(claim, claim.relation) == " increases headache"
     assert summary_continuation(claim, negative) == " decreases headache"
     assert summary_continuation(claim, Relation("Bind")) == " bind headache"
+
+
+def test_a_claim_with_a_phrase_is_asked_as_the_sentence_a_text_would_state():
+    from bot.prompts import REFBOT
+
+    claim = Claim("France", "capital", "Paris", "seat of government", (), "'s capital is")
+    user = REFBOT.messages(claim, "Paris is the capital of France.")[1]["content"]
+    assert "Claim: France's capital is Paris." in user and "seat of government" not in user
+    triple = REFBOT.messages(Claim("France", "capital", "Paris", "seat of government"), "t")[1]["content"]
+    assert 'Claim: "France" - capital - "Paris" (capital: seat of government)' in triple
+    assert "[user, when the relation has a phrase]" in REFBOT.text

@@ -34,7 +34,8 @@ TODAY = date(2026, 11, 23)
     ("employer", "'s employer is"),
     ("date of birth", "'s date of birth is"),
     ("work location", "'s work location is"),
-    ("Positive_Correlation", "'s positive correlation is"),
+    ("Positive_Correlation", "has a positive correlation with"),
+    ("association", "has an association with"),
 ])
 def test_a_phrase_is_made_from_the_label_when_none_is_curated(label, phrase):
     assert template_phrase(label) == phrase

@@ -39,6 +39,18 @@ def test_continuation_logprob_prefers_the_texts_own_words(backend):
     assert opened > exploded
 
 
+def test_continuations_read_side_by_side_after_one_prefix_score_as_each_read_alone(backend):
+    prefix = "The museum opened in 1901 and it was closed in 1950. In summary, the museum"
+    continuations = [" opened in 1901", " was closed in 1950", " exploded"]
+    together = backend.continuation_logprobs(prefix, continuations)
+    assert together.tokens == backend.count_tokens(prefix) + sum(backend.count_tokens(c) for c in continuations)
+    for continuation, scores in zip(continuations, together.logprobs):
+        alone = backend.continuation_logprobs(prefix, [continuation]).logprobs[0]
+        assert len(scores) == backend.count_tokens(continuation)
+        assert scores == pytest.approx(alone, abs=1e-3)  # padding the shorter ones changes nothing
+    assert sum(together.logprobs[0]) > sum(together.logprobs[2])
+
+
 def test_generation_is_reproducible_with_the_seed(backend):
     messages = PAPER.messages(CLAIM, SNIPPET)
     params = Generation(max_tokens=12, temperature=0.1, top_p=0.9, seed=42)

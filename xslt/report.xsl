@@ -194,7 +194,7 @@
 
   <xsl:template name="compared">
     <xsl:if test="t:compared">
-      <p class="meta compared">Relations weighed (share of the fit):
+      <p class="meta compared">Relations weighed (share of the summary likelihood):
         <xsl:for-each select="t:compared">
           <xsl:if test="position() &gt; 1"> · </xsl:if>
           <xsl:choose>

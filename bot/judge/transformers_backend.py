@@ -120,8 +120,9 @@ class TransformersBackend:
 
     def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
         """Every continuation scored after one pass over ``prefix``: its key-value cache is shared by the
-        continuations, which are read side by side in one batch. Log-probabilities come from float32 logits
-        (bf16 logits are quantised too coarsely to compare phrases a few tokens long)."""
+        continuations, which are read side by side in one batch. As in ``choose``, each token's logit is
+        computed in float32 from the hidden state (bf16 logits are quantised too coarsely to compare phrases a
+        few tokens long); the model's own logits only normalise."""
         torch = self._torch
         head = self.tokenizer(prefix, add_special_tokens=False)["input_ids"]
         tails = [self.tokenizer(text, add_special_tokens=False)["input_ids"] for text in continuations]
@@ -129,11 +130,14 @@ class TransformersBackend:
             raise ModelError("a continuation is scored after a non-empty prefix and must not be empty")
         width = max(len(tail) for tail in tails)
         weight = self.model.get_output_embeddings().weight
+        scores: list[list[float]] = [[] for _ in tails]
         with self._lock, torch.inference_mode():
             first = self.model(torch.tensor([head], device=self.device), use_cache=True,
                                output_hidden_states=True, logits_to_keep=1)
-            first_logprobs = torch.log_softmax(weight.float() @ first.hidden_states[-1][0, -1].float(), dim=-1)
-            rest: Any = None
+            hidden = first.hidden_states[-1][0, -1].float()
+            log_total = torch.logsumexp(first.logits[0, -1].float(), dim=-1)
+            for row, tail in enumerate(tails):
+                scores[row].append(float(weight[tail[0]].float() @ hidden - log_total))
             if width > 1:
                 cache = first.past_key_values
                 cache.batch_repeat_interleave(len(tails))
@@ -142,12 +146,11 @@ class TransformersBackend:
                 mask = torch.zeros((len(tails), len(head) + width - 1), dtype=torch.long, device=self.device)
                 for row, tail in enumerate(tails):
                     mask[row, : len(head) + len(tail) - 1] = 1
-                hidden = self.model(ids, attention_mask=mask, past_key_values=cache,
-                                    output_hidden_states=True).hidden_states[-1].float()
-                rest = torch.log_softmax(hidden @ weight.float().T, dim=-1)
-        scores = []
-        for row, tail in enumerate(tails):
-            values = [float(first_logprobs[tail[0]])]
-            values += [float(rest[row, position - 1, token]) for position, token in enumerate(tail) if position]
-            scores.append(tuple(values))
-        return Continuations(tuple(scores), len(head) + sum(len(tail) for tail in tails))
+                output = self.model(ids, attention_mask=mask, past_key_values=cache, output_hidden_states=True)
+                hiddens = output.hidden_states[-1].float()
+                totals = torch.logsumexp(output.logits.float(), dim=-1)
+                for row, tail in enumerate(tails):
+                    for position, token in enumerate(tail[1:]):
+                        logit = weight[token].float() @ hiddens[row, position]
+                        scores[row].append(float(logit - totals[row, position]))
+        return Continuations(tuple(tuple(row) for row in scores), len(head) + sum(len(tail) for tail in tails))

@@ -76,6 +76,8 @@ class PropertyProfile:
 _PREPOSITION_END = re.compile(r"\b(of|in|at|by|for|on|to|with|from|after|into|as)$")
 _VERB_START = re.compile(r"^(has|have|is|was|are|contains|follows|replaces|applies|shares|uses|owns|"
                          r"depicts|describes|influenced)\b")
+_RELATION_NOUNS = frozenset({"correlation", "association", "interaction", "relation", "relationship", "link",
+                             "connection", "bond"})
 _PARTICIPLE = re.compile(r"[a-z]+(?:ed|eld|ught|ade|own|orn|tten)")
 _PARTICIPLE_AFTER_NOUN = re.compile(r"^(?P<noun>[a-z]+) (?P<verb>[a-z]+(?:ed|eld|ught|ade|won))$")
 
@@ -84,8 +86,9 @@ def template_phrase(label: str) -> str:
     """A phrase that states the property between subject and object, made from its label alone.
 
     "located in the administrative territorial entity", "part of" → "is …"; "award received" → "received";
-    "has part(s)" → "has part"; a noun such as "employer" → "'s employer is", which keeps the subject first
-    as the summary sentence the judge completes needs ("Jana Novotná's employer is …").
+    "has part(s)" → "has part"; a kind of relation ("positive correlation") → "has a positive correlation
+    with"; any other noun, the value's role ("employer") → "'s employer is", which keeps the subject first as
+    the summary sentence the judge completes needs ("Jana Novotná's employer is …").
     """
     words = re.sub(r"\((?:s|es)\)", "", label).replace("_", " ").strip().lower()
     words = re.sub(r"\s+", " ", words)
@@ -99,6 +102,8 @@ def template_phrase(label: str) -> str:
     participle = _PARTICIPLE_AFTER_NOUN.match(words)
     if participle:
         return participle.group("verb")
+    if words.rsplit(" ", 1)[-1] in _RELATION_NOUNS:  # a kind of relation, not the value's role
+        return f"has {'an' if words[0] in 'aeiou' else 'a'} {words} with"
     return f"'s {words} is"
 
 
