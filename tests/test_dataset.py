@@ -102,19 +102,3 @@ def test_rows_are_judged_against_the_contrasts_of_their_property_as_check_would(
     assert (claims[4].predicate_phrase, claims[4].alternatives) == ("ps", ())  # the file overrides the profile
     with pytest.raises(InputError, match="property_id must be a Wikidata property id"):
         read_dataset(write(tmp_path, [json.dumps(ROW | {"property_id": "Q5"})]), None, PropertyProfiles())
-
-
-def test_predicates_that_are_no_known_property_contrast_with_the_data_sets_other_predicates(tmp_path):
-    from bot.properties import PropertyProfiles
-
-    rows = [ROW | {"id": "1", "predicate": "Positive_Correlation"},
-            ROW | {"id": "2", "predicate": "Negative_Correlation"},
-            ROW | {"id": "3", "predicate": "Association"},
-            ROW | {"id": "4", "predicate": "award received"}]
-    claims = [row.claim for row in read_dataset(write(tmp_path, [json.dumps(row) for row in rows]), None,
-                                                PropertyProfiles())]
-    assert claims[0].predicate_phrase == "has a positive correlation with"
-    assert [(r.label, r.phrase) for r in claims[0].alternatives] == [
-        ("Negative_Correlation", "has a negative correlation with"), ("Association", "has an association with")]
-    assert [r.label for r in claims[2].alternatives] == ["Positive_Correlation", "Negative_Correlation"]
-    assert [r.label for r in claims[3].alternatives] == ["nominated for"]  # a known property keeps its own

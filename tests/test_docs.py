@@ -30,13 +30,10 @@ def test_every_command_is_documented():
         assert command in README
 
 
-SECTIONS = ("judge", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata", "check", "run")
-
-
 def test_every_option_is_in_the_configuration_example():
     from dataclasses import fields
 
-    from bot.options import SECRET_FIELDS, Options
+    from bot.options import SECRET_FIELDS, SECTIONS, Options
 
     example = re.search(r"```ini\n(.*?)```", README, re.S).group(1)
     sections = {name: body for name, body in re.findall(r"\[(\w+)\]\n(.*?)(?=\n\[|\Z)", example, re.S)}

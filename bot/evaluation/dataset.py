@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from bot.datamodel import PID_PATTERN, Claim, Relation
 from bot.errors import InputError
-from bot.properties.profile import template_phrase
 
 if TYPE_CHECKING:
     from bot.properties import PropertyProfiles
@@ -48,9 +47,10 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
                  profiles: PropertyProfiles | None = None) -> list[LabelledStatement]:
     """Rows with their claims. A predicate described in ``descriptions`` is shown as described there; any
     other is looked up in ``profiles`` by the row's ``property_id`` (by its label when it has none), as
-    ``refbot check`` would, so that it is judged against its contrasting properties. Predicates that are no
-    Wikidata property refbot knows (a biomedical data set's "Positive_Correlation") get a phrase from their
-    label and the data set's other such predicates as contrasts."""
+    ``refbot check`` would, so that it is judged against its contrasting properties. A predicate that is no
+    Wikidata property refbot knows (a biomedical data set's "Positive_Correlation") gets a phrase made from its
+    label and no contrasts: the data set's other predicates, tried as contrasts with phrases made from their
+    labels, cost BioRED-Verify most of its recall (benchmarks/README.md)."""
     descriptions = descriptions or {}
     rows: list[LabelledStatement] = []
     seen: dict[str, int] = {}
@@ -75,7 +75,6 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
             raise InputError(f"property_id must be a Wikidata property id, not {property_id!r}", path=str(path),
                              line=number)
         parsed.append(row)
-    vocabulary = _unknown_predicates(parsed, descriptions, profiles)
     for row in parsed:
         predicate = str(row["predicate"])
         property_id = str(row.get("property_id") or "")
@@ -91,9 +90,6 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
             profile = profiles.profile(property_id, predicate) if property_id else profiles.for_label(predicate)
             claim = replace(profile.claim(str(row["subject"]), str(row["object"])), predicate=predicate,
                             predicate_description=str(row.get("predicate_description") or profile.description))
-            if predicate in vocabulary:
-                claim = replace(claim, alternatives=tuple(
-                    Relation(other, "", template_phrase(other)) for other in vocabulary if other != predicate))
         concept_pair = f"{row['concept1']}-{row['concept2']}" if row.get("concept1") and row.get("concept2") \
             else None
         rows.append(LabelledStatement(
@@ -109,22 +105,6 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
     if not rows:
         raise InputError("the data set holds no statements", path=str(path))
     return rows
-
-
-def _unknown_predicates(rows: list[dict], descriptions: Mapping[str, PredicateInfo],
-                        profiles: PropertyProfiles | None) -> list[str]:
-    """The predicates of a data set that are not Wikidata properties refbot knows (no property_id, no curated
-    label), in order of appearance: the data set's own relation vocabulary, each the others' contrasts."""
-    if profiles is None:
-        return []
-    found: dict[str, None] = {}
-    for row in rows:
-        predicate = str(row["predicate"])
-        if row.get("property_id") or predicate in descriptions or predicate in found:
-            continue
-        if not profiles.for_label(predicate).property_id:
-            found.setdefault(predicate)
-    return list(found)
 
 
 def _parse_line(line: str, path: Path, number: int) -> dict:

@@ -175,10 +175,11 @@ class Judge:
         which is read once.
 
         Measured on T-REx-Verify-Hard (benchmarks/README.md), the statement's log-probability separates the
-        relations far better (ROC AUC 0.98) than the same averaged per token (0.58) or less its likelihood
-        without the text, whole or per token (PMI: 0.51, 0.66): a phrase's extra words cost little where the
-        text predicts them, and subtracting a prior adds the noise of how likely the object's name is out of
-        context. Each relation's score and share are recorded, so a curator sees what was weighed."""
+        relations far better (ROC AUC 0.99) than the same averaged per token (0.55) or less its log-probability
+        without the text, whole or per token (PMI: 0.51, 0.67): a phrase's extra words cost little where the
+        text predicts them (averaging rewards the longer phrase's near-certain words instead), and subtracting
+        a prior adds the noise of how likely the object's name is out of context. Each relation's score and
+        share are recorded, so a curator sees what was weighed."""
         relations = [claim.relation, *claim.alternatives]
         continuations = tuple(summary_continuation(claim, relation) for relation in relations)
         given = self.backend.continuation_logprobs(summary_prefix(claim, snippet), continuations)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -71,7 +72,10 @@ class PropertyProfiles:
                     return stale
             else:
                 if self.cache is not None:
-                    self.cache.put(profile)
+                    try:
+                        self.cache.put(profile)
+                    except OSError as error:  # a full or read-only disk costs the next run a lookup, no more
+                        profile = _noted(profile, f"not kept in the cache {self.cache.directory}: {error}")
                 return profile
         curated = curated_profile(property_id)
         if curated is not None:
@@ -85,8 +89,6 @@ class PropertyProfiles:
 
 
 def _noted(profile: PropertyProfile, note: str) -> PropertyProfile:
-    from dataclasses import replace
-
     return replace(profile, notes=(*profile.notes, note))
 
 
