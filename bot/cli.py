@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bot import __version__
 from bot.errors import ConfigError, InputError, InternalError, JudgeError, ModelError, RefbotError
@@ -251,7 +252,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     settings = {"threshold": options.threshold, "justify": options.justify and bool(template.justification),
                 "descriptions": sha256_of(args.descriptions)[:16] if args.descriptions else None,
                 # What each claim was judged against: changing the catalogue or the profiles changes verdicts.
-                "relations": _claims_digest(rows),
+                "relations": _relations_setting(args, options),
                 "prompt": hashlib.sha256(template.text.encode()).hexdigest()[:16]}
     progress = None if args.quiet else _Progress(len(rows))
     try:
@@ -275,13 +276,20 @@ def _run_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _claims_digest(rows: list) -> str:
-    digest = hashlib.sha256()
-    for row in rows:
-        claim = row.claim
-        digest.update(repr((claim.predicate, claim.predicate_phrase, claim.predicate_description,
-                            claim.alternatives)).encode())
-    return digest.hexdigest()[:16]
+def _relations_setting(args: argparse.Namespace, options: Any) -> str:
+    """What the claims were judged against: changing the catalogue or where profiles come from changes verdicts,
+    so a ledger written with other profiles is not resumed."""
+    if args.no_profiles:
+        return "none"
+    from importlib import resources
+
+    text = resources.files("bot.properties").joinpath("catalogue.json").read_bytes()
+    catalogue = f"catalogue {hashlib.sha256(text).hexdigest()[:16]}"
+    if args.look_up_properties:
+        from bot.selection import endpoint_url
+
+        return f"{catalogue}, cache and {endpoint_url(options.sparql_endpoint)}"
+    return catalogue
 
 
 class _Progress:

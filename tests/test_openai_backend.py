@@ -55,26 +55,25 @@ def test_choice_reads_answer_probabilities_from_logprobs(llama_server):
     assert set(letters.probabilities) == {"a", "b", "c"}
 
 
-def test_contrasting_relations_are_each_asked_and_compared(llama_server):
+def test_contrasting_relations_are_weighed_after_one_question(llama_server):
     from bot.datamodel import Relation
 
     session = CountingSession()
     judge = Judge(OpenAIBackend(session, llama_server.url, context_tokens=2048), REFBOT, justify=False)
     claim = Claim("Marie Curie", "award received", "Nobel Prize in Physics", "award or recognition received",
-                  (Relation("nominated for", "award nomination received", "was nominated for"),), "shared")
+                  (Relation("nominated for", "award nomination received", "was nominated for"),), "received")
     judgement = judge.judge(claim, SNIPPET)
     assert session.paths.count("/chat/completions") == 1  # the yes/no question, for the claim only
-    # llama.cpp does not echo prompt logprobs: one try with echo, then the token after the prefix for both
-    # relations at once, and once more without the text (the relations' prior)
-    assert session.paths.count("/completions") == 3
-    assert [(c.label, c.share) for c in judgement.compared][0][0] == "award received"
-    assert sum(c.share for c in judgement.compared) == pytest.approx(1.0, abs=1e-4)
-    again = judge.judge(claim, SNIPPET + " She was nominated for it twice.")
-    assert session.paths.count("/completions") == 4  # the prior is kept; the server is known not to echo
-    assert again.compared[1].label == "nominated for"
+    # llama.cpp does not echo prompt logprobs: one try with echo, then the token after the prefix, for both
+    # relations at once
+    assert session.paths.count("/completions") == 2
     p_yes, share = (float(number) for number in re.findall(r"(?:P\(yes\)|share) (\d\.\d+)", judgement.answer))
     assert "against nominated for" in judgement.answer
     assert judgement.support == pytest.approx(share if p_yes >= 0.5 else min(p_yes, share), abs=1e-3)
+    assert [c.label for c in judgement.compared] == ["award received", "nominated for"]
+    assert sum(c.share for c in judgement.compared) == pytest.approx(1.0, abs=1e-4)
+    judge.judge(claim, SNIPPET + " She was nominated for it twice.")
+    assert session.paths.count("/completions") == 3  # the server is known not to echo: no second try
 
 
 def test_continuation_logprob_prefers_the_texts_own_words(llama_server):
