@@ -87,6 +87,10 @@ class Claim:
     predicate_description: str = ""
     alternatives: tuple[Relation, ...] = ()
     predicate_phrase: str = ""
+    # Ask the judge about the claim as the sentence its phrase makes ("Marta Novotná received the Brno
+    # Innovation Award") rather than as a triple: for the catalogue's phrases, not those made from a label,
+    # which read worse as sentences than the label does in a triple.
+    as_sentence: bool = False
 
     @property
     def relation(self) -> Relation:

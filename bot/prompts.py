@@ -56,13 +56,14 @@ class Template:
     # Answer "c" without asking the model when the snippet does not name the claim's object (bot.judge.mentions).
     require_object_mention: bool = False
 
-    # The question when the claim's relation has a phrase (a property profile): the claim as the sentence a
-    # text would state it ("Marta Novotná received the Brno Innovation Award"), which a small model checks
-    # against the text far better than a triple.
+    # The question when the claim's relation has a curated phrase (``Claim.as_sentence``): the claim as the
+    # sentence a text would state it ("Marta Novotná received the Brno Innovation Award"), which a small model
+    # checks against the text far better than a triple (P(yes)'s ROC AUC 0.64 → 0.74 on T-REx-Verify-Hard,
+    # 0.64 → 0.89 on WTR).
     sentence_user: str = ""
 
     def messages(self, claim: Claim, snippet: str) -> list[Message]:
-        if self.sentence_user and claim.predicate_phrase:
+        if self.sentence_user and claim.predicate_phrase and claim.as_sentence:
             statement = claim.subject + summary_continuation(claim, claim.relation)
             user = self.sentence_user.format(snippet=snippet, statement=statement)
         else:

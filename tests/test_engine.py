@@ -53,7 +53,8 @@ def judge(backend: Scripted) -> Judge:
 
 
 def claim(*alternatives: Relation) -> Claim:
-    return Claim("Marta Novotná", "award received", "European Catalysis Medal", "", alternatives, "received")
+    return Claim("Marta Novotná", "award received", "European Catalysis Medal", "", alternatives, "received",
+                 as_sentence=True)
 
 
 def test_a_longer_phrase_the_text_predicts_is_not_beaten_for_its_length():

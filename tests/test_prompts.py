@@ -71,9 +71,11 @@ def test_contrasting_relations_are_compared_as_continuations_of_the_text():
 def test_a_claim_with_a_phrase_is_asked_as_the_sentence_a_text_would_state():
     from bot.prompts import REFBOT
 
-    claim = Claim("France", "capital", "Paris", "seat of government", (), "'s capital is")
+    claim = Claim("France", "capital", "Paris", "seat of government", (), "'s capital is", as_sentence=True)
     user = REFBOT.messages(claim, "Paris is the capital of France.")[1]["content"]
     assert "Claim: France's capital is Paris." in user and "seat of government" not in user
-    triple = REFBOT.messages(Claim("France", "capital", "Paris", "seat of government"), "t")[1]["content"]
-    assert 'Claim: "France" - capital - "Paris" (capital: seat of government)' in triple
+    for plain in (Claim("France", "capital", "Paris", "seat of government"),  # no phrase, or one made from a label
+                  Claim("France", "capital", "Paris", "seat of government", (), "'s capital is")):
+        triple = REFBOT.messages(plain, "t")[1]["content"]
+        assert 'Claim: "France" - capital - "Paris" (capital: seat of government)' in triple
     assert "[user, when the relation has a phrase]" in REFBOT.text

@@ -102,6 +102,8 @@ def test_a_statements_claim_carries_the_profiles_phrase_and_contrasts_with_wikid
     claim = statement_claim(statement, curated_profile("P166"))
     assert (claim.subject, claim.predicate, claim.object) == ("Jana Novotná", "ocenění", "Medal")
     assert claim.predicate_description == "vyznamenání" and claim.predicate_phrase == "received"
+    assert claim.as_sentence  # a curated phrase is asked as a sentence; one made from a label is not
+    assert not PropertyProfiles().profile("P9999", "wingspan").claim("a", "b").as_sentence
     assert [(r.label, r.phrase) for r in claim.alternatives] == [("nominated for", "was nominated for")]
     assert statement_claim(statement, None).alternatives == ()
 

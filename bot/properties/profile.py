@@ -69,7 +69,8 @@ class PropertyProfile:
     def claim(self, subject: str, value: str) -> Claim:
         """The judge's claim: the statement's subject and value, this property's phrase and its contrasts."""
         return Claim(subject, self.label, value, self.description,
-                     tuple(contrast.relation for contrast in self.contrasts), self.phrase)
+                     tuple(contrast.relation for contrast in self.contrasts), self.phrase,
+                     as_sentence=self.phrase_source == CATALOGUE)
 
 
 # -- phrases from labels ---------------------------------------------------------------------------------------
