@@ -1,11 +1,13 @@
 import pytest
 
-from bot.datamodel import Judgement, Verdict
+from bot.datamodel import Compared, Judgement, Verdict
 from bot.errors import ConfigError, InputError
 from bot.evaluation.ledger import (LedgerWriter, check_same_judge, judgement_from_record, judgement_record,
                                    read_ledger)
 
-JUDGEMENT = Judgement(Verdict.SUPPORTS, 0.9, "a=0.9", "because", "m", "refbot", 100, 1, 0.5)
+JUDGEMENT = Judgement(Verdict.SUPPORTS, 0.9, "a=0.9", "because", "m", "refbot", 100, 1, 0.5,
+                      compared=(Compared("award received", "received X", -1.5, 0.9),
+                                Compared("nominated for", "was nominated for X", -3.7, 0.1)))
 
 
 def test_records_round_trip(tmp_path):

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from bot.datamodel import Judgement, Verdict
+from bot.datamodel import Compared, Judgement, Verdict
 from bot.errors import ConfigError, InputError
 
 
@@ -23,6 +23,7 @@ def judgement_record(statement_id: str, label: bool, judgement: Judgement,
 def judgement_from_record(record: dict[str, Any]) -> Judgement:
     fields = {key: record[key] for key in Judgement.__dataclass_fields__ if key in record}
     fields["verdict"] = Verdict(record["verdict"])
+    fields["compared"] = tuple(Compared(**compared) for compared in record.get("compared", ()))
     return Judgement(**fields)
 
 
