@@ -79,8 +79,8 @@ def test_contrasting_relations_are_weighed_after_one_question(llama_server):
 def test_continuation_logprob_prefers_the_texts_own_words(llama_server):
     backend = OpenAIBackend(make_session(), llama_server.url)
     prefix = "The museum opened in 1901 and it was closed in 1950. In summary, the museum"
-    opened, _ = backend.continuation_logprob(prefix, " opened in 1901")
-    exploded, _ = backend.continuation_logprob(prefix, " exploded in 1901")
+    scored = backend.continuation_logprobs(prefix, [" opened in 1901", " exploded in 1901"])
+    opened, exploded = (sum(logprobs) for logprobs in scored.logprobs)  # llama.cpp: the first token's
     assert opened < 0 and exploded < 0
     assert opened > exploded
 

@@ -33,9 +33,8 @@ def test_loads_a_gguf_file_and_reads_answer_probabilities(backend):
 
 def test_continuation_logprob_prefers_the_texts_own_words(backend):
     prefix = "The museum opened in 1901 and it was closed in 1950. In summary, the museum"
-    opened, tokens = backend.continuation_logprob(prefix, " opened in 1901")
-    exploded, _ = backend.continuation_logprob(prefix, " exploded in 1901")
-    assert tokens == backend.count_tokens(prefix) + backend.count_tokens(" opened in 1901")
+    scored = backend.continuation_logprobs(prefix, [" opened in 1901", " exploded in 1901"])
+    opened, exploded = (sum(logprobs) for logprobs in scored.logprobs)
     assert opened > exploded
 
 

@@ -52,10 +52,6 @@ class Backend(Protocol):
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
         ...
 
-    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
-        """(log-probability of ``continuation`` right after ``prefix``, read as plain text; tokens read)."""
-        ...
-
     def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
         """Each continuation's token log-probabilities right after ``prefix``; the prefix is read once."""
         ...

@@ -131,10 +131,6 @@ class OpenAIBackend:
             raise JudgeError(f"unexpected answer from {self.base_url}/chat/completions: {str(data)[:200]}") from None
         return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
 
-    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
-        scored = self.continuation_logprobs(prefix, [continuation])
-        return sum(scored.logprobs[0]), scored.tokens
-
     def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
         """Through ``/completions`` with ``echo``, which returns the prompt's token log-probabilities (vLLM,
         whose prefix cache computes the shared prefix once).

@@ -114,10 +114,6 @@ class TransformersBackend:
         token_probabilities = {spellings[token_id]: p for token_id, p in zip(spellings, probabilities)}
         return Choice(letter_probabilities(token_probabilities, letters), int(input_ids.shape[1]))
 
-    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
-        scored = self.continuation_logprobs(prefix, [continuation])
-        return sum(scored.logprobs[0]), scored.tokens
-
     def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
         """Every continuation scored after one pass over ``prefix``: its key-value cache is shared by the
         continuations, which are read side by side in one batch. As in ``choose``, each token's logit is

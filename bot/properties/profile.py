@@ -174,9 +174,5 @@ def label_only(property_id: str, label: str, description: str = "", note: str = 
                            source="label only", notes=(note,) if note else ())
 
 
-def with_contrasts(profile: PropertyProfile, contrasts: Sequence[Contrast]) -> PropertyProfile:
-    return replace(profile, contrasts=tuple(contrasts))
-
-
 def _numeric(entity: str) -> int:
     return int(entity[1:]) if entity[1:].isdigit() else 0
