@@ -82,6 +82,17 @@ def report(strategy, checks, expected) -> None:
         want = expected.get(check.statement.guid, {}).get("expected", "?")
         print(f"{check.statement.guid[:36]:<36} {check.statement.value.text[:38]:<38} {check.asked:>6} "
               f"{check.prompt_tokens:>7} {check.elapsed_s:>6.1f}  {check.outcome.value} ({want})")
+    for check in sorted(checks, key=lambda c: c.statement.guid):
+        if check.outcome.value == expected.get(check.statement.guid, {}).get("expected", check.outcome.value):
+            continue
+        print(f"\n{check.statement.guid}: {check.outcome.value}, expected "
+              f"{expected[check.statement.guid]['expected']}; the paragraphs judged:")
+        for document in check.documents:
+            for judged in document.judged:
+                rule = judged.ranked.subject_rule or "not checked"
+                print(f"  {document.candidate.url} ¶{judged.ranked.paragraph.position} "
+                      f"(about the subject: {rule}) support {judged.judgement.support:.3f}: "
+                      f"{judged.ranked.paragraph.text[:160]}…")
 
 
 def summary(results, expected) -> None:

@@ -101,12 +101,14 @@ class Options:
     wikipedia_chunk_chars: int = 10_000
     wikidata_api_url: str = "https://www.wikidata.org/w/api.php"
     # Checking statements ([check]): where documents come from (web, wikipedia, both), the order paragraphs are
-    # judged in (ranked: the best `top` paragraphs of each document that name the value; paper: every paragraph
-    # in document order, as published), documents per statement, statements checked at once, embeddings.
+    # judged in (ranked: the best `top` paragraphs of each document that name the value and are about the item;
+    # paper: every paragraph in document order, as published), documents per statement, statements checked at
+    # once, embeddings.
     check_source: str = "both"
     check_strategy: str = "ranked"
     check_top: int = 3
     check_require_mention: bool = True
+    check_require_subject: bool = True
     check_documents: int = 8
     check_workers: int = 2
     check_embeddings: bool = True

@@ -30,6 +30,8 @@ class Ranked:
     semantic: float | None = None
     # The names found, for highlighting in the report.
     matched: tuple[str, ...] = ()
+    # Why the paragraph counts as about the statement's subject (``bot.subject_check``); "" when it does not.
+    subject_rule: str = ""
 
 
 def name_score(names: Sequence[str], text: str, threshold: float = FUZZY_THRESHOLD) -> tuple[float, str]:

@@ -199,7 +199,8 @@ def _judgement(parent: Any, judged: Judged) -> None:
                     score=_number(ranked.score), subject_score=_number(ranked.subject),
                     object_score=_number(ranked.object),
                     semantic_score=_number(ranked.semantic) if ranked.semantic is not None else None,
-                    verdict=judgement.verdict.value, supports="true" if judgement.supported else "false",
+                    subject_rule=ranked.subject_rule or None, verdict=judgement.verdict.value,
+                    supports="true" if judgement.supported else "false",
                     support=_number(judgement.support), asked="true" if judged.asked else "false",
                     prompt_tokens=judgement.prompt_tokens, completion_tokens=judgement.completion_tokens,
                     latency_s=_number(judgement.latency_s), attempts=judgement.attempts, parts=judgement.parts)

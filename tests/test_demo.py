@@ -60,9 +60,9 @@ def statements_of(tree):
     return {s.get("guid"): s for s in tree.iterfind("t:item/t:statement", NS)}
 
 
-def check(world, tmp_path, llama_server, capsys, *args, **settings):
+def check(world, tmp_path, llama_server, capsys, *args, item="Q990201", **settings):
     code = main(["--config", str(config(world, tmp_path, llama_server, **settings)), "--quiet", "check",
-                 "Q990201", *args])
+                 item, *args])
     out = capsys.readouterr().out
     xml = Path(next(line for line in out.splitlines() if line.startswith("trace: "))[len("trace: "):])
     html = Path(next(line for line in out.splitlines() if line.startswith("report: "))[len("report: "):])
@@ -121,6 +121,23 @@ def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs_
     report = html.read_text(encoding="utf-8")
     assert "judged against:" in report and "nominated for (P1411" in report
     assert "Relations weighed" in report
+
+
+def test_only_paragraphs_about_the_subject_are_judged_and_the_trace_says_why_each_was(
+        world, tmp_path, llama_server, capsys):
+    # The Chronicle's guest-studio page opens with a paragraph on the students' brief at the Czech Technical
+    # University that never names Beneš (nor does the page's title): it is no evidence that he studied there.
+    _, _, tree, html = check(world, tmp_path, llama_server, capsys, item="Q990202", threshold=0.0)
+    university = statements_of(tree)["Q990202$569F0584-0999-4F78-BCDC-BA9129338641"]
+    judged = list(university.iterfind("t:document[@evidence='true']/t:judgement", NS))
+    assert judged
+    for judgement in judged:
+        text = "".join(judgement.find("t:paragraph", NS).itertext())
+        assert not text.startswith("The brief on the wall of studio 512")
+        assert judgement.get("subject-rule") in {"named", "family name", "page title", "opening paragraph"}
+        if judgement.get("subject-rule") == "family name":
+            assert "Beneš" in [m.text for m in judgement.iterfind("t:paragraph/t:match", NS)]
+    assert "about the subject: " in html.read_text(encoding="utf-8")
 
 
 def test_the_dead_cited_source_is_read_from_the_archive_and_wikipedia_hits_are_never_fetched(

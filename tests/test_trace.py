@@ -3,6 +3,7 @@ when invalid, free of secrets; and the HTML report rendered from it, with page t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -19,6 +20,7 @@ from bot.documents.search import SearchResult
 from bot.errors import InputError, TraceError
 from bot.ranking import rank
 from bot.references import ProposedReference, quickstatements
+from bot.subject_check import NAMED
 from bot.report import render
 
 HOSTILE = ("Marta Novotná received the Purkyně Prize for Chemistry in 2021. <script>document.title='pwned'"
@@ -34,7 +36,7 @@ def judgement(verdict=Verdict.SUPPORTS, support=0.91):
 
 def supported_check() -> StatementCheck:
     paragraph = Paragraph(HOSTILE, "https://news.example.org/a", 7, 1200, 1200 + len(HOSTILE))
-    ranked = rank([paragraph], STATEMENT)[0]
+    ranked = replace(rank([paragraph], STATEMENT)[0], subject_rule=NAMED)
     fetched = Fetched("https://news.example.org/a", FetchOutcome.OK, final_url="https://news.example.org/a",
                       status=200, content_type="text/html", content=b"<html>...</html>",
                       retrieved="2026-11-21T10:00:00Z")
@@ -77,6 +79,7 @@ def test_a_trace_validates_and_records_the_decision():
     assert statement.get("url") == "https://www.wikidata.org/wiki/Q990201#Q990201$AAAA-1"
     judged = statement.find("t:document/t:judgement", ns)
     assert judged.get("start") == "1200" and judged.get("position") == "7" and judged.get("supports") == "true"
+    assert judged.get("subject-rule") == "named"
     matches = [m.text for m in judged.findall("t:paragraph/t:match", ns)]
     assert matches == ["Marta Novotná", "Purkyně Prize for Chemistry"]
     assert "".join(judged.find("t:paragraph", ns).itertext()) == HOSTILE
@@ -164,6 +167,8 @@ def test_the_report_escapes_page_text_and_has_no_script():
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
     assert [m.text for m in document.xpath("//div[@class='support']//mark")] == \
         ["Marta Novotná", "Purkyně Prize for Chemistry"]
+    assert "about the subject: named" in " ".join(document.xpath("//div[@class='support']//p[@class='meta']")[0]
+                                                  .itertext()).split("·")[-1]
     assert document.xpath("//a[@href='https://www.wikidata.org/wiki/Q990201#Q990201$AAAA-1']")
     assert document.xpath("//textarea[@class='qs']")[0].text.startswith("Q990201\tP166\tQ990211")
     assert not [href for href in document.xpath("//@href") if not href.startswith(("http", "#"))]

@@ -155,6 +155,7 @@
                 <xsl:with-param name="text" select="'archived copy'"/></xsl:call-template>
               (<xsl:value-of select="../@archive-timestamp"/>)</xsl:if>
             · support <xsl:value-of select="@support"/>, pre-rank score <xsl:value-of select="@score"/>
+            <xsl:if test="@subject-rule"> · about the subject: <xsl:value-of select="@subject-rule"/></xsl:if>
           </p>
           <xsl:call-template name="compared"/>
           <xsl:if test="t:justification"><p><strong>Justification:</strong> <xsl:value-of select="t:justification"/></p></xsl:if>
@@ -226,6 +227,7 @@
         <div class="judgement">
           ¶<xsl:value-of select="@position"/> · verdict <strong><xsl:value-of select="@verdict"/></strong>
           · support <xsl:value-of select="@support"/> · score <xsl:value-of select="@score"/>
+          <xsl:if test="@subject-rule"> · about the subject: <xsl:value-of select="@subject-rule"/></xsl:if>
           <xsl:if test="@asked = 'true'"> · <xsl:value-of select="@prompt-tokens"/> tokens, <xsl:value-of select="@latency-s"/> s</xsl:if>
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
           <xsl:call-template name="compared"/>

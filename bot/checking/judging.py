@@ -1,20 +1,22 @@
 """Which paragraphs the judge is asked about, and in what order. The judge is passed in.
 
 ``ranked`` (refbot's default): each document's paragraphs are pre-ranked (``bot.ranking``) and at most ``top`` of
-those that name the value are judged, best first. ``paper`` (the published method): every paragraph in document
-order. Either way a document is left at its first supporting paragraph, and the documents are judged side by
-side, one paragraph of each per round, so that a server judges them concurrently.
+those that name the value and are about the subject (``bot.subject_check``) are judged, best first. ``paper``
+(the published method): every paragraph in document order. Either way a document is left at its first
+supporting paragraph, and the documents are judged side by side, one paragraph of each per round, so that a
+server judges them concurrently.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.checking.records import Judged
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
-from bot.ranking import Embed, Ranked, rank
+from bot.ranking import Embed, Ranked, rank, subject_names
+from bot.subject_check import admitting_rule
 
 
 @dataclass(frozen=True)
@@ -22,17 +24,29 @@ class Strategy:
     name: str = "ranked"  # or "paper"
     top: int = 3
     require_mention: bool = True
+    require_subject: bool = True
 
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
-          embed: Embed | None = None) -> list[Ranked]:
-    """The paragraphs to judge, in the order to judge them."""
+          embed: Embed | None = None, *, title: str = "") -> list[Ranked]:
+    """The paragraphs to judge, in the order to judge them. ``title`` is their page's title."""
     if strategy.name == "paper":
-        return sorted(rank(paragraphs, statement), key=lambda ranked: ranked.paragraph.position)
+        ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
+        return [_about(entry, statement, title, paragraphs) for entry in ranked]
     ranked = rank(paragraphs, statement, embed=embed)
     if strategy.require_mention:
         ranked = [entry for entry in ranked if entry.object == 1.0]
+    ranked = [_about(entry, statement, title, paragraphs) for entry in ranked]
+    if strategy.require_subject:
+        ranked = [entry for entry in ranked if entry.subject_rule]
     return ranked[:strategy.top]
+
+
+def _about(entry: Ranked, statement: Statement, title: str, paragraphs: Sequence[Paragraph]) -> Ranked:
+    opening = min(paragraphs, key=lambda paragraph: paragraph.position).text if paragraphs else ""
+    rule, name = admitting_rule(entry.paragraph.text, subject_names(statement), title=title, opening=opening)
+    matched = entry.matched if not name or name in entry.matched else (name, *entry.matched)
+    return replace(entry, subject_rule=rule, matched=matched)
 
 
 def judge_in_rounds(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked]]) -> list[list[Judged]]:

@@ -152,7 +152,8 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
         return []
     retrieved = retrieve_many([Wanted(c.url, c.access_date, c.archive_url) for c in wanted], tools.fetcher,
                               tools.rules, tools.wayback, workers=plan.fetch_workers)
-    queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed) for result in retrieved]
+    queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed,
+                    title=result.document.title if result.document else "") for result in retrieved]
     judged = judge_in_rounds(tools.judge, claim, queues)
     return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers))
             for candidate, result, answers in zip(wanted, retrieved, judged)]

@@ -1,0 +1,68 @@
+"""The subject check: a paragraph is judged only when it is about the statement's subject."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.checking.judging import Strategy, queue
+from bot.datamodel import Paragraph, Statement, Value
+from bot.subject_check import FAMILY_NAME, NAMED, NO_LABEL, OPENING, TITLE, admitting_rule, family_name
+
+ARCHITECT = Statement("Q990202", "Tomáš Beneš", "Q990202$1", "P69", "educated at",
+                      Value("wikibase-item", "Q990217", "Czech Technical University in Prague"))
+STUDIO = [
+    "The brief on the wall of studio 512 at the Faculty of Architecture of the Czech Technical University in "
+    "Prague is unusual: the sixteen students in this semester's guest studio design flats for real households.",
+    "“The students have to present to the people who will live in the building,” the architect said.",
+    "Several of the Czech Technical University in Prague's regular teachers sit in on the reviews.",
+]
+
+
+@pytest.mark.parametrize("label, surname", [
+    ("Marta Novotná", "Novotná"),
+    ("Jean-Paul Sartre", "Sartre"),
+    ("Martin Luther King Jr.", "King"),
+    ("Czech Technical University in Prague", ""),  # not shaped like a personal name
+    ("Madonna", ""),
+    ("Q990201", ""),
+    ("Li Na", ""),  # too short to stand alone
+])
+def test_the_family_name_of_a_personal_name(label, surname):
+    assert family_name(label) == surname
+
+
+def test_a_paragraph_naming_the_subject_is_admitted_by_label_alias_or_family_name():
+    names = ["Tomáš Beneš", "T. Beneš"]
+    assert admitting_rule("Tomáš Beneš studied in Vienna.", names) == (NAMED, "Tomáš Beneš")
+    assert admitting_rule("Since 2016 Beneš has led guest studios.", names) == (FAMILY_NAME, "Beneš")
+    assert admitting_rule("The Benešov district was founded in 1850.", names) == ("", "")
+
+
+def test_a_paragraph_of_a_page_about_the_subject_is_admitted_by_its_title_or_opening():
+    names = ["Marta Novotná"]
+    text = "She studied chemistry at the Faculty of Science from 1986 to 1991."
+    assert admitting_rule(text, names, title="Chemist Marta Novotná to deliver the Kalous Lecture") == (TITLE, "")
+    assert admitting_rule(text, names, title="Kalous Lecture 2022",
+                          opening="Professor Novotná will give this year's lecture.") == (OPENING, "")
+    assert admitting_rule(text, names, title="Kalous Lecture 2022", opening="The lecture is on Thursday.") == \
+        ("", "")
+    assert admitting_rule(text, ["", ""]) == (NO_LABEL, "")
+
+
+def _paragraphs(texts):
+    return [Paragraph(text, "https://news.example.org/studio", position) for position, text in enumerate(texts)]
+
+
+def test_paragraphs_about_someone_else_are_not_judged_and_the_admitted_ones_say_why():
+    studio = _paragraphs(STUDIO)
+    assert queue(studio, ARCHITECT, Strategy(), title="Students design homes for real tenants") == []
+    admitted = queue(studio, ARCHITECT, Strategy(), title="Tomáš Beneš's guest studio")
+    assert [(entry.paragraph.position, entry.subject_rule) for entry in admitted] == [(0, TITLE), (2, TITLE)]
+    named = _paragraphs([*STUDIO[:2], "Beneš leads the studio at the Czech Technical University in Prague."])
+    entry, = queue(named, ARCHITECT, Strategy(), title="Students design homes for real tenants")
+    assert (entry.paragraph.position, entry.subject_rule) == (2, FAMILY_NAME) and "Beneš" in entry.matched
+    # The published method's strategy judges every paragraph, as the paper did, and still records the rule.
+    paper = queue(studio, ARCHITECT, Strategy(name="paper"), title="Students design homes for real tenants")
+    assert [entry.subject_rule for entry in paper] == ["", "", ""]
+    # Switched off, the paragraph that names only the value is judged again.
+    assert len(queue(studio, ARCHITECT, Strategy(require_subject=False))) == 2
