@@ -276,6 +276,10 @@ def _run_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _phrases(phrase: str, others: tuple[str, ...]) -> str:
+    return " or ".join(f"“{each}”" for each in (phrase, *others))
+
+
 def _relations_setting(args: argparse.Namespace, options: Any) -> str:
     """What the claims were judged against: changing the catalogue or where profiles come from changes verdicts,
     so a ledger written with other profiles is not resumed."""
@@ -474,10 +478,11 @@ def _run_profile(args: argparse.Namespace) -> int:
             print(json.dumps(asdict(profile), ensure_ascii=False))
             continue
         read = f", read {profile.retrieved}" if profile.retrieved else ""
-        print(f"{pid} {profile.label}: “{profile.phrase}” ({profile.phrase_source}); from {profile.source}{read}")
+        print(f"{pid} {profile.label}: {_phrases(profile.phrase, profile.other_phrases)} ({profile.phrase_source}); "
+              f"from {profile.source}{read}")
         for contrast in profile.contrasts:
-            print(f"  against {contrast.property_id} {contrast.label}: “{contrast.phrase}” "
-                  f"({', '.join(contrast.sources)})")
+            print(f"  against {contrast.property_id} {contrast.label}: "
+                  f"{_phrases(contrast.phrase, contrast.other_phrases)} ({', '.join(contrast.sources)})")
         if not profile.contrasts:
             print("  no contrasting property known: the claim is judged alone")
         for note in profile.notes:

@@ -70,6 +70,8 @@ class Relation:
     description: str = ""
     # How a sentence states it between subject and object ("increases", "was awarded"); default: the label.
     phrase: str = ""
+    # Other ways texts state it ("taught at" for an employer): the judge weighs the relation by its best phrasing.
+    other_phrases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class Claim:
     predicate_description: str = ""
     alternatives: tuple[Relation, ...] = ()
     predicate_phrase: str = ""
+    predicate_other_phrases: tuple[str, ...] = ()
     # Ask the judge about the claim as the sentence its phrase makes ("Marta Novotná received the Brno
     # Innovation Award") rather than as a triple: for the catalogue's phrases, not those made from a label,
     # which read worse as sentences than the label does in a triple.
@@ -94,7 +97,8 @@ class Claim:
 
     @property
     def relation(self) -> Relation:
-        return Relation(self.predicate, self.predicate_description, self.predicate_phrase)
+        return Relation(self.predicate, self.predicate_description, self.predicate_phrase,
+                        self.predicate_other_phrases)
 
 
 @dataclass(frozen=True)

@@ -134,10 +134,12 @@ def statement_element(context: ItemContext, check: StatementCheck) -> Any:
 
 def _relation(parent: Any, profile: PropertyProfile) -> None:
     node = _element("relation", parent, label=profile.label, phrase=profile.phrase,
+                    other_phrases="; ".join(profile.other_phrases) or None,
                     phrase_source=profile.phrase_source, source=profile.source or "label only",
                     retrieved=profile.retrieved or None)
     for contrast in profile.contrasts:
         _element("contrast", node, property=contrast.property_id, label=contrast.label, phrase=contrast.phrase,
+                 other_phrases="; ".join(contrast.other_phrases) or None,
                  phrase_source=contrast.phrase_source, sources=", ".join(contrast.sources))
     for note in profile.notes:
         _element("note", node, note)

@@ -112,6 +112,7 @@ def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs_
     educated = found["Q990201$C02516BA-149F-4F9A-B1EE-CA96C86C2934"].find("t:relation", NS)
     employer = educated.find("t:contrast[@property='P108']", NS)
     assert "shared type constraints" in employer.get("sources")
+    assert (educated.get("other-phrases"), employer.get("other-phrases")) == ("graduated from", "taught at")
     asked = [j for j in tree.iterfind(".//t:judgement[@asked='true']", NS)]
     assert asked
     for judgement in asked:

@@ -96,3 +96,21 @@ def test_without_contrasts_the_claim_is_judged_alone():
     judgement = judge(backend).judge(claim(), TEXT)
     assert backend.prefixes == [] and judgement.compared == ()
     assert judgement.support == pytest.approx(0.8) and judgement.supported
+
+
+def test_a_relation_with_other_phrasings_counts_by_its_best_one_in_the_same_prefix():
+    # "Beneš also teaches … he has led guest studios at the university": "taught at" is how the text would be
+    # summarised, not "worked at", so the employer wins although its first phrase alone would not.
+    studied = Relation("educated at", "", "studied at", ("graduated from",))
+    employer = Relation("employer", "", "worked at", ("taught at",))
+    backend = Scripted(0.7, {"studied at CTU": (-1.5, -0.5), "graduated from CTU": (-2.0, -0.5),
+                             "worked at CTU": (-2.0, -0.5), "taught at CTU": (-0.3, -0.5)})
+    teacher = Claim("Tomáš Beneš", "educated at", "CTU", "", (employer,), "studied at", ("graduated from",),
+                    as_sentence=True)
+    judgement = judge(backend).judge(teacher, "Beneš also teaches guest studios at CTU.")
+    assert len(backend.prefixes) == 1
+    claimed, other = judgement.compared
+    assert (claimed.phrase, claimed.score) == ("studied at CTU", pytest.approx(-2.0))
+    assert (other.label, other.phrase, other.score) == ("employer", "taught at CTU", pytest.approx(-0.8))
+    assert claimed.share == pytest.approx(1 / (1 + 2.718281828 ** 1.2), abs=1e-4) and not judgement.supported
+    assert studied == teacher.relation

@@ -51,11 +51,16 @@ def test_the_shipped_catalogue_is_valid_and_covers_the_common_properties():
     assert entries["P166"].contrasts[0] == "P1411"
     assert "P279" in entries["P31"].contrasts and "P31" in entries["P279"].contrasts
     assert "P361" in entries["P527"].contrasts and "P527" in entries["P361"].contrasts
+    assert entries["P108"].other_phrases == ("taught at",)
 
 
 @pytest.mark.parametrize("change, message", [
     (lambda d: d["properties"].__setitem__("Q5", d["properties"].pop("P31")), "not a property id"),
-    (lambda d: d["properties"]["P31"].pop("phrase"), "exactly the fields"),
+    (lambda d: d["properties"]["P31"].pop("phrase"), "must have the fields"),
+    (lambda d: d["properties"]["P31"].__setitem__("phrasing", []), "must have the fields"),
+    (lambda d: d["properties"]["P31"].__setitem__("other_phrases", "is an"), "must be a list"),
+    (lambda d: d["properties"]["P31"].__setitem__("other_phrases", ["is an "]), "plain words"),
+    (lambda d: d["properties"]["P31"].__setitem__("other_phrases", ["is a"]), "differ from the phrase"),
     (lambda d: d["properties"]["P31"].__setitem__("phrase", " is a"), "plain words"),
     (lambda d: d["properties"]["P31"].__setitem__("contrasts", ["P31"]), "other property ids"),
     (lambda d: d["properties"]["P31"].__setitem__("contrasts", ["P279", "P279"]), "each once"),
@@ -79,6 +84,12 @@ def test_a_curated_profile_has_phrases_for_the_property_and_its_contrasts():
     assert (nominated.property_id, nominated.label, nominated.phrase) == (
         "P1411", "nominated for", "was nominated for")
     assert nominated.sources == (CATALOGUE,)
+    # Other phrasings travel with the property and its contrasts into the judge's claim.
+    educated = curated_profile("P69")
+    employer = next(c for c in educated.contrasts if c.property_id == "P108")
+    claim = educated.claim("Tomáš Beneš", "Czech Technical University in Prague")
+    assert claim.relation.other_phrases == ("graduated from",)
+    assert employer.relation in claim.alternatives and employer.relation.other_phrases == ("taught at",)
     assert curated_profile("P9901") is None
     assert find_by_label("Award_Received") == "P166" and find_by_label("no such thing") is None
 
@@ -111,10 +122,12 @@ def test_a_statements_claim_carries_the_profiles_phrase_and_contrasts_with_wikid
 # -- the cache -------------------------------------------------------------------------------------------------
 def test_the_cache_keeps_a_profile_with_its_retrieval_date_and_source(tmp_path):
     cache = ProfileCache(tmp_path / "profiles", max_age_days=30)
-    profile = build_profile("P166", Named("award received", phrase="received"), [Link("P1411", RELATED)],
-                            {"P1411": Named("nominated for")}, source="http://wdqs.example/sparql",
-                            retrieved="2026-11-01")
+    profile = build_profile("P166", Named("award received", phrase="received", other_phrases=("won",)),
+                            [Link("P1411", RELATED)],
+                            {"P1411": Named("nominated for", other_phrases=("was shortlisted for",))},
+                            source="http://wdqs.example/sparql", retrieved="2026-11-01")
     cache.put(profile)
+    assert profile.contrasts[0].other_phrases == ("was shortlisted for",)
     assert cache.get("P166", TODAY) == profile
     assert cache.get("P166", TODAY, source="http://other.example/sparql") is None  # another endpoint's data
     assert cache.get("P166", date(2026, 12, 5)) is None  # read 34 days before: too old to trust online

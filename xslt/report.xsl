@@ -178,12 +178,12 @@
   <!-- "judged as: received; against: nominated for (catalogue), …": how the property was put to the judge. -->
   <xsl:template match="t:relation">
     <p class="meta relation">
-      Judged as “<xsl:value-of select="@phrase"/>” (<xsl:value-of select="@phrase-source"/>)
+      Judged as “<xsl:value-of select="@phrase"/>”<xsl:if test="@other-phrases"> or “<xsl:value-of select="@other-phrases"/>”</xsl:if> (<xsl:value-of select="@phrase-source"/>)
       <xsl:choose>
         <xsl:when test="t:contrast">; judged against:
           <xsl:for-each select="t:contrast">
             <xsl:if test="position() &gt; 1">, </xsl:if>
-            <xsl:value-of select="@label"/> (<xsl:value-of select="@property"/>, “<xsl:value-of select="@phrase"/>”;
+            <xsl:value-of select="@label"/> (<xsl:value-of select="@property"/>, “<xsl:value-of select="@phrase"/>”<xsl:if test="@other-phrases"> or “<xsl:value-of select="@other-phrases"/>”</xsl:if>;
             <xsl:value-of select="@sources"/>)</xsl:for-each></xsl:when>
         <xsl:otherwise>; no contrasting property known</xsl:otherwise>
       </xsl:choose>

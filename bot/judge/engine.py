@@ -178,17 +178,22 @@ class Judge:
         relations far better (ROC AUC 0.99) than the same averaged per token (0.55) or less its log-probability
         without the text, whole or per token (PMI: 0.51, 0.67): a phrase's extra words cost little where the
         text predicts them (averaging rewards the longer phrase's near-certain words instead), and subtracting
-        a prior adds the noise of how likely the object's name is out of context. Each relation's score and
-        share are recorded, so a curator sees what was weighed."""
+        a prior adds the noise of how likely the object's name is out of context. A relation with other curated
+        phrasings ("taught at" beside "worked at") counts by its best one: a teacher's paragraph is not summarised
+        as "worked at". Each relation's score and share are recorded, so a curator sees what was weighed."""
         relations = [claim.relation, *claim.alternatives]
-        continuations = tuple(summary_continuation(claim, relation) for relation in relations)
+        phrasings = [[summary_continuation(claim, replace(relation, phrase=phrase))
+                      for phrase in (relation.phrase, *relation.other_phrases)] for relation in relations]
+        continuations = tuple(continuation for group in phrasings for continuation in group)
         given = self.backend.continuation_logprobs(summary_prefix(claim, snippet), continuations)
-        scores = [sum(logprobs) for logprobs in given.logprobs]
+        by_continuation = dict(zip(continuations, (sum(logprobs) for logprobs in given.logprobs)))
+        best = [max(group, key=lambda continuation: by_continuation[continuation]) for group in phrasings]
+        scores = [by_continuation[continuation] for continuation in best]
         top = max(scores)
         weights = [math.exp(score - top) for score in scores]
         total = sum(weights)
         compared = tuple(Compared(relation.label, continuation.strip(), round(score, 4), round(weight / total, 6))
-                         for relation, continuation, score, weight in zip(relations, continuations, scores, weights))
+                         for relation, continuation, score, weight in zip(relations, best, scores, weights))
         return compared, given.tokens
 
     def _p_yes(self, claim: Claim, snippet: str) -> tuple[float | None, int, int]:

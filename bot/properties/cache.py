@@ -20,9 +20,10 @@ def to_json(profile: PropertyProfile) -> dict:
 
 def from_json(data: dict) -> PropertyProfile:
     """KeyError/TypeError/ValueError on a malformed record."""
-    contrasts = tuple(Contrast(**{**c, "sources": tuple(c["sources"])}) for c in data["contrasts"])
+    contrasts = tuple(Contrast(**{**c, "sources": tuple(c["sources"]),
+                                  "other_phrases": tuple(c.get("other_phrases", ()))}) for c in data["contrasts"])
     profile = PropertyProfile(**{**data, "aliases": tuple(data["aliases"]), "contrasts": contrasts,
-                                 "notes": tuple(data["notes"])})
+                                 "notes": tuple(data["notes"]), "other_phrases": tuple(data.get("other_phrases", ()))})
     if not PID_PATTERN.match(profile.property_id) or not isinstance(profile.phrase, str) or not profile.phrase:
         raise ValueError("not a property profile")
     date.fromisoformat(profile.retrieved)

@@ -20,6 +20,7 @@ from bot.errors import InternalError
 from bot.properties.profile import CATALOGUE, Named, PropertyProfile, build_profile
 
 FIELDS = {"label": str, "description": str, "phrase": str, "contrasts": list}
+OPTIONAL = {"other_phrases": list}  # other ways texts state it, weighed beside the phrase
 
 
 @dataclass(frozen=True)
@@ -28,10 +29,11 @@ class Entry:
     description: str
     phrase: str
     contrasts: tuple[str, ...]
+    other_phrases: tuple[str, ...] = ()
 
     @property
     def named(self) -> Named:
-        return Named(self.label, self.description, (), self.phrase)
+        return Named(self.label, self.description, (), self.phrase, self.other_phrases)
 
 
 def parse_catalogue(data: object, where: str = "catalogue") -> Mapping[str, Entry]:
@@ -42,20 +44,26 @@ def parse_catalogue(data: object, where: str = "catalogue") -> Mapping[str, Entr
     for pid, entry in data["properties"].items():
         if not PID_PATTERN.match(pid):
             raise ValueError(f"{where}: {pid!r} is not a property id")
-        if not isinstance(entry, dict) or set(entry) != set(FIELDS):
-            raise ValueError(f"{where}: {pid} must have exactly the fields {', '.join(FIELDS)}")
-        for name, kind in FIELDS.items():
-            if not isinstance(entry[name], kind):
+        if not isinstance(entry, dict) or not set(FIELDS) <= set(entry) <= set(FIELDS) | set(OPTIONAL):
+            raise ValueError(f"{where}: {pid} must have the fields {', '.join(FIELDS)} "
+                             f"(and optionally {', '.join(OPTIONAL)})")
+        for name, kind in {**FIELDS, **OPTIONAL}.items():
+            if name in entry and not isinstance(entry[name], kind):
                 raise ValueError(f"{where}: {pid}.{name} must be a {kind.__name__}")
         if not entry["label"].strip() or not entry["phrase"].strip():
             raise ValueError(f"{where}: {pid} needs a label and a phrase")
-        if entry["phrase"] != entry["phrase"].strip() or "{" in entry["phrase"]:
-            raise ValueError(f"{where}: {pid}.phrase must be plain words without surrounding spaces")
+        others = entry.get("other_phrases", [])
+        for phrase in [entry["phrase"], *others]:
+            if not isinstance(phrase, str) or not phrase.strip() or phrase != phrase.strip() or "{" in phrase:
+                raise ValueError(f"{where}: {pid}: each phrase must be plain words without surrounding spaces")
+        if entry["phrase"] in others or len(set(others)) != len(others):
+            raise ValueError(f"{where}: {pid}.other_phrases must differ from the phrase and from each other")
         contrasts = entry["contrasts"]
         if not all(isinstance(other, str) and PID_PATTERN.match(other) for other in contrasts) \
                 or pid in contrasts or len(set(contrasts)) != len(contrasts):
             raise ValueError(f"{where}: {pid}.contrasts must list other property ids, each once")
-        entries[pid] = Entry(entry["label"], entry["description"], entry["phrase"], tuple(contrasts))
+        entries[pid] = Entry(entry["label"], entry["description"], entry["phrase"], tuple(contrasts),
+                             tuple(others))
     unknown = sorted({other for entry in entries.values() for other in entry.contrasts} - set(entries))
     if unknown:
         raise ValueError(f"{where}: contrasts not in the catalogue themselves: {', '.join(unknown)}")

@@ -39,10 +39,11 @@ class Contrast:
     # Which of the SOURCES_BY_STRENGTH said so; several when more than one did.
     sources: tuple[str, ...] = ()
     phrase_source: str = TEMPLATE
+    other_phrases: tuple[str, ...] = ()
 
     @property
     def relation(self) -> Relation:
-        return Relation(self.label, self.description, self.phrase)
+        return Relation(self.label, self.description, self.phrase, self.other_phrases)
 
 
 @dataclass(frozen=True)
@@ -61,15 +62,17 @@ class PropertyProfile:
     # A property id whose profile could not be looked up (offline, unknown to the catalogue) still gets a
     # phrase from its label; the trace says so.
     notes: tuple[str, ...] = field(default=())
+    # Other curated ways a sentence states the property ("taught at" beside "worked at").
+    other_phrases: tuple[str, ...] = ()
 
     @property
     def relation(self) -> Relation:
-        return Relation(self.label, self.description, self.phrase)
+        return Relation(self.label, self.description, self.phrase, self.other_phrases)
 
     def claim(self, subject: str, value: str) -> Claim:
         """The judge's claim: the statement's subject and value, this property's phrase and its contrasts."""
         return Claim(subject, self.label, value, self.description,
-                     tuple(contrast.relation for contrast in self.contrasts), self.phrase,
+                     tuple(contrast.relation for contrast in self.contrasts), self.phrase, self.other_phrases,
                      as_sentence=self.phrase_source == CATALOGUE)
 
 
@@ -126,6 +129,7 @@ class Named:
     description: str = ""
     aliases: tuple[str, ...] = ()
     phrase: str = ""
+    other_phrases: tuple[str, ...] = ()
 
 
 def build_profile(property_id: str, named: Named, links: Iterable[Link], names: dict[str, Named], *,
@@ -152,10 +156,11 @@ def build_profile(property_id: str, named: Named, links: Iterable[Link], names: 
         terms = names[other]
         kinds = tuple(SOURCES_BY_STRENGTH[s] for s in sorted({s for s, _ in evidence[other]}))
         contrasts.append(Contrast(other, terms.label, terms.phrase or template_phrase(terms.label),
-                                  terms.description, kinds, CATALOGUE if terms.phrase else TEMPLATE))
+                                  terms.description, kinds, CATALOGUE if terms.phrase else TEMPLATE,
+                                  terms.other_phrases))
     return PropertyProfile(property_id, named.label, named.phrase or template_phrase(named.label),
                            named.description, named.aliases, CATALOGUE if named.phrase else TEMPLATE,
-                           tuple(contrasts), source, retrieved)
+                           tuple(contrasts), source, retrieved, other_phrases=named.other_phrases)
 
 
 def statement_claim(statement: Statement, profile: PropertyProfile | None) -> Claim:

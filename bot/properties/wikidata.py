@@ -42,7 +42,8 @@ def fetch_profile(endpoint: SparqlEndpoint, property_id: str, languages: Sequenc
     for pid in wanted:
         entry, found = entries.get(pid), terms.get(pid)
         if found is not None and found.language:  # the endpoint has a label in a wanted language
-            names[pid] = Named(found.label, found.description, found.aliases, entry.phrase if entry else "")
+            names[pid] = Named(found.label, found.description, found.aliases, entry.phrase if entry else "",
+                               entry.other_phrases if entry else ())
         elif entry is not None:
             names[pid] = entry.named
     own = names.get(property_id, Named(property_id))
