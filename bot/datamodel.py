@@ -94,6 +94,9 @@ class Claim:
     # Innovation Award") rather than as a triple: for the catalogue's phrases, not those made from a label,
     # which read worse as sentences than the label does in a triple.
     as_sentence: bool = False
+    # The statement's value with its datatype, so that the judge finds it as a text writes it ("January 14,
+    # 1943" for 1943-01-14); without it, ``object`` is looked for as a name.
+    value: Value | None = None
 
     @property
     def relation(self) -> Relation:
@@ -140,7 +143,7 @@ class Statement:
     @property
     def claim(self) -> Claim:
         return Claim(self.item_label or self.item, self.property_label or self.property_id,
-                     self.value.text, self.property_description)
+                     self.value.text, self.property_description, value=self.value)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from bot.datamodel import Paragraph, Statement
 from bot.documents.sentences import sentence_spans
 from bot.judge.mentions import similarity
+from bot.values import value_finder
 
 Embed = Callable[[list[str]], list[list[float]]]
 FUZZY_THRESHOLD = 90.0
@@ -32,6 +33,9 @@ class Ranked:
     matched: tuple[str, ...] = ()
     # Why the paragraph counts as about the statement's subject (``bot.subject_check``); "" when it does not.
     subject_rule: str = ""
+    # How the paragraph writes the value ("January 14, 1943") and how that was recognised (``bot.values``).
+    value_form: str = ""
+    value_match: str = ""
 
 
 def name_score(names: Sequence[str], text: str, threshold: float = FUZZY_THRESHOLD) -> tuple[float, str]:
@@ -73,15 +77,24 @@ def rank(paragraphs: Sequence[Paragraph], statement: Statement, *, embed: Embed 
         vectors = embed([verbalise(statement)] + [p.text for p in paragraphs])
         semantic = [max(0.0, cosine(vectors[0], vector)) for vector in vectors[1:]]
     ranked = []
+    find_value = value_finder(statement.value, threshold=threshold)
+    by_name = statement.value.datatype.startswith("wikibase-")
     for paragraph, closeness in zip(paragraphs, semantic):
         subject, subject_hit = name_score(subject_names(statement), paragraph.text, threshold)
-        object_, object_hit = name_score(object_names(statement), paragraph.text, threshold)
+        found = find_value(paragraph.text)
+        if found is not None:  # as the paragraph writes it: an alias, "January 14, 1943", "85,868"
+            object_, object_hit = 1.0, found.form
+        elif by_name:  # how close the nearest name comes, to rank paragraphs that name none
+            object_, object_hit = name_score(object_names(statement), paragraph.text, threshold)[0], ""
+        else:
+            object_, object_hit = 0.0, ""
         if closeness is None:
             score = 0.7 * object_ + 0.3 * subject
         else:
             score = 0.5 * object_ + 0.2 * subject + 0.3 * closeness
         matched = tuple(name for name in (subject_hit, object_hit) if name)
-        ranked.append(Ranked(paragraph, round(score, 6), subject, object_, closeness, matched))
+        ranked.append(Ranked(paragraph, round(score, 6), subject, object_, closeness, matched,
+                             value_form=found.form if found else "", value_match=found.how if found else ""))
     return sorted(ranked, key=lambda r: (-r.score, r.paragraph.position))
 
 
@@ -90,9 +103,10 @@ def supporting_sentence(text: str, statement: Statement, threshold: float = FUZZ
     reference's quotation (P1683)."""
     spans = sentence_spans(text) or [(0, len(text))]
     best, best_score = text[spans[0][0]:spans[0][1]], -1.0
+    find_value = value_finder(statement.value, threshold=threshold)
     for start, end in spans:
         sentence = text[start:end]
-        object_, _ = name_score(object_names(statement), sentence, threshold)
+        object_ = 1.0 if find_value(sentence) is not None else 0.0
         subject, _ = name_score(subject_names(statement), sentence, threshold)
         score = 2 * object_ + subject
         if score > best_score:

@@ -114,3 +114,18 @@ def test_a_relation_with_other_phrasings_counts_by_its_best_one_in_the_same_pref
     assert (other.label, other.phrase, other.score) == ("employer", "taught at CTU", pytest.approx(-0.8))
     assert claimed.share == pytest.approx(1 / (1 + 2.718281828 ** 1.2), abs=1e-4) and not judgement.supported
     assert studied == teacher.relation
+
+
+def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
+    from bot.datamodel import Value
+
+    born = Value("time", "+1943-01-14T00:00:00Z/11", "1943-01-14")
+    birth = Claim("Marta Novotná", "date of birth", "1943-01-14", "", (Relation("date of death", "", "died on"),),
+                  "was born on", as_sentence=True, value=born)
+    backend = Scripted(0.9, {"was born on 14. ledna 1943": (-0.5,), "died on 14. ledna 1943": (-4.0,)})
+    judgement = judge(backend).judge(birth, "Marta Novotná se narodila 14. ledna 1943 v Brně.")
+    assert judgement.supported and judgement.compared[0].phrase == "was born on 14. ledna 1943"
+    assert "Claim: Marta Novotná was born on 14. ledna 1943." in backend.questions[0]
+    # A page that gives only the year is not asked about the day.
+    unasked = judge(backend).judge(birth, "Marta Novotná was born in 1943 in Brno.")
+    assert unasked.prompt_tokens == 0 and not unasked.supported and len(backend.questions) == 1

@@ -80,6 +80,7 @@ def test_a_trace_validates_and_records_the_decision():
     judged = statement.find("t:document/t:judgement", ns)
     assert judged.get("start") == "1200" and judged.get("position") == "7" and judged.get("supports") == "true"
     assert judged.get("subject-rule") == "named"
+    assert (judged.get("value-form"), judged.get("value-match")) == ("Purkyně Prize for Chemistry", "label")
     matches = [m.text for m in judged.findall("t:paragraph/t:match", ns)]
     assert matches == ["Marta Novotná", "Purkyně Prize for Chemistry"]
     assert "".join(judged.find("t:paragraph", ns).itertext()) == HOSTILE
@@ -167,8 +168,8 @@ def test_the_report_escapes_page_text_and_has_no_script():
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
     assert [m.text for m in document.xpath("//div[@class='support']//mark")] == \
         ["Marta Novotná", "Purkyně Prize for Chemistry"]
-    assert "about the subject: named" in " ".join(document.xpath("//div[@class='support']//p[@class='meta']")[0]
-                                                  .itertext()).split("·")[-1]
+    meta = " ".join(" ".join(document.xpath("//div[@class='support']//p[@class='meta']")[0].itertext()).split())
+    assert "about the subject: named · value as written: “Purkyně Prize for Chemistry” (label)" in meta
     assert document.xpath("//a[@href='https://www.wikidata.org/wiki/Q990201#Q990201$AAAA-1']")
     assert document.xpath("//textarea[@class='qs']")[0].text.startswith("Q990201\tP166\tQ990211")
     assert not [href for href in document.xpath("//@href") if not href.startswith(("http", "#"))]

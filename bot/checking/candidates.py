@@ -14,7 +14,8 @@ from bot.checking.records import Candidate
 from bot.datamodel import Statement
 from bot.documents.citations import ArticleParagraph, Citation
 from bot.documents.search import SearchResult
-from bot.ranking import name_score, object_names, subject_names
+from bot.ranking import name_score, subject_names
+from bot.values import value_finder
 
 
 def from_search(results: Sequence[SearchResult]) -> list[Candidate]:
@@ -30,17 +31,17 @@ def cited_candidate(citation: Citation, paragraph: int) -> Candidate:
 def from_article(paragraphs: Sequence[ArticleParagraph], statement: Statement) -> list[Candidate]:
     """Cited sources of the sentences that name the value first, then of the paragraphs that name it;
     within each, paragraphs that also name the subject first, then in reading order."""
-    objects, subjects = object_names(statement), subject_names(statement)
+    find_value, subjects = value_finder(statement.value), subject_names(statement)
     ranked: list[tuple[tuple[int, int, int, int], Candidate]] = []
     for paragraph in paragraphs:
-        if name_score(objects, paragraph.text)[0] < 1.0:
+        if find_value(paragraph.text) is None:
             continue
         names_subject = name_score(subjects, paragraph.text)[0] == 1.0
         covered = _covered_text(paragraph)
         for order, citation in enumerate(paragraph.citations):
             if not citation.url:
                 continue
-            near = name_score(objects, covered.get(citation.note, ""))[0] == 1.0
+            near = find_value(covered.get(citation.note, "")) is not None
             key = (0 if near else 1, 0 if names_subject else 1, paragraph.position, order)
             ranked.append((key, cited_candidate(citation, paragraph.position)))
     return [candidate for _, candidate in sorted(ranked, key=lambda pair: pair[0])]

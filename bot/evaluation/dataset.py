@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.datamodel import PID_PATTERN, Claim, Relation
+from bot.datamodel import PID_PATTERN, Claim, Relation, Value
 from bot.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,6 +34,9 @@ class LabelledStatement:
     relation: str = ""
     paper_verdict: bool | None = None
     paper_answer: str | None = None
+    # The value's Wikidata datatype when the row gives one (time, quantity, …): values are then found as texts
+    # write them, and results are broken down by it.
+    datatype: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,9 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
                             predicate_description=str(row.get("predicate_description") or profile.description))
         concept_pair = f"{row['concept1']}-{row['concept2']}" if row.get("concept1") and row.get("concept2") \
             else None
+        datatype = str(row["datatype"]) if row.get("datatype") else None
+        if datatype:  # rendered as `refbot select` shows it: "1943-01-14", "1943", "271 metre"
+            claim = replace(claim, value=Value(datatype, str(row["object"]), str(row["object"])))
         rows.append(LabelledStatement(
             id=str(row["id"]),
             claim=claim,
@@ -103,6 +109,7 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
             relation=str(row.get("property_id") or predicate),
             paper_verdict=row.get("paper_verdict") if isinstance(row.get("paper_verdict"), bool) else None,
             paper_answer=row.get("paper_answer"),
+            datatype=datatype,
         ))
     if not rows:
         raise InputError("the data set holds no statements", path=str(path))

@@ -36,6 +36,7 @@ class Evaluation:
         keys: dict[str, Callable[[LabelledStatement], str | None]] = {
             "concept pair": lambda row: row.concept_pair,
             "relation": lambda row: row.relation,
+            "datatype": lambda row: row.datatype,
             "micro average": lambda row: "all",
         }
         self.groups = {name: {system: grouped(judged, key, predict) for system, predict in predictions.items()}

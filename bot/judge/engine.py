@@ -20,6 +20,7 @@ from bot.judge.focus import focus
 from bot.judge.mentions import mentions
 from bot.pool import in_flight
 from bot.prompts import Generation, Template, as_relation, summary_continuation, summary_prefix
+from bot.values import DATE, value_finder
 
 LETTERS = ("a", "b", "c")
 # Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
@@ -47,10 +48,15 @@ class Judge:
 
     def judge(self, claim: Claim, snippet: str) -> Judgement:
         started = time.monotonic()
-        if self.template.require_object_mention and not mentions(claim.object, snippet):
+        found = value_finder(claim.value)(snippet) if claim.value is not None else None
+        named = found is not None if claim.value is not None else mentions(claim.object, snippet)
+        if self.template.require_object_mention and not named:
             return self._judgement("c", 0.0, f'not asked: the snippet does not mention "{claim.object}"', "",
                                    0, 0, attempts=0)
-        shown = focus(snippet, claim.subject, claim.object) if self.template.focus else snippet
+        if found is not None and found.how == DATE:
+            claim = replace(claim, object=found.form)  # the date as the text writes it: "January 14, 1943"
+        object_in_text = found.form if found is not None else claim.object
+        shown = focus(snippet, claim.subject, object_in_text) if self.template.focus else snippet
         with self._slots:  # the tokenizer too: a fast tokenizer refuses to be used by two threads at once
             started = time.monotonic()  # latency is the model's time, not the wait for a slot
             parts = self._fit(claim, shown)

@@ -170,7 +170,8 @@ def statement_claim(statement: Statement, profile: PropertyProfile | None) -> Cl
         return statement.claim
     claim = profile.claim(statement.item_label or statement.item, statement.value.text)
     return replace(claim, predicate=statement.property_label or claim.predicate,
-                   predicate_description=statement.property_description or claim.predicate_description)
+                   predicate_description=statement.property_description or claim.predicate_description,
+                   value=statement.value)
 
 
 def label_only(property_id: str, label: str, description: str = "", note: str = "") -> PropertyProfile:
