@@ -53,7 +53,7 @@ class Template:
     justification_generation: Generation = Generation(max_tokens=64)
     # Show the model only the sentences of a long snippet that name the claim's entities (bot.judge.focus).
     focus: bool = False
-    # Answer "c" without asking the model when the snippet does not name the claim's object (bot.judge.mentions).
+    # Answer "c" without asking the model when the snippet does not name the claim's object (bot.values).
     require_object_mention: bool = False
 
     # The question when the claim's relation has a curated phrase (``Claim.as_sentence``): the claim as the

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.datamodel import Paragraph, Statement
 from bot.documents.sentences import sentence_spans
-from bot.judge.mentions import similarity
+from bot.values.names import similarity
 from bot.values import value_finder
 
 Embed = Callable[[list[str]], list[list[float]]]
@@ -39,7 +39,7 @@ class Ranked:
 
 
 def name_score(names: Sequence[str], text: str, threshold: float = FUZZY_THRESHOLD) -> tuple[float, str]:
-    """(1.0, name) for the first name the text mentions (``bot.judge.mentions.similarity``); otherwise the best
+    """(1.0, name) for the first name the text mentions (``bot.values.names.similarity``); otherwise the best
     partial similarity and ""."""
     best = 0.0
     for name in names:

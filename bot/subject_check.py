@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bot.judge.mentions import mentions
+from bot.values.names import mentions
 
 NAMED = "named"
 FAMILY_NAME = "family name"

@@ -102,3 +102,16 @@ def test_rows_are_judged_against_the_contrasts_of_their_property_as_check_would(
     assert (claims[4].predicate_phrase, claims[4].alternatives) == ("ps", ())  # the file overrides the profile
     with pytest.raises(InputError, match="property_id must be a Wikidata property id"):
         read_dataset(write(tmp_path, [json.dumps(ROW | {"property_id": "Q5"})]), None, PropertyProfiles())
+
+
+def test_a_rows_datatype_makes_its_value_found_as_texts_write_it(tmp_path):
+    from bot.values import value_finder
+
+    born = ROW | {"id": "b", "predicate": "date of birth", "property_id": "P569", "object": "1943-01-14",
+                  "datatype": "time", "text": "Born January 14, 1943."}
+    rows = read_dataset(write(tmp_path, [json.dumps(born), json.dumps(ROW)]))
+    assert rows[0].datatype == "time" and rows[0].claim.value.datatype == "time"
+    assert value_finder(rows[0].claim.value)(rows[0].text).form == "January 14, 1943"
+    assert rows[1].datatype is None and rows[1].claim.value is None  # looked for as a name, as before
+    with pytest.raises(InputError, match="datatype must be"):
+        read_dataset(write(tmp_path, [json.dumps(born | {"datatype": 7})]))

@@ -1,6 +1,6 @@
 import pytest
 
-from bot.judge.mentions import mentions
+from bot.values.names import mentions
 
 TEXT = "Patients with rheumatoid arthritis (RA) received 5-fluorouracil; the Nobel-Prize winning drug helped."
 

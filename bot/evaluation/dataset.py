@@ -135,6 +135,9 @@ def _parse_line(line: str, path: Path, number: int) -> dict:
     for field in ("subject", "predicate", "object", "text"):
         if not isinstance(row[field], str) or not row[field].strip():
             raise InputError(f"{field} must be a non-empty string", path=str(path), line=number)
+    if "datatype" in row and row["datatype"] is not None and not isinstance(row["datatype"], str):
+        raise InputError(f"datatype must be a Wikidata datatype name such as \"time\", not {row['datatype']!r}",
+                         path=str(path), line=number)
     return row
 
 

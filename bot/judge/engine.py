@@ -17,7 +17,7 @@ from bot.errors import BackendUnavailable, JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.focus import focus
-from bot.judge.mentions import mentions
+from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.prompts import Generation, Template, as_relation, summary_continuation, summary_prefix
 from bot.values import DATE, value_finder

@@ -8,7 +8,7 @@ carry the coreference ("She …") that links an entity to the evidence.
 from __future__ import annotations
 
 from bot.judge.fitting import split_sentences
-from bot.judge.mentions import mentions
+from bot.values.names import mentions
 
 
 def focus(snippet: str, subject: str, object_: str, *, min_sentences: int = 4) -> str:

@@ -3,7 +3,7 @@
 refbot once looked for the value's label only; pages write dates, amounts and strings their own way
 ("born January 14, 1943", "14. ledna 1943", "85,868 GT"), so a page that states the value was never asked
 about. ``value_finder`` builds, once per value, a function that returns where and how a paragraph states it:
-items by label and aliases (``bot.judge.mentions``, exact or fuzzy), times by ``bot.values.dates``, quantities by
+items by label and aliases (``bot.values.names``, exact or fuzzy), times by ``bot.values.dates``, quantities by
 ``bot.values.amounts``, strings and identifiers normalised (case, spaces, dashes, quotes). It is used by the
 mention check, the pre-ranking, the judge's claim (the date as the page writes it) and the trace's highlights.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.datamodel import Value
-from bot.judge.mentions import similarity
+from bot.values.names import similarity
 from bot.values.amounts import find_amount, parse_amount
 from bot.values.dates import DATE_LANGUAGES, date_pattern, parse_time
 
