@@ -319,6 +319,7 @@ def _worklist_key(args: argparse.Namespace, options: Options) -> tuple[str, str]
     # Resuming with another judge or other checking settings would mix results in one run: that is a new run.
     settings = [",".join(args.property or ()), str(args.limit or ""), options.check_source, options.check_strategy,
                 str(options.check_top), str(options.check_require_mention), str(options.check_require_subject),
+                str(options.check_unnamed),
                 str(options.check_documents),
                 str(options.check_embeddings), options.check_embedding_model, options.judge_backend,
                 options.judge_model, options.template, str(options.threshold), str(options.justify)]

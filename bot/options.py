@@ -109,6 +109,7 @@ class Options:
     check_top: int = 3
     check_require_mention: bool = True
     check_require_subject: bool = True
+    check_unnamed: int = 1
     check_documents: int = 8
     check_workers: int = 2
     check_embeddings: bool = True

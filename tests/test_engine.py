@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from bot.datamodel import Claim, Relation, Verdict
+from bot.datamodel import Claim, Relation, Value, Verdict
 from bot.judge.backend import Choice, Continuations
 from bot.judge.engine import Judge
 from bot.prompts import REFBOT
@@ -117,8 +117,6 @@ def test_a_relation_with_other_phrasings_counts_by_its_best_one_in_the_same_pref
 
 
 def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
-    from bot.datamodel import Value
-
     born = Value("time", "+1943-01-14T00:00:00Z/11", "1943-01-14")
     birth = Claim("Marta Novotná", "date of birth", "1943-01-14", "", (Relation("date of death", "", "died on"),),
                   "was born on", as_sentence=True, value=born)
@@ -126,6 +124,27 @@ def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
     judgement = judge(backend).judge(birth, "Marta Novotná se narodila 14. ledna 1943 v Brně.")
     assert judgement.supported and judgement.compared[0].phrase == "was born on 14. ledna 1943"
     assert "Claim: Marta Novotná was born on 14. ledna 1943." in backend.questions[0]
-    # A page that gives only the year is not asked about the day.
-    unasked = judge(backend).judge(birth, "Marta Novotná was born in 1943 in Brno.")
-    assert unasked.prompt_tokens == 0 and not unasked.supported and len(backend.questions) == 1
+    # A page that does not write the day as refbot knows it is still asked (it may say "the day after
+    # Epiphany"), but its support is shrunk towards undecided: it ranks below a page that names the day.
+    backend.with_text |= {"was born on 1943-01-14": (-0.5,), "died on 1943-01-14": (-4.0,)}
+    unnamed = judge(backend).judge(birth, "Marta Novotná was born in 1943 in Brno.")
+    assert len(backend.questions) == 2 and "Claim: Marta Novotná was born on 1943-01-14." in backend.questions[1]
+    assert unnamed.support == pytest.approx(0.25 + 0.5 * judgement.support, abs=1e-4)
+    assert unnamed.supported and unnamed.support < judgement.support and "as refbot knows it" in unnamed.answer
+
+
+@pytest.mark.parametrize("value", [Value("quantity", "85868U1", "85868 gross tonnage"),
+                                   Value("wikibase-item", "Q1", "Member of the 1558 Parliament")])
+def test_a_number_the_text_does_not_write_is_not_asked_about(value):
+    backend = Scripted(0.9, {})
+    claim = Claim("Queen Mary 2", "p", value.text, value=value)
+    judgement = judge(backend).judge(claim, "Its sister ship of 85,869 GT sat in the 1559 Parliament.")
+    assert judgement.prompt_tokens == 0 and backend.questions == [] and not judgement.supported
+
+
+def test_an_unnamed_value_the_model_barely_affirms_falls_under_a_stricter_threshold():
+    backend = Scripted(0.7, {})
+    unnamed = Judge(backend, REFBOT, justify=False, threshold=0.7).judge(
+        Claim("Marta Novotná", "sex or gender", "female", value=Value("wikibase-item", "Q6581072", "female")),
+        "She was born in Brno.")
+    assert unnamed.support == pytest.approx(0.6) and unnamed.verdict is Verdict.INDICATES

@@ -142,3 +142,19 @@ def test_the_ranking_and_the_quotation_find_the_date_as_written():
     best = rank(paragraphs, statement)[0]
     assert best.paragraph.position == 1 and best.object == 1.0 and "January 14, 1943" in best.matched
     assert supporting_sentence(paragraphs[1].text, statement) == "Novotná was born on January 14, 1943 in Brno."
+
+
+def test_a_page_that_never_writes_the_value_has_its_best_paragraph_about_the_item_judged():
+    from bot.checking.judging import Strategy, queue
+
+    member = Statement("Q1", "Roger Cholmeley", "Q1$1", "P39", "position held",
+                       Value("wikibase-item", "Q2", "Member of Parliament in the Parliament of England"))
+    page = [Paragraph("Cholmeley sat for Middlesex in 1554 and was knighted.", "u", 0),
+            Paragraph("The weather in London was cold that year.", "u", 1)]
+    entry, = queue(page, member, Strategy(), title="CHOLMELEY, Roger")
+    assert entry.paragraph.position == 0 and entry.object < 1.0 and entry.value_form == ""
+    assert queue(page, member, Strategy(unnamed=0), title="CHOLMELEY, Roger") == []
+    # A number a page would write is never paraphrased: without it, nothing is judged.
+    numbered = Statement("Q1", "Roger Cholmeley", "Q1$1", "P39", "position held",
+                         Value("wikibase-item", "Q3", "Member of the 1558 Parliament"))
+    assert queue(page, numbered, Strategy(), title="CHOLMELEY, Roger") == []

@@ -1,7 +1,9 @@
 """Which paragraphs the judge is asked about, and in what order. The judge is passed in.
 
 ``ranked`` (refbot's default): each document's paragraphs are pre-ranked (``bot.ranking``) and at most ``top`` of
-those that name the value and are about the subject (``bot.subject_check``) are judged, best first. ``paper``
+those that name the value (as the page writes it, ``bot.values``) and are about the subject (``bot.subject_check``)
+are judged, best first; a document that never writes the value gets ``unnamed`` paragraphs about the subject
+judged instead (the judge shrinks their support), unless the value is a number a page would write. ``paper``
 (the published method): every paragraph in document order. Either way a document is left at its first
 supporting paragraph, and the documents are judged side by side, one paragraph of each per round, so that a
 server judges them concurrently.
@@ -17,6 +19,7 @@ from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.ranking import Embed, Ranked, rank, subject_names
 from bot.subject_check import admitting_rule
+from bot.values import must_be_written
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,9 @@ class Strategy:
     top: int = 3
     require_mention: bool = True
     require_subject: bool = True
+    # Paragraphs judged in a document that never writes the value as refbot knows it (the best about the
+    # subject; the judge shrinks their support): values are paraphrased ("MP for Bossiney", "she").
+    unnamed: int = 1
 
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
@@ -33,13 +39,15 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     if strategy.name == "paper":
         ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
         return [_about(entry, statement, title, paragraphs) for entry in ranked]
-    ranked = rank(paragraphs, statement, embed=embed)
-    if strategy.require_mention:
-        ranked = [entry for entry in ranked if entry.object == 1.0]
-    ranked = [_about(entry, statement, title, paragraphs) for entry in ranked]
+    every = [_about(entry, statement, title, paragraphs) for entry in rank(paragraphs, statement, embed=embed)]
     if strategy.require_subject:
-        ranked = [entry for entry in ranked if entry.subject_rule]
-    return ranked[:strategy.top]
+        every = [entry for entry in every if entry.subject_rule]
+    if not strategy.require_mention:
+        return every[:strategy.top]
+    named = [entry for entry in every if entry.object == 1.0]
+    if named or must_be_written(statement.value):
+        return named[:strategy.top]
+    return every[:min(strategy.unnamed, strategy.top)]
 
 
 def _about(entry: Ranked, statement: Statement, title: str, paragraphs: Sequence[Paragraph]) -> Ranked:

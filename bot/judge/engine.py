@@ -20,7 +20,11 @@ from bot.judge.focus import focus
 from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.prompts import Generation, Template, as_relation, summary_continuation, summary_prefix
-from bot.values import DATE, value_finder
+from bot.values import DATE, must_be_written, value_finder
+
+# The support of a text that does not name the value, from the model's: shrunk towards 0.5, so that it passes the
+# default threshold exactly when the model says yes, and ranks below the texts that name the value.
+UNNAMED_FLOOR, UNNAMED_SCALE = 0.25, 0.5
 
 LETTERS = ("a", "b", "c")
 # Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
@@ -50,7 +54,12 @@ class Judge:
         started = time.monotonic()
         found = value_finder(claim.value)(snippet) if claim.value is not None else None
         named = found is not None if claim.value is not None else mentions(claim.object, snippet)
-        if self.template.require_object_mention and not named:
+        # A value the text does not write as refbot knows it may still be stated in other words ("MP for
+        # Bossiney", "she"): it is asked about, its support shrunk towards undecided so that it ranks below texts
+        # that name the value. Not so an amount, or an item whose label has a number ("Member of the 1558
+        # Parliament"): texts write numbers as numbers, so a text without them is about something else.
+        unnamed = not named and claim.value is not None and not must_be_written(claim.value)
+        if self.template.require_object_mention and not named and not unnamed:
             return self._judgement("c", 0.0, f'not asked: the snippet does not mention "{claim.object}"', "",
                                    0, 0, attempts=0)
         if found is not None and found.how == DATE:
@@ -62,6 +71,8 @@ class Judge:
             parts = self._fit(claim, shown)
             judgements = [self._judge_part(claim, part) for part in parts]
         best = max(judgements, key=lambda judgement: judgement.support)
+        if unnamed and self.template.require_object_mention and best.verdict is not Verdict.UNPARSEABLE:
+            best = self._unnamed(best, claim)
         return replace(best, parts=len(parts), latency_s=time.monotonic() - started,
                        excerpt=shown if shown != snippet else "",
                        prompt_tokens=sum(j.prompt_tokens for j in judgements),
@@ -111,6 +122,16 @@ class Judge:
         if self.template.mode == "yes-no":
             return self._judge_by_yes_no(claim, snippet)
         return self._judge_by_generation(claim, snippet)
+
+    def _unnamed(self, judgement: Judgement, claim: Claim) -> Judgement:
+        support = UNNAMED_FLOOR + UNNAMED_SCALE * judgement.support
+        verdict = judgement.verdict
+        if verdict is Verdict.SUPPORTS and support < self.threshold:
+            verdict = Verdict.INDICATES
+        return replace(judgement, support=round(support, 6), verdict=verdict,
+                       justification=judgement.justification if verdict is Verdict.SUPPORTS else "",
+                       answer=f'{judgement.answer}; the text does not write "{claim.object}" as refbot knows it: '
+                              f"support {UNNAMED_FLOOR} + {UNNAMED_SCALE} × {judgement.support:.3f}")
 
     def _judgement(self, option: str | None, support: float, answer: str, justification: str,
                    prompt_tokens: int, completion_tokens: int, attempts: int) -> Judgement:

@@ -61,6 +61,14 @@ def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: floa
     return lambda text: _find_name(names, text, threshold)
 
 
+def must_be_written(value: Value) -> bool:
+    """True for a value texts write only one way, so that a text without it cannot state it: an amount, or an
+    item whose label holds a number ("Member of the 1558 Parliament", "Apollo 11")."""
+    if value.datatype == "quantity":
+        return True
+    return value.datatype.startswith("wikibase-") and any(char.isdigit() for char in value.text)
+
+
 def _first(match: re.Match[str] | None, how: str) -> Found | None:
     return Found(match.group(0), match.start(), match.end(), how) if match else None
 
