@@ -9,7 +9,7 @@ def test_a_statement_reads_as_the_claim_a_judge_verifies():
     statement = Statement("Q7186", "Marie Curie", "Q7186$1A2B", "P166", "award received", AWARD, Rank.PREFERRED,
                           "award or recognition received by a person")
     assert statement.claim == Claim("Marie Curie", "award received", "Nobel Prize in Physics",
-                                    "award or recognition received by a person")
+                                    "award or recognition received by a person", value=AWARD)
 
 
 def test_labels_fall_back_to_ids():
