@@ -53,16 +53,22 @@ def named_in(text: str, names: Sequence[str]) -> tuple[str, str]:
     return "", ""
 
 
-def admitting_rule(text: str, names: Sequence[str], *, title: str = "", opening: str = "") -> tuple[str, str]:
+def page_rule(names: Sequence[str], *, title: str = "", opening: str = "") -> str:
+    """Whether the page is about the subject (its title, else its opening paragraph names it): asked once per
+    page; "" when it is not."""
+    if title and named_in(title, names)[0]:
+        return TITLE
+    if opening and named_in(opening, names)[0]:
+        return OPENING
+    return ""
+
+
+def admitting_rule(text: str, names: Sequence[str], page: str = "") -> tuple[str, str]:
     """Why a paragraph counts as about the subject, and the name it was found by in the paragraph itself
-    (empty when the page made it count); ("", "") when it does not."""
+    (empty when the page made it count, ``page`` being ``page_rule``'s answer); ("", "") when it does not."""
     if not any(names):
         return NO_LABEL, ""
     rule, name = named_in(text, names)
     if rule:
         return rule, name
-    if title and named_in(title, names)[0]:
-        return TITLE, ""
-    if opening and named_in(opening, names)[0]:
-        return OPENING, ""
-    return "", ""
+    return page, ""

@@ -6,7 +6,7 @@ import pytest
 
 from bot.checking.judging import Strategy, queue
 from bot.datamodel import Paragraph, Statement, Value
-from bot.subject_check import FAMILY_NAME, NAMED, NO_LABEL, OPENING, TITLE, admitting_rule, family_name
+from bot.subject_check import FAMILY_NAME, NAMED, NO_LABEL, OPENING, TITLE, admitting_rule, family_name, page_rule
 
 ARCHITECT = Statement("Q990202", "Tomáš Beneš", "Q990202$1", "P69", "educated at",
                       Value("wikibase-item", "Q990217", "Czech Technical University in Prague"))
@@ -41,11 +41,14 @@ def test_a_paragraph_naming_the_subject_is_admitted_by_label_alias_or_family_nam
 def test_a_paragraph_of_a_page_about_the_subject_is_admitted_by_its_title_or_opening():
     names = ["Marta Novotná"]
     text = "She studied chemistry at the Faculty of Science from 1986 to 1991."
-    assert admitting_rule(text, names, title="Chemist Marta Novotná to deliver the Kalous Lecture") == (TITLE, "")
-    assert admitting_rule(text, names, title="Kalous Lecture 2022",
-                          opening="Professor Novotná will give this year's lecture.") == (OPENING, "")
-    assert admitting_rule(text, names, title="Kalous Lecture 2022", opening="The lecture is on Thursday.") == \
-        ("", "")
+
+    def rule(**page):
+        return admitting_rule(text, names, page_rule(names, **page))
+
+    assert rule(title="Chemist Marta Novotná to deliver the Kalous Lecture") == (TITLE, "")
+    assert rule(title="Kalous Lecture 2022", opening="Professor Novotná will give this year's lecture.") == \
+        (OPENING, "")
+    assert rule(title="Kalous Lecture 2022", opening="The lecture is on Thursday.") == ("", "")
     assert admitting_rule(text, ["", ""]) == (NO_LABEL, "")
 
 

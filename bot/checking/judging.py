@@ -18,7 +18,7 @@ from bot.checking.records import Judged
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.ranking import Embed, Ranked, rank, subject_names
-from bot.subject_check import admitting_rule
+from bot.subject_check import admitting_rule, page_rule
 from bot.values import must_be_written
 
 
@@ -38,8 +38,14 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     """The paragraphs to judge, in the order to judge them. ``title`` is their page's title."""
     if strategy.name == "paper":
         ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
-        return [_about(entry, statement, title, paragraphs) for entry in ranked]
-    every = [_about(entry, statement, title, paragraphs) for entry in rank(paragraphs, statement, embed=embed)]
+        names = subject_names(statement)
+        opening = ranked[0].paragraph.text if ranked else ""
+        page = page_rule(names, title=title, opening=opening)
+        return [_about(entry, names, page) for entry in ranked]
+    names = subject_names(statement)
+    opening = min(paragraphs, key=lambda paragraph: paragraph.position).text if paragraphs else ""
+    page = page_rule(names, title=title, opening=opening)
+    every = [_about(entry, names, page) for entry in rank(paragraphs, statement, embed=embed)]
     if strategy.require_subject:
         every = [entry for entry in every if entry.subject_rule]
     if not strategy.require_mention:
@@ -50,9 +56,8 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     return every[:min(strategy.unnamed, strategy.top)]
 
 
-def _about(entry: Ranked, statement: Statement, title: str, paragraphs: Sequence[Paragraph]) -> Ranked:
-    opening = min(paragraphs, key=lambda paragraph: paragraph.position).text if paragraphs else ""
-    rule, name = admitting_rule(entry.paragraph.text, subject_names(statement), title=title, opening=opening)
+def _about(entry: Ranked, names: list[str], page: str) -> Ranked:
+    rule, name = admitting_rule(entry.paragraph.text, names, page)
     matched = entry.matched if not name or name in entry.matched else (name, *entry.matched)
     return replace(entry, subject_rule=rule, matched=matched)
 
