@@ -230,8 +230,10 @@ def _run_eval(args: argparse.Namespace) -> int:
     from bot.evaluation.report import format_table
     from bot.evaluation.runner import evaluate
     from bot.judge import make_judge
+    from bot.judge.engine import UNNAMED_FLOOR, UNNAMED_SCALE
     from bot.modelstore import sha256_of
     from bot.prompts import template_by_id
+    from bot.values import matching_digest
 
     options = _options(args)
     descriptions = read_descriptions(args.descriptions) if args.descriptions else None
@@ -253,7 +255,9 @@ def _run_eval(args: argparse.Namespace) -> int:
                 "descriptions": sha256_of(args.descriptions)[:16] if args.descriptions else None,
                 # What each claim was judged against: changing the catalogue or the profiles changes verdicts.
                 "relations": _relations_setting(args, options),
-                "prompt": hashlib.sha256(template.text.encode()).hexdigest()[:16]}
+                "prompt": hashlib.sha256(template.text.encode()).hexdigest()[:16],
+                # How a row's value is found in its text, and the support of a text that does not write it.
+                "values": f"{matching_digest()} unnamed {UNNAMED_FLOOR}+{UNNAMED_SCALE}"}
     progress = None if args.quiet else _Progress(len(rows))
     try:
         evaluation = evaluate(rows, lambda: make_judge(options), out, template=template.id, settings=settings,
