@@ -69,3 +69,17 @@ def test_paragraphs_about_someone_else_are_not_judged_and_the_admitted_ones_say_
     assert [entry.subject_rule for entry in paper] == ["", "", ""]
     # Switched off, the paragraph that names only the value is judged again.
     assert len(queue(studio, ARCHITECT, Strategy(require_subject=False))) == 2
+
+
+def test_a_page_about_another_ship_with_the_same_tonnage_is_no_evidence_and_an_obituary_saying_he_is():
+    tonnage = Statement("Q1", "Queen Mary 2", "Q1$1", "P1093", "gross tonnage",
+                        Value("quantity", "149215U1", "149215"))
+    sister = _paragraphs(["Queen Victoria, launched in 2007, has a gross tonnage of 149,215 at her latest survey.",
+                          "Her sister ships sail the same routes in summer."])
+    assert queue(sister, tonnage, Strategy(), title="Queen Victoria (ship) – fleet list") == []
+    obituary = Statement("Q2", "Roger Cholmeley", "Q2$1", "P570", "date of death",
+                         Value("time", "+1565-06-02T00:00:00Z/11", "1565-06-02"))
+    page = _paragraphs(["Sir Roger Cholmeley, judge and founder of Highgate School, was a Londoner by birth.",
+                        "He died on 2 June 1565 and was buried in St Martin Orgar."])
+    entry, = queue(page, obituary, Strategy(), title="A judge remembered")
+    assert (entry.paragraph.position, entry.subject_rule, entry.value_form) == (1, OPENING, "2 June 1565")
