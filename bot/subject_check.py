@@ -3,26 +3,37 @@
 A page that gives the value for someone else is no reference: the Chronicle's paragraph on the students of a
 university's guest studio names the university but not the architect who leads it, and a list page names the
 value beside a thousand other people. A paragraph is admitted when it names the subject (its label, an alias,
-or the family name of a personal name), or when its page is about the subject (the page's title or its opening
-paragraph names it, so that "she" and "the company" further down still count). The rule that admitted it is
-recorded in the trace.
+or the family name of a personal name — not after another given name), or when its page is about the subject
+(it is on the subject's official website, P856, or the page's title or its opening paragraph names it, so that
+"she" and "the orchestra" further down still count). The rule that admitted it is recorded in the trace.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from bot.values.names import mentions
 
 NAMED = "named"
 FAMILY_NAME = "family name"
 TITLE = "page title"
+OFFICIAL = "official website"
 OPENING = "opening paragraph"
 NO_LABEL = "subject has no label"
 
 _SUFFIXES = frozenset({"Jr", "Sr", "II", "III", "IV"})
+# Capitalised words that may stand before a family name without naming someone else: titles and the words that
+# start a sentence. Any other capitalised word makes another name ("Václav Havel" is not Olga Havel, "Horní
+# Lhota" is not Kamenná Lhota).
+_BEFORE_A_NAME = frozenset("""mr mrs ms miss mx dr prof professor sir dame lady lord madame monsieur herr frau
+    pan paní doc ing mgr judge justice president senator governor general colonel major captain lieutenant
+    father sister brother saint st mayor minister dean rector chancellor director chairman chairwoman
+    the a an this that these those in on at by for from with and but or as when while after before since of to
+    according both neither like unlike under""".split())
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*")
+_WORD_BEFORE = re.compile(r"([\w'’.-]+)[ \t\u00a0]+$")
 
 
 def family_name(label: str) -> str:
@@ -43,24 +54,55 @@ def family_name(label: str) -> str:
 
 def named_in(text: str, names: Sequence[str]) -> tuple[str, str]:
     """(rule, the name found) when ``text`` names the subject by one of ``names`` or by the family name of the
-    first; ("", "") otherwise."""
+    first — not where another given name stands before it; ("", "") otherwise."""
     for name in names:
         if name and mentions(name, text):
             return NAMED, name
     surname = family_name(names[0]) if names else ""
-    if surname and re.search(rf"(?<!\w){re.escape(surname)}(?!\w)", text, re.IGNORECASE):
+    if not surname:
+        return "", ""
+    own = {word.casefold() for word in names[0].split()}
+    # As names are written — capitalised, or in capitals ("GATTY, JULIANA HORATIA"): "Haná Chamber Orchestra" is
+    # shaped like a personal name, and "the orchestra" must not count as naming it.
+    spelt = "|".join(dict.fromkeys(map(re.escape, (surname, surname.upper()))))
+    for match in re.finditer(rf"(?<!\w)(?:{spelt})(?!\w)", text):
+        before = _WORD_BEFORE.search(text, 0, match.start())
+        word = before.group(1) if before else ""
+        if word[:1].isupper() and word.rstrip(".").casefold() not in _BEFORE_A_NAME | own:
+            continue  # another given name or place-name word: someone or something else of that name
         return FAMILY_NAME, surname
     return "", ""
 
 
-def page_rule(names: Sequence[str], *, title: str = "", opening: str = "") -> str:
-    """Whether the page is about the subject (its title, else its opening paragraph names it): asked once per
-    page; "" when it is not."""
+def page_rule(names: Sequence[str], *, title: str = "", opening: str = "", official: bool = False) -> str:
+    """Whether the page is about the subject (it is on the subject's official website, its title or else its
+    opening paragraph names it): asked once per page; "" when it is not."""
+    if official:
+        return OFFICIAL
     if title and named_in(title, names)[0]:
         return TITLE
     if opening and named_in(opening, names)[0]:
         return OPENING
     return ""
+
+
+def on_official_site(url: str, websites: Sequence[str]) -> bool:
+    """Whether ``url`` is on one of the subject's official websites (P856): the same host, "www." aside, and
+    within the website's path ("https://example.org/orchestra/" holds "/orchestra/about", not "/choir/")."""
+    page = urlsplit(url)
+    for website in websites:
+        site = urlsplit(website)
+        if _host(page.netloc) != _host(site.netloc) or not site.netloc:
+            continue
+        folder = site.path if site.path.endswith("/") else site.path.rsplit("/", 1)[0] + "/"
+        if (page.path or "/").startswith(folder or "/"):
+            return True
+    return False
+
+
+def _host(netloc: str) -> str:
+    host = netloc.rsplit("@", 1)[-1].casefold()
+    return host[4:] if host.startswith("www.") else host
 
 
 def admitting_rule(text: str, names: Sequence[str], page: str = "") -> tuple[str, str]:

@@ -141,6 +141,44 @@ def test_only_paragraphs_about_the_subject_are_judged_and_the_trace_says_why_eac
     assert "about the subject: " in html.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("item, written", [
+    ("Q990204", {"P570": ("3. března 2021", "date")}),  # a Czech obituary
+    ("Q990205", {"P571": ("1994", "date")}),  # "founded in the spring of 1994", a year-precision inception
+    ("Q990206", {"P2043": ("271", "amount")}),  # "271 m (889 ft) long"
+    ("Q990207", {"P1082": ("12,480", "amount"), "P2046": None}),  # 18.6 km² only for the neighbouring village
+])
+def test_values_are_found_as_pages_write_them_and_only_on_pages_about_the_subject(
+        world, tmp_path, llama_server, capsys, item, written):
+    # Threshold 0: every paragraph put to the judge supports, so what is under test is which paragraphs are put
+    # to it — the one writing the value its own way, about the subject — and what the trace says of them.
+    _, _, tree, html = check(world, tmp_path, llama_server, capsys, item=item, threshold=0.0)
+    found = statements_of(tree)
+    cases = expected(world, item)
+    assert set(found) == set(cases)
+    report = html.read_text(encoding="utf-8")
+    for guid, case in cases.items():
+        statement = found[guid]
+        if written[case["property"]] is None:  # the page about Horní Lhota is never evidence for Kamenná Lhota
+            assert statement.get("outcome") == case["expected"] == "not-found"
+            for judgement in statement.iterfind(".//t:judgement", NS):
+                assert "18.6" not in "".join(judgement.find("t:paragraph", NS).itertext())
+            continue
+        form, how = written[case["property"]]
+        reason = statement.findtext("t:reason", namespaces=NS)
+        assert statement.get("outcome") == case["expected"] == "supported", reason
+        evidence = case["evidence"][0]
+        path = evidence["url"].split("}", 1)[1]
+        document = next(d for d in statement.iterfind("t:document", NS) if d.get("url", "").endswith(path))
+        support = document.find("t:judgement[@supports='true']", NS)
+        assert int(support.get("position")) == evidence["paragraph"]
+        assert (support.get("value-form"), support.get("value-match")) == (form, how)
+        assert support.get("subject-rule") in {"named", "family name", "page title", "opening paragraph"}
+        assert form in [m.text for m in support.iterfind("t:paragraph/t:match", NS)], "highlighted"
+        assert f"value as written: “{form}” ({how})" in report
+        snaks = {s.get("property"): s.get("text") for s in statement.iterfind("t:reference/t:snak", NS)}
+        assert form in snaks["P1683"], "the quotation holds the value as the page writes it"
+
+
 def test_the_dead_cited_source_is_read_from_the_archive_and_wikipedia_hits_are_never_fetched(
         world, tmp_path, llama_server, capsys):
     world.requests.clear()
@@ -205,7 +243,8 @@ def test_the_report_renders_in_chromium_without_running_page_scripts(world, tmp_
 
 def test_a_run_killed_mid_way_resumes_and_processes_every_statement_once(world, tmp_path, llama_server):
     items = tmp_path / "items.txt"
-    items.write_text("# the demo world's items\nQ990201\nQ990202\nQ990203\n", encoding="utf-8")
+    items.write_text("# the demo world's items\nQ990201\nQ990202\nQ990203\nQ990204\nQ990205\nQ990206\nQ990207\n",
+                     encoding="utf-8")
     ini = config(world, tmp_path, llama_server, check_workers=1)
     ledger = tmp_path / "reports" / "runs.sqlite"
     command = [sys.executable, "-m", "bot", "--config", str(ini), "--quiet", "run", "--items", str(items)]

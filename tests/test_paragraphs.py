@@ -117,6 +117,9 @@ def test_sentence_spans_respect_initials_and_abbreviations():
     text = "Mr. Havel met Dr. Ruml. V. Havel flew to the U.S. Senate at 5 p.m. on Monday. The end."
     expected = ["Mr. Havel met Dr. Ruml.", "V. Havel flew to the U.S. Senate at 5 p.m. on Monday.", "The end."]
     assert [text[a:b] for a, b in sentence_spans(text)] == expected
+    # A biographical dictionary's abbreviations stay inside their sentence; run-together sentences are split.
+    text = "GATTY, JULIANA HORATIA, author; b. 3 Aug. 1841 at Ecclesfield; d. 13 May 1885 at Bath.The end."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [text[:-8], "The end."]
     assert split_long("x" * 250, 100) == [(0, 100), (100, 200), (200, 250)]
 
 

@@ -66,6 +66,8 @@ def test_the_shipped_catalogue_is_valid_and_covers_the_common_properties():
     (lambda d: d["properties"]["P31"].__setitem__("contrasts", ["P279", "P279"]), "each once"),
     (lambda d: d["properties"]["P31"].__setitem__("contrasts", ["P99999"]), "not in the catalogue"),
     (lambda d: d["properties"]["P31"].__setitem__("label", 31), "must be a str"),
+    (lambda d: d["properties"]["P31"].__setitem__("compatible", ["P279"]), "none of them a contrast"),
+    (lambda d: d["properties"]["P31"].__setitem__("compatible", "P279"), "must be a list"),
 ])
 def test_a_malformed_catalogue_entry_is_named(change, message):
     data = {"properties": {
@@ -105,6 +107,18 @@ def test_contrasts_are_ranked_by_their_strongest_source_then_weight():
     assert profile.contrasts[3].sources == (SAME_VALUE, RELATED)
     assert profile.contrasts[0].phrase == "'s p7 is" and profile.contrasts[0].phrase_source == TEMPLATE
     assert profile.phrase == "does one" and profile.phrase_source == CATALOGUE
+
+
+def test_a_compatible_property_is_never_a_contrast_whatever_wikidatas_data_says():
+    # Items that hold "country" often hold "country of origin" with the same value, so Wikidata's data offers
+    # it as a contrast; but a text saying a film is Indian supports "country: India" too.
+    names = {"P17": Named("country"), "P495": Named("country of origin"), "P30": Named("continent")}
+    links = [Link("P495", SAME_VALUE, 40), Link("P30", SAME_VALUE, 3)]
+    profile = build_profile("P17", names["P17"], links, names, compatible=("P495",))
+    assert [c.property_id for c in profile.contrasts] == ["P30"]
+    country = curated_profile("P17")
+    assert "P495" in catalogue()["P17"].compatible and not country.contrasts
+    assert [c.property_id for c in curated_profile("P495").contrasts] == ["P17"]  # not the other way round
 
 
 def test_a_statements_claim_carries_the_profiles_phrase_and_contrasts_with_wikidatas_labels():

@@ -6,7 +6,8 @@ import pytest
 
 from bot.checking.judging import Strategy, queue
 from bot.datamodel import Paragraph, Statement, Value
-from bot.subject_check import FAMILY_NAME, NAMED, NO_LABEL, OPENING, TITLE, admitting_rule, family_name, page_rule
+from bot.subject_check import (FAMILY_NAME, NAMED, NO_LABEL, OFFICIAL, OPENING, TITLE, admitting_rule, family_name,
+                               on_official_site, page_rule)
 
 ARCHITECT = Statement("Q990202", "Tomáš Beneš", "Q990202$1", "P69", "educated at",
                       Value("wikibase-item", "Q990217", "Czech Technical University in Prague"))
@@ -36,6 +37,41 @@ def test_a_paragraph_naming_the_subject_is_admitted_by_label_alias_or_family_nam
     assert admitting_rule("Tomáš Beneš studied in Vienna.", names) == (NAMED, "Tomáš Beneš")
     assert admitting_rule("Since 2016 Beneš has led guest studios.", names) == (FAMILY_NAME, "Beneš")
     assert admitting_rule("The Benešov district was founded in 1850.", names) == ("", "")
+
+
+@pytest.mark.parametrize("text, admitted", [
+    ("Professor Novotná gave the lecture.", True),  # a title
+    ("The Novotná group in Brno works on zeolites.", True),  # a word that starts a sentence
+    ("According to Novotná, the process scales.", True),
+    ("Her sister Jana Novotná won the medal in 2020.", False),  # another given name: someone else
+    ("Jana Novotná won the medal; Novotná's sister watched.", True),  # the bare family name counts
+])
+def test_a_family_name_after_another_given_name_is_someone_else(text, admitted):
+    assert bool(admitting_rule(text, ["Marta Novotná"])[0]) is admitted
+
+
+@pytest.mark.parametrize("url, websites, on_it", [
+    ("https://www.hko.example/en/about.html", ["https://hko.example/"], True),  # "www." aside
+    ("https://example.org/orchestra/history", ["https://example.org/orchestra/"], True),
+    ("https://example.org/orchestra/history", ["https://example.org/orchestra/index.html"], True),
+    ("https://example.org/choir/history", ["https://example.org/orchestra/"], False),  # another folder
+    ("https://hko.example.evil.org/about", ["https://hko.example/"], False),
+    ("https://hko.example/about", [], False),
+])
+def test_a_page_on_the_subjects_official_website_is_about_it(url, websites, on_it):
+    assert on_official_site(url, websites) is on_it
+    names = ["Haná Chamber Orchestra"]
+    assert page_rule(names, title="About us", opening="We are a string orchestra.", official=on_it) == (
+        OFFICIAL if on_it else "")
+
+
+def test_a_place_that_shares_a_word_with_the_subject_is_another_place():
+    # Kamenná Lhota and Horní Lhota are neighbouring places: the village's area is not the town's.
+    names = ["Kamenná Lhota"]
+    assert admitting_rule("Horní Lhota covers 18.6 km², most of it beech forest.", names) == ("", "")
+    assert page_rule(names, title="Horní Lhota: the village that doubled in size",
+                     opening="Up the valley from the district town, Horní Lhota has become the fastest-growing") == ""
+    assert admitting_rule("Many newcomers work in Kamenná Lhota, the district town.", names)[0] == NAMED
 
 
 def test_a_paragraph_of_a_page_about_the_subject_is_admitted_by_its_title_or_opening():

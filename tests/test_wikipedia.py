@@ -9,8 +9,9 @@ import pytest
 from bot.cli import main
 from bot.documents import make_services, make_session
 from bot.documents.citations import Citation, chunk_paragraphs, parse_article, revision_of
-from bot.documents.wikipedia import Sitelink, article, sitelink
-from bot.errors import ConfigError, InputError
+from bot.checking.items import read_item
+from bot.documents.wikipedia import Sitelink, article, official_websites, sitelink
+from bot.errors import ConfigError, InputError, ServiceError
 from conftest import SHARED
 from documents_world import DOCS, world_options
 from servers import Reply, routed
@@ -62,6 +63,19 @@ def test_chunks_pack_paragraphs_up_to_the_limit():
     assert [c.paragraphs for c in small] == [(0,), (1,), (2,)] and small[1].text == paragraphs[1].text
 
 
+# wbgetclaims for P856 as the Wikidata API answers it: a current website and a deprecated former one.
+CLAIMS = {"Q990100": {"claims": {"P856": [
+    {"mainsnak": {"snaktype": "value", "property": "P856", "datatype": "url",
+                  "datavalue": {"value": "https://www.martakubisova.example/", "type": "string"}},
+     "type": "statement", "id": "Q990100$1", "rank": "normal"},
+    {"mainsnak": {"snaktype": "value", "property": "P856", "datatype": "url",
+                  "datavalue": {"value": "https://kubisova.example.org/", "type": "string"}},
+     "type": "statement", "id": "Q990100$2", "rank": "deprecated"},
+    {"mainsnak": {"snaktype": "somevalue", "property": "P856", "datatype": "url"},
+     "type": "statement", "id": "Q990100$3", "rank": "normal"}]}},
+    "Q990199": {"error": {"code": "no-such-entity", "info": "Could not find an entity with the ID \"Q990199\"."}}}
+
+
 @pytest.fixture
 def wiki(recording_server):
     entity = (DOCS / "item-wbgetentities.json").read_text(encoding="utf-8")
@@ -69,6 +83,9 @@ def wiki(recording_server):
     no_link = json.dumps({"entities": {"Q990101": {"type": "item", "id": "Q990101", "sitelinks": {}}}, "success": 1})
 
     def api(request):
+        if request.params["action"] == ["wbgetclaims"]:
+            return Reply(200, json.dumps(CLAIMS.get(request.params["entity"][0], {"claims": {}})),
+                         {"Content-Type": "application/json"})
         ids = request.params["ids"][0]
         body = {"Q990100": entity, "Q990199": missing, "Q990101": no_link}[ids]
         return Reply(200, body, {"Content-Type": "application/json"})
@@ -97,6 +114,28 @@ def test_the_article_is_found_through_its_sitelink_and_read_at_a_revision(wiki):
     assert api_request.params == {"action": ["wbgetentities"], "ids": ["Q990100"], "props": ["info|sitelinks/urls"],
                                   "sitefilter": ["cswiki"], "format": ["json"], "formatversion": ["2"]}
     assert page_request.path == f"/rest/cs.wikipedia.org/{TITLE_PATH}"
+
+
+def test_an_items_official_websites_are_read_and_a_failing_lookup_loses_nothing_else(wiki):
+    options = wiki_options(wiki)
+    client = make_services(options, make_session(options))
+    assert official_websites(client, options.wikidata_api_url, "Q990100") == ("https://www.martakubisova.example/",)
+    assert official_websites(client, options.wikidata_api_url, "Q990101") == ()
+    with pytest.raises(ServiceError, match="official websites of Q990199"):
+        official_websites(client, options.wikidata_api_url, "Q990199")
+    context = read_item(client, options.wikidata_api_url, "Q990100", "Marta Kubišová", wiki="cswiki",
+                        article_url=options.wikipedia_article_url, chunk_chars=10_000)
+    assert context.websites == ("https://www.martakubisova.example/",) and context.article is not None
+    entity = json.dumps({"entities": {"Q990101": {"id": "Q990101", "lastrevid": 7, "sitelinks": {}}}})
+
+    def claims_down(request):
+        if request.params["action"] == ["wbgetclaims"]:
+            return Reply(500, "down")
+        return Reply(200, entity, {"Content-Type": "application/json"})
+    wiki.script = routed({"/w/api.php": claims_down})
+    context = read_item(client, options.wikidata_api_url, "Q990101", "x", wiki="cswiki",
+                        article_url=options.wikipedia_article_url, chunk_chars=10_000)
+    assert (context.revision, context.websites, context.error) == (7, (), "")
 
 
 def test_missing_items_and_items_without_an_article(wiki):

@@ -86,7 +86,8 @@ def check_many(work: Iterable[tuple[ItemContext, Statement]], tools: Tools, plan
                 context, statement = next(pending)
             except StopIteration:
                 return
-            yield context, partial(check_statement, statement, tools, plan, context.article, context.error)
+            yield context, partial(check_statement, statement, tools, plan, context.article, context.error,
+                                   websites=context.websites)
 
     for context, check in in_flight(tasks(), workers, name="statement", deadline=deadline, clock=clock):
         breaker.observe(check)

@@ -1,4 +1,5 @@
-"""What refbot reads about an item before checking its statements: its revision and its Wikipedia article.
+"""What refbot reads about an item before checking its statements: its revision, its official websites and its
+Wikipedia article.
 
 These are Wikimedia requests, made one at a time from the caller's thread.
 """
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from bot.documents.services import ServiceClient
-from bot.documents.wikipedia import Article, article, entity_info
+from bot.documents.wikipedia import Article, article, entity_info, official_websites
 from bot.errors import ServiceError
 
 
@@ -22,6 +23,8 @@ class ItemContext:
     article: Article | None = None
     # Why the revision or the article could not be read (the statements are still checked, on the web).
     error: str = ""
+    # Its official websites (P856): a page on one of them is about the item.
+    websites: tuple[str, ...] = ()
 
     @property
     def url(self) -> str:
@@ -53,10 +56,14 @@ def read_item(client: ServiceClient, api_url: str, item: str, label: str, *, wik
         info = entity_info(client, api_url, item, wiki)
     except ServiceError as error:
         return ItemContext(item, label, site, error=str(error))
+    try:
+        websites = official_websites(client, api_url, item)
+    except ServiceError:
+        websites = ()  # only one way of knowing a page is about the item: its title and opening still are
     if info.sitelink is None or not want_article:
-        return ItemContext(item, label, site, info.revision)
+        return ItemContext(item, label, site, info.revision, websites=websites)
     try:
         read = article(client, info.sitelink, article_url, chunk_chars)
     except ServiceError as error:
-        return ItemContext(item, label, site, info.revision, error=f"the {wiki} article: {error}")
-    return ItemContext(item, label, site, info.revision, read)
+        return ItemContext(item, label, site, info.revision, error=f"the {wiki} article: {error}", websites=websites)
+    return ItemContext(item, label, site, info.revision, read, websites=websites)

@@ -34,17 +34,18 @@ class Strategy:
 
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
-          embed: Embed | None = None, *, title: str = "") -> list[Ranked]:
-    """The paragraphs to judge, in the order to judge them. ``title`` is their page's title."""
+          embed: Embed | None = None, *, title: str = "", official: bool = False) -> list[Ranked]:
+    """The paragraphs to judge, in the order to judge them. ``title`` is their page's title; ``official`` says
+    the page is on the subject's official website (P856)."""
     if strategy.name == "paper":
         ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
         names = subject_names(statement)
         opening = ranked[0].paragraph.text if ranked else ""
-        page = page_rule(names, title=title, opening=opening)
+        page = page_rule(names, title=title, opening=opening, official=official)
         return [_about(entry, names, page) for entry in ranked]
     names = subject_names(statement)
     opening = min(paragraphs, key=lambda paragraph: paragraph.position).text if paragraphs else ""
-    page = page_rule(names, title=title, opening=opening)
+    page = page_rule(names, title=title, opening=opening, official=official)
     every = [_about(entry, names, page) for entry in rank(paragraphs, statement, embed=embed)]
     if strategy.require_subject:
         every = [entry for entry in every if entry.subject_rule]

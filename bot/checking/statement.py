@@ -6,6 +6,7 @@ Every client is in :class:`Tools`, built once per run by ``bot.checking.make_too
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
@@ -26,6 +27,7 @@ from bot.properties import PropertyProfiles
 from bot.properties.profile import statement_claim
 from bot.ranking import Embed, rank, supporting_sentence
 from bot.references import ProposedReference, quickstatements, wayback_date
+from bot.subject_check import on_official_site
 
 SUMMARY = "reference proposed by refbot"
 
@@ -60,7 +62,7 @@ def now_iso() -> str:
 
 
 def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Article | None = None,
-                    article_error: str = "") -> StatementCheck:
+                    article_error: str = "", *, websites: Sequence[str] = ()) -> StatementCheck:
     """Never raises for a statement's own trouble (a failing search engine, dead pages, unreadable answers):
     that becomes its outcome and reason. Only an unavailable judge stops the run (BackendUnavailable).
 
@@ -81,7 +83,7 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
         if article_check is not None:
             documents.append(article_check)
         wanted = find.merge(cited, searched, limit=plan.documents)
-        documents += _judge_documents(statement, claim, tools, plan, wanted)
+        documents += _judge_documents(statement, claim, tools, plan, wanted, websites)
     except BackendUnavailable:
         raise
     except InternalError as error:  # refbot's own failure, raised on purpose: never the statement's problem
@@ -147,13 +149,15 @@ def _cited(statement: Statement, claim: Claim, tools: Tools, plan: Plan, article
 
 
 def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Plan,
-                     wanted: list[Candidate]) -> list[DocumentCheck]:
+                     wanted: list[Candidate], websites: Sequence[str] = ()) -> list[DocumentCheck]:
     if not wanted:
         return []
     retrieved = retrieve_many([Wanted(c.url, c.access_date, c.archive_url) for c in wanted], tools.fetcher,
                               tools.rules, tools.wayback, workers=plan.fetch_workers)
     queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed,
-                    title=result.document.title if result.document else "") for result in retrieved]
+                    title=result.document.title if result.document else "",
+                    official=on_official_site(candidate.url, websites))
+              for candidate, result in zip(wanted, retrieved)]
     judged = judge_in_rounds(tools.judge, claim, queues)
     return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers))
             for candidate, result, answers in zip(wanted, retrieved, judged)]

@@ -201,6 +201,15 @@ class DemoWorld:
                         links[name] = {**link, "url": f"{self.base('wikipedia')}/wiki/{quote(title.replace(' ', '_'))}"}
                 answer["entities"][item] = {"id": item, "lastrevid": entity.get("lastrevid"), "sitelinks": links}
             return Reply(200, json.dumps(answer).encode(), "application/json; charset=utf-8")
+        if path == "/w/api.php" and query.get("action") == ["wbgetclaims"]:
+            item = (query.get("entity") or [""])[0]
+            if item not in entities:
+                return Reply(200, json.dumps({"error": {"code": "no-such-entity", "info": f"Could not find an entity "
+                                                        f"with the ID \"{item}\"."}}).encode(), "application/json")
+            wanted = (query.get("property") or [""])[0]
+            claims = {pid: values for pid, values in (entities[item].get("claims") or {}).items()
+                      if not wanted or pid == wanted}
+            return Reply(200, json.dumps({"claims": claims}).encode(), "application/json; charset=utf-8")
         if path.startswith("/wiki/") or path == "/w/index.php":
             item = path.rsplit("/", 1)[-1] if path.startswith("/wiki/") else (query.get("title") or [""])[0]
             if item in entities:

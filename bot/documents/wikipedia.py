@@ -82,6 +82,25 @@ def entity_info(client: ServiceClient, api_url: str, item: str, wiki: str) -> En
     return EntityInfo(item, revision, Sitelink(wiki, str(link["title"]), str(link.get("url") or "")))
 
 
+def official_websites(client: ServiceClient, api_url: str, item: str) -> tuple[str, ...]:
+    """The item's official websites (P856 statements that are not deprecated), by ``wbgetclaims``."""
+    answer = client.get_json("the Wikidata API", api_url, {
+        "action": "wbgetclaims", "entity": item, "property": "P856", "format": "json"})
+    if not isinstance(answer, dict) or "error" in answer:
+        error = answer.get("error") if isinstance(answer, dict) else None
+        info = error.get("info", "") if isinstance(error, dict) else "an answer that is not a JSON object"
+        raise ServiceError(f"official websites of {item}: {info}", service="the Wikidata API", url=api_url)
+    claims = (answer.get("claims") or {}).get("P856") or []
+    websites = []
+    for claim in claims if isinstance(claims, list) else []:
+        if not isinstance(claim, dict) or claim.get("rank") == "deprecated":
+            continue
+        value = ((claim.get("mainsnak") or {}).get("datavalue") or {}).get("value")
+        if isinstance(value, str) and value.startswith(("http://", "https://")):
+            websites.append(value)
+    return tuple(websites)
+
+
 def sitelink(client: ServiceClient, api_url: str, item: str, wiki: str) -> Sitelink | None:
     """The item's article on ``wiki``; None when it has none. InputError for an item that does not exist."""
     return entity_info(client, api_url, item, wiki).sitelink

@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-# A sentence ends at . ! or ? followed by space and an upper-case letter, digit or opening bracket; common
-# abbreviations ("e.g.", "Dr.") are not treated as ends.
-_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-Z0-9À-Ý])"
-                           r"|(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])")
-_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|et al|vs|Dr|Mr|Mrs|Ms|Prof|St|No|Fig|approx|ca|cf)\.$", re.IGNORECASE)
+from bot.documents.sentences import sentence_spans
 
 
 def split_sentences(text: str) -> list[str]:
-    sentences: list[str] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        candidate = text[start:match.start()].strip()
-        if _ABBREVIATIONS.search(text[start:match.start()]):
-            continue
-        if candidate:
-            sentences.append(candidate)
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
+    """The sentences of ``text`` (``bot.documents.sentences``: not cut at initials or abbreviations)."""
+    return [text[start:end].strip() for start, end in sentence_spans(text) if text[start:end].strip()]
 
 
 def split_to_fit(text: str, budget: int, count: Callable[[str], int]) -> list[str]:

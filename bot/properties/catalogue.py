@@ -20,7 +20,10 @@ from bot.errors import InternalError
 from bot.properties.profile import CATALOGUE, Named, PropertyProfile, build_profile
 
 FIELDS = {"label": str, "description": str, "phrase": str, "contrasts": list}
-OPTIONAL = {"other_phrases": list}  # other ways texts state it, weighed beside the phrase
+# other_phrases: other ways texts state it, weighed beside the phrase. compatible: properties that are never its
+# contrasts, whatever Wikidata's data says, because a text stating them supports it too ("country of origin:
+# India" for "country: India"); weighing one against the other would take support from true statements.
+OPTIONAL = {"other_phrases": list, "compatible": list}
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class Entry:
     phrase: str
     contrasts: tuple[str, ...]
     other_phrases: tuple[str, ...] = ()
+    compatible: tuple[str, ...] = ()
 
     @property
     def named(self) -> Named:
@@ -62,8 +66,13 @@ def parse_catalogue(data: object, where: str = "catalogue") -> Mapping[str, Entr
         if not all(isinstance(other, str) and PID_PATTERN.match(other) for other in contrasts) \
                 or pid in contrasts or len(set(contrasts)) != len(contrasts):
             raise ValueError(f"{where}: {pid}.contrasts must list other property ids, each once")
+        compatible = entry.get("compatible", [])
+        if not all(isinstance(other, str) and PID_PATTERN.match(other) for other in compatible) \
+                or pid in compatible or len(set(compatible)) != len(compatible) or set(compatible) & set(contrasts):
+            raise ValueError(f"{where}: {pid}.compatible must list other property ids, each once, none of them "
+                             "a contrast")
         entries[pid] = Entry(entry["label"], entry["description"], entry["phrase"], tuple(contrasts),
-                             tuple(others))
+                             tuple(others), tuple(compatible))
     unknown = sorted({other for entry in entries.values() for other in entry.contrasts} - set(entries))
     if unknown:
         raise ValueError(f"{where}: contrasts not in the catalogue themselves: {', '.join(unknown)}")

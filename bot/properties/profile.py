@@ -133,13 +133,14 @@ class Named:
 
 
 def build_profile(property_id: str, named: Named, links: Iterable[Link], names: dict[str, Named], *,
-                  curated_contrasts: Sequence[str] = (), source: str = "", retrieved: str = "",
-                  limit: int = MAX_CONTRASTS) -> PropertyProfile:
+                  curated_contrasts: Sequence[str] = (), compatible: Sequence[str] = (), source: str = "",
+                  retrieved: str = "", limit: int = MAX_CONTRASTS) -> PropertyProfile:
     """The profile of ``property_id``: its phrase (curated, else from its label) and its strongest contrasts.
 
     Contrasts are ranked by their strongest source (curated first, then inverse, opposite, shared values,
-    related, shared type constraints), then by weight; a property never contrasts with itself, and one whose
-    label is unknown is left out (its phrase could not be written)."""
+    related, shared type constraints), then by weight; a property never contrasts with itself or with one the
+    catalogue calls ``compatible``, and one whose label is unknown is left out (its phrase could not be
+    written)."""
     evidence: dict[str, list[tuple[int, float]]] = {}
     for rank, other in enumerate(curated_contrasts):
         evidence.setdefault(other, []).append((0, float(len(curated_contrasts) - rank)))
@@ -147,7 +148,8 @@ def build_profile(property_id: str, named: Named, links: Iterable[Link], names: 
         if link.kind not in SOURCES_BY_STRENGTH:
             raise ValueError(f"unknown kind of property link: {link.kind!r}")
         evidence.setdefault(link.other, []).append((SOURCES_BY_STRENGTH.index(link.kind), link.weight))
-    ranked = sorted((other for other in evidence if other != property_id and other in names),
+    ranked = sorted((other for other in evidence
+                     if other != property_id and other in names and other not in compatible),
                     key=lambda other: (min(s for s, _ in evidence[other]),
                                        -max(w for s, w in evidence[other] if s == min(x for x, _ in evidence[other])),
                                        _numeric(other)))

@@ -48,4 +48,5 @@ def fetch_profile(endpoint: SparqlEndpoint, property_id: str, languages: Sequenc
             names[pid] = entry.named
     own = names.get(property_id, Named(property_id))
     return build_profile(property_id, own, links, names, curated_contrasts=curated.contrasts if curated else (),
+                         compatible=curated.compatible if curated else (),
                          source=source, retrieved=today.isoformat())
