@@ -4,7 +4,7 @@
     benchmarks/check.py [--strategies paper,ranked] [--judge transformers|openai] [--judge-url URL]
                         [--judge-model NAME] [--top 3] [--no-embeddings] [--workers 1]
 
-Starts the demo world (bot/demo/data: 3 items, 8 unsourced statements, their expected outcomes in
+Starts the demo world (bot/demo/data: 7 items, 13 unsourced statements, their expected outcomes in
 expected.json), checks every statement with each strategy and the same judge, and prints per statement and in
 total: LLM judgements, prompt tokens, wall time and the outcome against the expected one; then the ratios
 (paper / ranked) of judgements and prompt tokens, the supported statements each found, and the seconds per
@@ -31,8 +31,6 @@ from bot.options import load_options  # noqa: E402
 from bot.selection import make_endpoint, selection_rules  # noqa: E402
 from bot.selection.unsourced import unsourced_statements  # noqa: E402
 
-ITEMS = ["Q990201", "Q990202", "Q990203"]
-
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -49,14 +47,15 @@ def main() -> int:
     results = {}
     with DemoWorld() as world:
         expected = world.expected()
+        items = sorted({case["item"] for case in expected.values()})
         base = load_options(ROOT / "tests" / "data" / "documents" / "empty.ini", environ={}, overrides={
             **world.options(), "judge_backend": args.judge, "judge_url": args.judge_url,
             "judge_model": args.judge_model or None, "check_top": args.top,
             "check_embeddings": not args.no_embeddings, "threads": args.threads, "check_workers": args.workers})
         endpoint = make_endpoint(base)
-        statements = [s for selection in unsourced_statements(endpoint, ITEMS, selection_rules(base))
+        statements = [s for selection in unsourced_statements(endpoint, items, selection_rules(base))
                       for s in selection.statements]
-        print(f"demo world: {len(statements)} statements of {len(ITEMS)} items; judge {args.judge} "
+        print(f"demo world: {len(statements)} statements of {len(items)} items; judge {args.judge} "
               f"{base.judge_model if args.judge == 'transformers' else args.judge_url}")
         for strategy in args.strategies.split(","):
             options = replace(base, check_strategy=strategy)
@@ -65,7 +64,7 @@ def main() -> int:
             tools = make_tools(options, session, services, endpoint)
             contexts = {item: read_item(services, options.wikidata_api_url, item, "", wiki=options.wikipedia_wiki,
                                         article_url=options.wikipedia_article_url,
-                                        chunk_chars=options.wikipedia_chunk_chars) for item in ITEMS}
+                                        chunk_chars=options.wikipedia_chunk_chars) for item in items}
             started = time.monotonic()
             checks = [check for _, check in check_many(((contexts[s.item], s) for s in statements), tools,
                                                        plan_from(options), workers=options.check_workers)]

@@ -36,6 +36,14 @@ class Ranked:
     # How the paragraph writes the value ("January 14, 1943") and how that was recognised (``bot.values``).
     value_form: str = ""
     value_match: str = ""
+    # What the judge reads before a paragraph that counts only because its page is about the subject: the line
+    # of the page that names it ("Haná Chamber Orchestra" before "The orchestra was founded in 1994").
+    context: str = ""
+
+    @property
+    def snippet(self) -> str:
+        """The text put to the judge."""
+        return f"{self.context}\n\n{self.paragraph.text}" if self.context else self.paragraph.text
 
 
 def name_score(names: Sequence[str], text: str, threshold: float = FUZZY_THRESHOLD) -> tuple[float, str]:

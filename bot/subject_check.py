@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from bot.documents.sentences import sentence_spans
 from bot.values.names import mentions
 
 NAMED = "named"
@@ -84,6 +85,55 @@ def page_rule(names: Sequence[str], *, title: str = "", opening: str = "", offic
     if opening and named_in(opening, names)[0]:
         return OPENING
     return ""
+
+
+def page_context(names: Sequence[str], *, title: str = "", opening: str = "") -> str:
+    """The line of a page that names the subject — its title, else the first sentence of its opening paragraph
+    that does — for the judge to read before a paragraph that only says "she" or "the orchestra"; "" if none."""
+    if title and named_in(title, names)[0]:
+        return title
+    for start, end in sentence_spans(opening):
+        if named_in(opening[start:end], names)[0]:
+            return opening[start:end]
+    return ""
+
+
+PAGE_RULES = frozenset({OFFICIAL, TITLE, OPENING})
+
+# ", who studied at …": a relative clause and the words before it, whose capitalised tail names its antecedent.
+_RELATIVE = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+),\s+(who|whose|which)\s")
+_CLAUSE_END = re.compile(r"[,;:!?)]|\.\s")
+
+
+def stated_for_another(text: str, form: str, names: Sequence[str]) -> str:
+    """The name of someone (or something) else a paragraph states the value for, or "".
+
+    "Back in Prague he and Vlček, who studied at the Czech Technical University, founded a practice" gives the
+    university for Vlček, not for Beneš: every place ``form`` occurs is inside a relative clause ("…, who",
+    "…, whose"; "…, which" when the subject is not a person) whose antecedent is a name that is not the
+    subject's. A clause whose antecedent is not a name ("his partner, who …") decides nothing."""
+    if not form or not names:
+        return ""
+    person = bool(family_name(names[0]))
+    other = ""
+    for occurrence in re.finditer(re.escape(form), text):
+        before = text[:occurrence.start()]
+        clause = None
+        for clause in _RELATIVE.finditer(before):
+            pass
+        if clause is None or _CLAUSE_END.search(before, clause.end()):
+            return ""  # this occurrence is not inside a relative clause
+        if (clause.group(2) == "which") == person:
+            return ""  # a clause about another kind of thing than the subject
+        words = clause.group(1).split()
+        tail: list[str] = []
+        while words and words[-1][:1].isupper():
+            tail.insert(0, words.pop())
+        antecedent = " ".join(tail)
+        if not antecedent or named_in(antecedent, names)[0]:
+            return ""
+        other = other or antecedent
+    return other
 
 
 def on_official_site(url: str, websites: Sequence[str]) -> bool:

@@ -182,6 +182,8 @@ def test_a_run_stops_when_the_parser_fails_alike_on_every_site_and_rechecks_thos
 
     items = tmp_path / "items.txt"
     items.write_text("Q990201\nQ990202\nQ990203\n", encoding="utf-8")
+    people = {"Q990201", "Q990202", "Q990203"}
+    listed = sorted(guid for guid, case in world.expected().items() if case["item"] in people)
     command = ["--config", str(demo_config(world, tmp_path, llama_server)), "--quiet", "run", "--items", str(items)]
     ledger = tmp_path / "reports" / "runs.sqlite"
     monkeypatch.setattr(trafilatura, "extract", regressed)
@@ -194,7 +196,7 @@ def test_a_run_stops_when_the_parser_fails_alike_on_every_site_and_rechecks_thos
     with sqlite3.connect(ledger) as db:
         kept = db.execute("SELECT outcome, element FROM checks").fetchall()
         finished = db.execute("SELECT finished FROM runs").fetchall()
-    assert len(kept) < len(world.expected()) and finished == [(None,)], "stopped early, left to resume"
+    assert len(kept) < len(listed) and finished == [(None,)], "stopped early, left to resume"
     assert all("cannot read the text/html body" not in element for _, element in kept), "spoiled checks dropped"
 
     monkeypatch.setattr(trafilatura, "extract", real)  # the parser mended: the same command resumes the run
@@ -204,5 +206,5 @@ def test_a_run_stops_when_the_parser_fails_alike_on_every_site_and_rechecks_thos
         guids = [row[0] for row in db.execute("SELECT guid FROM checks")]
         unreadable = db.execute("SELECT COUNT(*) FROM checks WHERE element LIKE '%cannot read the text/html%'")
         finished = db.execute("SELECT finished FROM runs").fetchall()
-    assert sorted(guids) == sorted(world.expected()), "every statement checked exactly once in the end"
+    assert sorted(guids) == listed, "every statement checked exactly once in the end"
     assert unreadable.fetchone() == (0,) and len(finished) == 1 and finished[0][0] is not None

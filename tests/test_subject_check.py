@@ -7,7 +7,7 @@ import pytest
 from bot.checking.judging import Strategy, queue
 from bot.datamodel import Paragraph, Statement, Value
 from bot.subject_check import (FAMILY_NAME, NAMED, NO_LABEL, OFFICIAL, OPENING, TITLE, admitting_rule, family_name,
-                               on_official_site, page_rule)
+                               on_official_site, page_context, page_rule, stated_for_another)
 
 ARCHITECT = Statement("Q990202", "Tomáš Beneš", "Q990202$1", "P69", "educated at",
                       Value("wikibase-item", "Q990217", "Czech Technical University in Prague"))
@@ -88,6 +88,14 @@ def test_a_paragraph_of_a_page_about_the_subject_is_admitted_by_its_title_or_ope
     assert admitting_rule(text, ["", ""]) == (NO_LABEL, "")
 
 
+def test_the_page_line_naming_the_subject_is_its_title_or_a_sentence_of_its_opening():
+    names = ["Haná Chamber Orchestra"]
+    assert page_context(names, title="Haná Chamber Orchestra", opening="We play.") == "Haná Chamber Orchestra"
+    opening = "Welcome! The Haná Chamber Orchestra is a string orchestra. It plays in Olomouc."
+    assert page_context(names, title="About us", opening=opening) == "The Haná Chamber Orchestra is a string orchestra."
+    assert page_context(names, title="About us", opening="We play in Olomouc.") == ""
+
+
 def _paragraphs(texts):
     return [Paragraph(text, "https://news.example.org/studio", position) for position, text in enumerate(texts)]
 
@@ -97,14 +105,34 @@ def test_paragraphs_about_someone_else_are_not_judged_and_the_admitted_ones_say_
     assert queue(studio, ARCHITECT, Strategy(), title="Students design homes for real tenants") == []
     admitted = queue(studio, ARCHITECT, Strategy(), title="Tomáš Beneš's guest studio")
     assert [(entry.paragraph.position, entry.subject_rule) for entry in admitted] == [(0, TITLE), (2, TITLE)]
+    # Such a paragraph is read by the judge after the page's line that names the subject.
+    assert admitted[0].context == "Tomáš Beneš's guest studio"
+    assert admitted[0].snippet == f"Tomáš Beneš's guest studio\n\n{STUDIO[0]}"
     named = _paragraphs([*STUDIO[:2], "Beneš leads the studio at the Czech Technical University in Prague."])
     entry, = queue(named, ARCHITECT, Strategy(), title="Students design homes for real tenants")
     assert (entry.paragraph.position, entry.subject_rule) == (2, FAMILY_NAME) and "Beneš" in entry.matched
+    assert entry.context == "" and entry.snippet == entry.paragraph.text  # it names him itself
     # The published method's strategy judges every paragraph, as the paper did, and still records the rule.
     paper = queue(studio, ARCHITECT, Strategy(name="paper"), title="Students design homes for real tenants")
     assert [entry.subject_rule for entry in paper] == ["", "", ""]
     # Switched off, the paragraph that names only the value is judged again.
     assert len(queue(studio, ARCHITECT, Strategy(require_subject=False))) == 2
+
+
+def test_a_value_stated_in_a_relative_clause_about_someone_else_is_not_the_subjects():
+    names = ["Tomáš Beneš"]
+    university = "Czech Technical University in Prague"
+    partner = ("Back in Prague he and Vlček, who studied at the Czech Technical University in Prague and taught "
+               "there for several years, founded Beneš Vlček Architekti in 2009.")
+    assert stated_for_another(partner, university, names) == "Vlček"
+    assert stated_for_another(f"Beneš, who studied at the {university}, founded a practice.", university, names) == ""
+    assert stated_for_another(f"His partner, who studied at the {university}, helps.", university, names) == ""
+    both = f"Beneš studied at the {university} with Vlček, who studied at the {university} too."
+    assert stated_for_another(both, university, names) == ""  # stated for him as well
+    # "which" is about a thing: not someone else of a person's kind.
+    assert stated_for_another(f"Beneš lectures at Dejvice, which is part of the {university}.", university, names) == ""
+    entries = queue(_paragraphs([partner]), ARCHITECT, Strategy(), title="Tomáš Beneš: Prague forgot how to build")
+    assert entries == []
 
 
 def test_a_page_about_another_ship_with_the_same_tonnage_is_no_evidence_and_an_obituary_saying_he_is():

@@ -157,6 +157,7 @@
             · support <xsl:value-of select="@support"/>, pre-rank score <xsl:value-of select="@score"/>
             <xsl:if test="@subject-rule"> · about the subject: <xsl:value-of select="@subject-rule"/></xsl:if>
             <xsl:if test="@value-form"> · value as written: “<xsl:value-of select="@value-form"/>” (<xsl:value-of select="@value-match"/>)</xsl:if>
+            <xsl:if test="@context"> · read after the page's line “<xsl:value-of select="@context"/>”</xsl:if>
           </p>
           <xsl:call-template name="compared"/>
           <xsl:if test="t:justification"><p><strong>Justification:</strong> <xsl:value-of select="t:justification"/></p></xsl:if>
@@ -230,6 +231,7 @@
           · support <xsl:value-of select="@support"/> · score <xsl:value-of select="@score"/>
           <xsl:if test="@subject-rule"> · about the subject: <xsl:value-of select="@subject-rule"/></xsl:if>
           <xsl:if test="@value-form"> · value as written: “<xsl:value-of select="@value-form"/>” (<xsl:value-of select="@value-match"/>)</xsl:if>
+          <xsl:if test="@context"> · read after the page's line “<xsl:value-of select="@context"/>”</xsl:if>
           <xsl:if test="@asked = 'true'"> · <xsl:value-of select="@prompt-tokens"/> tokens, <xsl:value-of select="@latency-s"/> s</xsl:if>
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
           <xsl:call-template name="compared"/>

@@ -18,7 +18,7 @@ from bot.checking.records import Judged
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.ranking import Embed, Ranked, rank, subject_names
-from bot.subject_check import admitting_rule, page_rule
+from bot.subject_check import PAGE_RULES, admitting_rule, page_context, page_rule, stated_for_another
 from bot.values import must_be_written
 
 
@@ -42,11 +42,13 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
         names = subject_names(statement)
         opening = ranked[0].paragraph.text if ranked else ""
         page = page_rule(names, title=title, opening=opening, official=official)
-        return [_about(entry, names, page) for entry in ranked]
+        context = page_context(names, title=title, opening=opening)
+        return [_about(entry, names, page, context) for entry in ranked]
     names = subject_names(statement)
     opening = min(paragraphs, key=lambda paragraph: paragraph.position).text if paragraphs else ""
     page = page_rule(names, title=title, opening=opening, official=official)
-    every = [_about(entry, names, page) for entry in rank(paragraphs, statement, embed=embed)]
+    context = page_context(names, title=title, opening=opening)
+    every = [_about(entry, names, page, context) for entry in rank(paragraphs, statement, embed=embed)]
     if strategy.require_subject:
         every = [entry for entry in every if entry.subject_rule]
     if not strategy.require_mention:
@@ -57,10 +59,14 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     return every[:min(strategy.unnamed, strategy.top)]
 
 
-def _about(entry: Ranked, names: list[str], page: str) -> Ranked:
+def _about(entry: Ranked, names: list[str], page: str, context: str) -> Ranked:
+    if stated_for_another(entry.paragraph.text, entry.value_form, names):
+        return replace(entry, subject_rule="")  # "Vlček, who studied at …": the value is someone else's
     rule, name = admitting_rule(entry.paragraph.text, names, page)
     matched = entry.matched if not name or name in entry.matched else (name, *entry.matched)
-    return replace(entry, subject_rule=rule, matched=matched)
+    # A paragraph admitted for its page is read after the page's line naming the subject, unless it is that line.
+    shown = context if rule in PAGE_RULES and context not in entry.paragraph.text else ""
+    return replace(entry, subject_rule=rule, matched=matched, context=shown)
 
 
 def judge_in_rounds(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked]]) -> list[list[Judged]]:
@@ -70,7 +76,7 @@ def judge_in_rounds(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked
     open_ = [bool(entries) for entries in queues]
     step = 0
     while any(open_):
-        tasks = [(index, claim, queues[index][step].paragraph.text) for index in range(len(queues)) if open_[index]]
+        tasks = [(index, claim, queues[index][step].snippet) for index in range(len(queues)) if open_[index]]
         for index, judgement in judge.judge_all(tasks):
             results[index].append(Judged(queues[index][step], judgement))
             if judgement.supported:
