@@ -176,6 +176,9 @@ def test_values_are_found_as_pages_write_them_and_only_on_pages_about_the_subjec
         assert support.get("subject-rule") == rule
         assert form in [m.text for m in support.iterfind("t:paragraph/t:match", NS)], "highlighted"
         assert f"value as written: “{form}” ({how})" in report
+        if rule in {"official website", "page title"}:  # "The orchestra was founded …" is read after the title
+            assert support.get("context") == document.get("title")
+            assert f"read after the page's line “{support.get('context')}”" in report
         snaks = {s.get("property"): s.get("text") for s in statement.iterfind("t:reference/t:snak", NS)}
         assert form in snaks["P1683"], "the quotation holds the value as the page writes it"
 
