@@ -42,6 +42,8 @@ def main() -> int:
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--no-justify", action="store_true",
+                        help="no justification for the proposed reference (refbot check justifies by default)")
     args = parser.parse_args()
 
     results = {}
@@ -51,12 +53,14 @@ def main() -> int:
         base = load_options(ROOT / "tests" / "data" / "documents" / "empty.ini", environ={}, overrides={
             **world.options(), "judge_backend": args.judge, "judge_url": args.judge_url,
             "judge_model": args.judge_model or None, "check_top": args.top,
-            "check_embeddings": not args.no_embeddings, "threads": args.threads, "check_workers": args.workers})
+            "check_embeddings": not args.no_embeddings, "threads": args.threads, "check_workers": args.workers,
+            "justify": not args.no_justify})
         endpoint = make_endpoint(base)
         statements = [s for selection in unsourced_statements(endpoint, items, selection_rules(base))
                       for s in selection.statements]
         print(f"demo world: {len(statements)} statements of {len(items)} items; judge {args.judge} "
-              f"{base.judge_model if args.judge == 'transformers' else args.judge_url}")
+              f"{base.judge_model if args.judge == 'transformers' else args.judge_url}; justifications "
+              f"{'off' if args.no_justify else 'on, for the proposed reference'}")
         for strategy in args.strategies.split(","):
             options = replace(base, check_strategy=strategy)
             session = make_session(options, cache=False)
@@ -68,8 +72,11 @@ def main() -> int:
             started = time.monotonic()
             checks = [check for _, check in check_many(((contexts[s.item], s) for s in statements), tools,
                                                        plan_from(options), workers=options.check_workers)]
-            results[strategy] = (checks, time.monotonic() - started)
+            wall = time.monotonic() - started
+            writing = time_trace_and_report(checks, contexts, options)
+            results[strategy] = (checks, wall)
             report(strategy, checks, expected)
+            stages(checks, writing)
     summary(results, expected)
     return 0
 
@@ -92,6 +99,57 @@ def report(strategy, checks, expected) -> None:
                 print(f"  {document.candidate.url} ¶{judged.ranked.paragraph.position} "
                       f"(about the subject: {rule}) support {judged.judgement.support:.3f}: "
                       f"{judged.ranked.paragraph.text[:160]}…")
+
+
+STAGES = ("search", "article", "fetch", "rank", "judge", "justify")
+
+
+def stages(checks, writing: float) -> None:
+    """Where the time went, per stage and per judgement."""
+    count = len(checks) or 1
+    print(f"\n{'statement':<36} " + " ".join(f"{stage:>8}" for stage in STAGES) + "   (seconds)")
+    totals = dict.fromkeys(STAGES, 0.0)
+    for check in sorted(checks, key=lambda c: c.statement.guid):
+        spent = dict(check.stages)
+        for stage in STAGES:
+            totals[stage] += spent.get(stage, 0.0)
+        print(f"{check.statement.guid[:36]:<36} " + " ".join(f"{spent.get(stage, 0.0):>8.2f}" for stage in STAGES))
+    print(f"{'per statement':<36} " + " ".join(f"{totals[stage] / count:>8.2f}" for stage in STAGES)
+          + f"   trace and report {writing / count:.2f}")
+    asked = [judged.judgement for check in checks for judged in check.judgements if judged.asked]
+    explained = [judgement for judgement in asked if judgement.justification_s]
+    if asked:
+        latency = sum(j.latency_s for j in asked) / len(asked)
+        prompt = sum(j.prompt_tokens for j in asked) / len(asked)
+        print(f"per judgement: {latency:.2f} s judging ({prompt:.0f} prompt tokens, one forward pass for the answer "
+              f"and one for the relations' continuations, nothing generated)")
+    if explained:
+        seconds = sum(j.justification_s for j in explained) / len(explained)
+        generated = sum(j.completion_tokens for j in explained) / len(explained)
+        print(f"per justification: {seconds:.2f} s ({len(explained)} written, about {generated:.0f} tokens "
+              f"generated each)")
+
+
+def time_trace_and_report(checks, contexts, options) -> float:
+    """Seconds to build, validate and render the trace of these checks, as `refbot run` writes it."""
+    import tempfile
+
+    from bot import report as reports, trace as traces
+
+    started = time.monotonic()
+    by_item: dict[str, list] = {}
+    for check in checks:
+        by_item.setdefault(check.statement.item, []).append(traces.checked_statement_element(
+            contexts[check.statement.item], check))
+    info = traces.RunInfo("run", "2026-11-23T00:00:00Z", "2026-11-23T00:00:01Z", 1.0, True, options.judge_backend,
+                          options.judge_model or "", options.template, "", options.threshold, options.check_strategy,
+                          options.check_top, "", run_id="benchmark")
+    tree = traces.assemble(info, [(traces.item_element(contexts[item]), elements)
+                                  for item, elements in by_item.items()])
+    with tempfile.TemporaryDirectory() as folder:
+        traces.write(tree, Path(folder) / "trace.xml")
+        reports.write_report(tree, Path(folder) / "report.html")
+    return time.monotonic() - started
 
 
 def summary(results, expected) -> None:

@@ -188,6 +188,8 @@ class Judgement:
     excerpt: str = ""
     # The relations weighed against each other, the claimed one first; empty when the claim has no contrasts.
     compared: tuple[Compared, ...] = ()
+    # Seconds spent generating the justification (not in ``latency_s``, which is the judging itself).
+    justification_s: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.support <= 1.0:

@@ -47,7 +47,7 @@ class Options:
     judge_context: int = 0
     template: str = "refbot"
     threshold: float = 0.5
-    justify: bool = True
+    justify: bool = False
     threads: int = 0
     model_cache: Path = field(default_factory=default_cache)
     # Who runs this copy of refbot (an email address or a user page URL): sent in the User-Agent, required by

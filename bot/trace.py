@@ -112,6 +112,8 @@ def statement_element(context: ItemContext, check: StatementCheck) -> Any:
                        rank=statement.rank.value, outcome=check.outcome.value, started=check.started,
                        elapsed_s=_number(check.elapsed_s), judgements=check.asked, prompt_tokens=check.prompt_tokens)
     _element("reason", element, check.reason)
+    for stage, seconds in check.stages:
+        _element("stage", element, name=stage, seconds=_number(seconds))
     if check.profile is not None:
         _relation(element, check.profile)
     for search in check.searches:
@@ -207,7 +209,9 @@ def _judgement(parent: Any, judged: Judged) -> None:
                     supports="true" if judgement.supported else "false",
                     support=_number(judgement.support), asked="true" if judged.asked else "false",
                     prompt_tokens=judgement.prompt_tokens, completion_tokens=judgement.completion_tokens,
-                    latency_s=_number(judgement.latency_s), attempts=judgement.attempts, parts=judgement.parts)
+                    latency_s=_number(judgement.latency_s),
+                    justification_s=_number(judgement.justification_s) if judgement.justification_s else None,
+                    attempts=judgement.attempts, parts=judgement.parts)
     text = _element("paragraph", node)
     _marked(text, paragraph.text, match_spans(paragraph.text, ranked.matched))
     if judgement.excerpt:

@@ -75,7 +75,7 @@ def expected(world, item="Q990201"):
 
 def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs_and_their_contrasts(
         world, tmp_path, llama_server, capsys):
-    code, out, tree, html = check(world, tmp_path, llama_server, capsys, threshold=0.0)
+    code, out, tree, html = check(world, tmp_path, llama_server, capsys, threshold=0.0, justify=True)
     cases = expected(world)
     found = statements_of(tree)
     assert set(found) == set(cases), "every unsourced statement of the item is checked once"
@@ -92,6 +92,16 @@ def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs_
             assert len(document.findall("t:judgement", NS)) <= 1
         snaks = {s.get("property"): s.get("text") for s in statement.iterfind("t:reference/t:snak", NS)}
         assert {"P854", "P813", "P1683"} <= set(snaks)
+        # Only the paragraph that became the reference is explained, however many supported.
+        supporting = statement.findall("t:document/t:judgement[@supports='true']", NS)
+        explained = statement.findall("t:document/t:judgement/t:justification", NS)
+        assert len(explained) == 1 <= len(supporting)
+        proposed = explained[0].getparent()
+        assert float(proposed.get("support")) == max(float(j.get("support")) for j in supporting)
+        assert float(proposed.get("justification-s")) > 0
+        # Where the time went, stage by stage.
+        stages = [stage.get("name") for stage in statement.iterfind("t:stage", NS)]
+        assert stages[-1] == "justify" and {"search", "fetch", "rank", "judge"} <= set(stages)
         if case.get("via") == "archive":
             archived = [d for d in statement.iterfind("t:document", NS) if d.get("archive-url")]
             assert archived and archived[0].find("t:judgement[@supports='true']", NS) is not None
@@ -173,6 +183,8 @@ def test_values_are_found_as_pages_write_them_and_only_on_pages_about_the_subjec
         support = document.find("t:judgement[@supports='true']", NS)
         assert int(support.get("position")) == evidence["paragraph"]
         assert (support.get("value-form"), support.get("value-match")) == (form, how)
+        assert support.find("t:justification", NS) is None, "nothing is generated unless --justify"
+        assert "justify" not in [stage.get("name") for stage in statement.iterfind("t:stage", NS)]
         assert support.get("subject-rule") == rule
         assert form in [m.text for m in support.iterfind("t:paragraph/t:match", NS)], "highlighted"
         assert f"value as written: “{form}” ({how})" in report

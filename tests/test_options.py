@@ -10,13 +10,13 @@ def test_file_then_environment_then_command_line(tmp_path):
     config = tmp_path / "refbot.ini"
     config.write_text("[judge]\nbackend = openai\nurl = http://127.0.0.1:1/v1\ntimeout = 5\n"
                       "[refbot]\ntemplate = paper\n")
-    environ = {"REFBOT_JUDGE_URL": "http://127.0.0.1:2/v1", "REFBOT_JUSTIFY": "no"}
+    environ = {"REFBOT_JUDGE_URL": "http://127.0.0.1:2/v1", "REFBOT_JUSTIFY": "yes"}
     options = load_options(config, environ, {"judge_timeout": 9.0, "template": None})
     assert options.judge_backend == "openai"
     assert options.judge_url == "http://127.0.0.1:2/v1"
     assert options.judge_timeout == 9.0
     assert options.template == "paper"
-    assert options.justify is False
+    assert options.justify is True  # off by default, on from the environment
 
 
 def test_secrets_never_appear_in_what_is_recorded(tmp_path):
@@ -53,7 +53,7 @@ def test_the_readme_configuration_example_loads(tmp_path):
     config = tmp_path / "refbot.ini"
     config.write_text(example)
     options = load_options(config, {})
-    assert options.judge_backend == "openai" and options.judge_timeout == 120.0 and options.justify is True
+    assert options.judge_backend == "openai" and options.judge_timeout == 120.0 and options.justify is False
 
 
 @pytest.mark.parametrize("override, message", [

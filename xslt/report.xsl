@@ -140,7 +140,8 @@
         <xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
           <xsl:with-param name="text" select="'on Wikidata'"/></xsl:call-template>
         · <xsl:value-of select="@judgements"/> judgement(s), <xsl:value-of select="@prompt-tokens"/> prompt tokens,
-        <xsl:value-of select="@elapsed-s"/> s — <xsl:value-of select="t:reason"/>
+        <xsl:value-of select="@elapsed-s"/> s<xsl:if test="t:stage"> (<xsl:for-each select="t:stage"><xsl:if test="position() &gt; 1">, </xsl:if><xsl:value-of select="@name"/>
+          <xsl:text> </xsl:text><xsl:value-of select="@seconds"/> s</xsl:for-each>)</xsl:if> — <xsl:value-of select="t:reason"/>
       </p>
       <xsl:apply-templates select="t:relation"/>
       <xsl:for-each select="t:document[@evidence = 'true']/t:judgement[@supports = 'true']">
@@ -233,6 +234,7 @@
           <xsl:if test="@value-form"> · value as written: “<xsl:value-of select="@value-form"/>” (<xsl:value-of select="@value-match"/>)</xsl:if>
           <xsl:if test="@context"> · read after the page's line “<xsl:value-of select="@context"/>”</xsl:if>
           <xsl:if test="@asked = 'true'"> · <xsl:value-of select="@prompt-tokens"/> tokens, <xsl:value-of select="@latency-s"/> s</xsl:if>
+          <xsl:if test="@justification-s"> · justification <xsl:value-of select="@justification-s"/> s</xsl:if>
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
           <xsl:call-template name="compared"/>
           <div class="answer"><xsl:value-of select="t:answer"/></div>

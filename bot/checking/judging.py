@@ -69,15 +69,16 @@ def _about(entry: Ranked, names: list[str], page: str, context: str) -> Ranked:
     return replace(entry, subject_rule=rule, matched=matched, context=shown)
 
 
-def judge_in_rounds(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked]]) -> list[list[Judged]]:
+def judge_in_rounds(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked]], *,
+                    justify: bool | None = None) -> list[list[Judged]]:
     """Judge each queue in order until its first supporting paragraph; round r asks for the r-th paragraph of
-    every queue still open, all at once."""
+    every queue still open, all at once. ``justify`` as for ``Judge.judge``."""
     results: list[list[Judged]] = [[] for _ in queues]
     open_ = [bool(entries) for entries in queues]
     step = 0
     while any(open_):
         tasks = [(index, claim, queues[index][step].snippet) for index in range(len(queues)) if open_[index]]
-        for index, judgement in judge.judge_all(tasks):
+        for index, judgement in judge.judge_all(tasks, justify=justify):
             results[index].append(Judged(queues[index][step], judgement))
             if judgement.supported:
                 open_[index] = False

@@ -91,6 +91,8 @@ class StatementCheck:
     fault: Fault | None = None
     # How the statement's property was put to the judge: its phrase and contrasts, and where they came from.
     profile: PropertyProfile | None = None
+    # Where its time went: (stage, seconds) for search, article, fetch, rank, judge and justify, in that order.
+    stages: tuple[tuple[str, float], ...] = ()
 
     @property
     def judgements(self) -> list[Judged]:

@@ -6,8 +6,9 @@ Every client is in :class:`Tools`, built once per run by ``bot.checking.make_too
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
 
 from bot.checking import candidates as find
@@ -20,7 +21,7 @@ from bot.documents.paragraphs import ParagraphRules
 from bot.documents.retrieval import Retrieved, Wanted, retrieve_many
 from bot.documents.search import SearchBackend, search_query, web_search
 from bot.documents.wikipedia import Article
-from bot.errors import BackendUnavailable, InternalError, RefbotError
+from bot.errors import BackendUnavailable, InternalError, JudgeError, RefbotError
 from bot.faults import Fault, fault_of
 from bot.judge.engine import Judge
 from bot.properties import PropertyProfiles
@@ -69,6 +70,8 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
     An exception from refbot's own code or install (a missing library, a bug) is never blamed on the pages:
     the statement ends as ``error`` with the fault named, and ``fault`` is set for the run to act on."""
     started, clock = now_iso(), time.monotonic()
+    watch = Stopwatch()
+    claim: Claim | None = None
     searches: list[Search] = []
     documents: list[DocumentCheck] = []
     problems: list[str] = [article_error] if article_error and plan.source != "web" else []
@@ -78,12 +81,14 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
         if tools.profiles is not None:
             profile = tools.profiles.profile(statement.property_id, statement.property_label)
         claim = statement_claim(statement, profile)
-        searched = _search(statement, tools, plan, searches, problems)
-        cited, article_check = _cited(statement, claim, tools, plan, article)
+        with watch.stage("search"):
+            searched = _search(statement, tools, plan, searches, problems)
+        with watch.stage("article"):
+            cited, article_check = _cited(statement, claim, tools, plan, article)
         if article_check is not None:
             documents.append(article_check)
         wanted = find.merge(cited, searched, limit=plan.documents)
-        documents += _judge_documents(statement, claim, tools, plan, wanted, websites)
+        documents += _judge_documents(statement, claim, tools, plan, wanted, websites, watch)
     except BackendUnavailable:
         raise
     except InternalError as error:  # refbot's own failure, raised on purpose: never the statement's problem
@@ -94,12 +99,57 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
         fault = fault_of(error)
     if fault is not None:
         return StatementCheck(statement, Outcome.ERROR, str(fault), started, round(time.monotonic() - clock, 3),
-                              tuple(searches), tuple(documents), fault=fault, profile=profile)
+                              tuple(searches), tuple(documents), fault=fault, profile=profile, stages=watch.stages)
     outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
     reference = propose(statement, documents) if outcome is Outcome.SUPPORTED else None
+    if reference is not None and claim is not None and tools.judge.justify:
+        with watch.stage("justify"):  # only the paragraph that is proposed is explained
+            documents = _justify(documents, claim, tools.judge)
     return StatementCheck(statement, outcome, reason, started, round(time.monotonic() - clock, 3), tuple(searches),
                           tuple(documents), reference,
-                          quickstatements(statement, reference, SUMMARY) if reference else "", profile=profile)
+                          quickstatements(statement, reference, SUMMARY) if reference else "", profile=profile,
+                          stages=watch.stages)
+
+
+class Stopwatch:
+    """Seconds per stage of a statement's check, summed over the stage's visits."""
+
+    def __init__(self) -> None:
+        self._seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self._seconds[name] = self._seconds.get(name, 0.0) + time.monotonic() - started
+
+    @property
+    def stages(self) -> tuple[tuple[str, float], ...]:
+        return tuple((name, round(seconds, 3)) for name, seconds in self._seconds.items())
+
+
+def _justify(documents: list[DocumentCheck], claim: Claim, judge: Judge) -> list[DocumentCheck]:
+    """The proposed paragraph's judgement with its justification, written now rather than for every paragraph
+    that supported. A justification that cannot be had is noted in the answer; the support stands."""
+    best = _best_support(documents)
+    if best is None:
+        return documents
+    document, judged = best
+    judgement = judged.judgement
+    try:
+        explained = judge.explain(claim, judged.ranked.snippet)
+    except BackendUnavailable:
+        raise
+    except JudgeError as error:
+        updated = replace(judgement, answer=f"{judgement.answer}; no justification: {error}")
+    else:
+        updated = replace(judgement, justification=explained.text, justification_s=round(explained.seconds, 3),
+                          prompt_tokens=judgement.prompt_tokens + explained.prompt_tokens,
+                          completion_tokens=judgement.completion_tokens + explained.completion_tokens)
+    answers = tuple(replace(j, judgement=updated) if j is judged else j for j in document.judged)
+    return [replace(d, judged=answers) if d is document else d for d in documents]
 
 
 def _search(statement: Statement, tools: Tools, plan: Plan, searches: list[Search],
@@ -149,16 +199,19 @@ def _cited(statement: Statement, claim: Claim, tools: Tools, plan: Plan, article
 
 
 def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Plan,
-                     wanted: list[Candidate], websites: Sequence[str] = ()) -> list[DocumentCheck]:
+                     wanted: list[Candidate], websites: Sequence[str], watch: Stopwatch) -> list[DocumentCheck]:
     if not wanted:
         return []
-    retrieved = retrieve_many([Wanted(c.url, c.access_date, c.archive_url) for c in wanted], tools.fetcher,
-                              tools.rules, tools.wayback, workers=plan.fetch_workers)
-    queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed,
-                    title=result.document.title if result.document else "",
-                    official=on_official_site(candidate.url, websites))
-              for candidate, result in zip(wanted, retrieved)]
-    judged = judge_in_rounds(tools.judge, claim, queues)
+    with watch.stage("fetch"):
+        retrieved = retrieve_many([Wanted(c.url, c.access_date, c.archive_url) for c in wanted], tools.fetcher,
+                                  tools.rules, tools.wayback, workers=plan.fetch_workers)
+    with watch.stage("rank"):
+        queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed,
+                        title=result.document.title if result.document else "",
+                        official=on_official_site(candidate.url, websites))
+                  for candidate, result in zip(wanted, retrieved)]
+    with watch.stage("judge"):
+        judged = judge_in_rounds(tools.judge, claim, queues, justify=False)
     return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers))
             for candidate, result, answers in zip(wanted, retrieved, judged)]
 
@@ -190,8 +243,8 @@ def _why_unreadable(retrieved: Retrieved) -> str:
     return retrieved.outcome.value if retrieved.outcome.value != "ok" else "no paragraph"
 
 
-def propose(statement: Statement, documents: list[DocumentCheck]) -> ProposedReference | None:
-    """The reference for the best supporting paragraph (highest support; the earlier document on a tie)."""
+def _best_support(documents: Sequence[DocumentCheck]) -> tuple[DocumentCheck, Judged] | None:
+    """The best supporting paragraph (highest support; the earlier document on a tie) and its document."""
     best: tuple[float, DocumentCheck, Judged] | None = None
     for document in documents:
         if not document.evidence or document.retrieved is None:
@@ -199,9 +252,15 @@ def propose(statement: Statement, documents: list[DocumentCheck]) -> ProposedRef
         for judged in document.supporting:
             if best is None or judged.judgement.support > best[0]:
                 best = (judged.judgement.support, document, judged)
+    return None if best is None else best[1:]
+
+
+def propose(statement: Statement, documents: list[DocumentCheck]) -> ProposedReference | None:
+    """The reference for the best supporting paragraph (highest support; the earlier document on a tie)."""
+    best = _best_support(documents)
     if best is None:
         return None
-    _, document, judged = best
+    document, judged = best
     retrieved = document.retrieved
     assert retrieved is not None
     used, page = retrieved.used, retrieved.document

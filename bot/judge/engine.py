@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from functools import partial
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from bot.answers import parse_option
@@ -20,7 +20,7 @@ from bot.judge.focus import focus
 from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.prompts import Generation, Template, as_relation, summary_continuation, summary_prefix
-from bot.values import DATE, must_be_written, value_finder
+from bot.values import DATE, Found, must_be_written, value_finder
 
 # The support of a text that does not name the value, from the model's: shrunk towards 0.5, so that it passes the
 # default threshold exactly when the model says yes, and ranks below the texts that name the value.
@@ -31,6 +31,16 @@ LETTERS = ("a", "b", "c")
 CHAT_OVERHEAD_TOKENS = 48
 
 Key = TypeVar("Key")
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A justification written after the judgement, and what it cost."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
 
 
 class Judge:
@@ -50,7 +60,10 @@ class Judge:
     def model_id(self) -> str:
         return self.backend.model_id
 
-    def judge(self, claim: Claim, snippet: str) -> Judgement:
+    def judge(self, claim: Claim, snippet: str, *, justify: bool | None = None) -> Judgement:
+        """``justify`` False leaves the justification out (``explain`` writes it later for the paragraph that
+        is proposed); None follows the judge's own setting."""
+        justify = self.justify if justify is None else justify and self.justify
         started = time.monotonic()
         found = value_finder(claim.value)(snippet) if claim.value is not None else None
         named = found is not None if claim.value is not None else mentions(claim.object, snippet)
@@ -62,41 +75,66 @@ class Judge:
         if self.template.require_object_mention and not named and not unnamed:
             return self._judgement("c", 0.0, f'not asked: the snippet does not mention "{claim.object}"', "",
                                    0, 0, attempts=0)
-        if found is not None and found.how == DATE:
-            claim = replace(claim, object=found.form)  # the date as the text writes it: "January 14, 1943"
-        object_in_text = found.form if found is not None else claim.object
-        shown = focus(snippet, claim.subject, object_in_text) if self.template.focus else snippet
+        claim, shown = self._shown(claim, snippet, found)
         with self._slots:  # the tokenizer too: a fast tokenizer refuses to be used by two threads at once
             started = time.monotonic()  # latency is the model's time, not the wait for a slot
             parts = self._fit(claim, shown)
-            judgements = [self._judge_part(claim, part) for part in parts]
+            judgements = [self._judge_part(claim, part, justify) for part in parts]
         best = max(judgements, key=lambda judgement: judgement.support)
         if unnamed and self.template.require_object_mention and best.verdict is not Verdict.UNPARSEABLE:
             best = self._unnamed(best, claim)
-        return replace(best, parts=len(parts), latency_s=time.monotonic() - started,
+        justifying = sum(judgement.justification_s for judgement in judgements)
+        return replace(best, parts=len(parts), latency_s=time.monotonic() - started - justifying,
+                       justification_s=justifying,
                        excerpt=shown if shown != snippet else "",
                        prompt_tokens=sum(j.prompt_tokens for j in judgements),
                        completion_tokens=sum(j.completion_tokens for j in judgements))
 
-    def judge_all(self, tasks: Iterable[tuple[Key, Claim, str]]) -> Iterator[tuple[Key, Judgement]]:
+    def explain(self, claim: Claim, snippet: str) -> Explanation:
+        """A short justification of a supporting judgement, asked after the fact: the question as ``judge``
+        put it, the model's "Yes", then the template's request for the sentence that states the claim. Only
+        the yes/no templates ask it separately (a generated answer is its own justification)."""
+        if self.template.mode != "yes-no" or not self.template.justification:
+            return Explanation("", 0, 0, 0.0)
+        claim, shown = self._shown(claim, snippet, value_finder(claim.value)(snippet) if claim.value else None)
+        with self._slots:
+            started = time.monotonic()
+            parts = self._fit(claim, shown)
+            part = next((p for p in parts if mentions(claim.object, p)), parts[0])
+            follow_up = self.template.messages(claim, part) + [
+                {"role": "assistant", "content": "Yes"}, {"role": "user", "content": self.template.justification}]
+            explained = self.backend.complete(follow_up, self.template.justification_generation)
+            return Explanation(explained.text, explained.prompt_tokens, explained.completion_tokens,
+                               time.monotonic() - started)
+
+    def judge_all(self, tasks: Iterable[tuple[Key, Claim, str]], *,
+                  justify: bool | None = None) -> Iterator[tuple[Key, Judgement]]:
         """Judge ``(key, claim, snippet)`` tasks with up to ``backend.max_in_flight`` requests in flight.
 
         Results come in completion order. A task the server refuses (HTTP 4xx, an unreadable answer) becomes
         an ``unparseable`` judgement naming the error, and the run goes on. When the backend itself is
         unavailable, no new task starts; those in flight finish and are yielded, then the error is raised.
         """
-        calls = ((key, partial(self._judge_or_record, claim, snippet)) for key, claim, snippet in tasks)
+        calls = ((key, partial(self._judge_or_record, claim, snippet, justify)) for key, claim, snippet in tasks)
         return in_flight(calls, self.backend.max_in_flight, name="judge")
 
-    def _judge_or_record(self, claim: Claim, snippet: str) -> Judgement:
+    def _judge_or_record(self, claim: Claim, snippet: str, justify: bool | None = None) -> Judgement:
         try:
-            return self.judge(claim, snippet)
+            return self.judge(claim, snippet, justify=justify)
         except BackendUnavailable:
             raise
         except JudgeError as error:
             return self._judgement(None, 0.0, f"error: {error}", "", 0, 0, attempts=1)
 
     # -- internals -------------------------------------------------------------------------------------------
+    def _shown(self, claim: Claim, snippet: str, found: Found | None) -> tuple[Claim, str]:
+        """The claim as put to the model (a date as the text writes it: "January 14, 1943") and the part of the
+        snippet shown (the sentences naming the entities, where the template focuses)."""
+        if found is not None and found.how == DATE:
+            claim = replace(claim, object=found.form)
+        object_in_text = found.form if found is not None else claim.object
+        return claim, focus(snippet, claim.subject, object_in_text) if self.template.focus else snippet
+
     def _fit(self, claim: Claim, snippet: str) -> list[str]:
         # Room for the answer; a generated answer may be asked again with the first one in the conversation.
         retries = 2 if self.template.mode == "generate" else 1
@@ -118,9 +156,9 @@ class Judge:
                              f"{context} tokens of context", hint="use a model or server with a longer context")
         return split_to_fit(snippet, budget, self.backend.count_tokens)
 
-    def _judge_part(self, claim: Claim, snippet: str) -> Judgement:
+    def _judge_part(self, claim: Claim, snippet: str, justify: bool) -> Judgement:
         if self.template.mode == "yes-no":
-            return self._judge_by_yes_no(claim, snippet)
+            return self._judge_by_yes_no(claim, snippet, justify)
         return self._judge_by_generation(claim, snippet)
 
     def _unnamed(self, judgement: Judgement, claim: Claim) -> Judgement:
@@ -159,7 +197,7 @@ class Judge:
         return self._judgement(option, support, answer, answer if option else "", prompt_tokens,
                                completion_tokens, attempts)
 
-    def _judge_by_yes_no(self, claim: Claim, snippet: str) -> Judgement:
+    def _judge_by_yes_no(self, claim: Claim, snippet: str, justify: bool = False) -> Judgement:
         """P(yes) that the text states the claim. With contrasting relations, also the claim's share among them
         of how well each relation's phrase continues the text's summary: a claim counts only if the model
         affirms it and the text's wording favours it over its contrasts."""
@@ -184,16 +222,17 @@ class Judge:
             option = "a"
         else:  # b: the model leans to the claim but not enough; c: it does not, or the text favours another
             option = "b" if p_yes >= 0.5 and share >= 0.5 else "c"
-        justification = ""
-        if option == "a" and self.justify:
+        justification, justifying = "", 0.0
+        if option == "a" and justify:
+            started = time.monotonic()
             follow_up = self.template.messages(claim, snippet) + [
                 {"role": "assistant", "content": "Yes"}, {"role": "user", "content": self.template.justification}]
             explained = self.backend.complete(follow_up, self.template.justification_generation)
-            justification = explained.text
+            justification, justifying = explained.text, time.monotonic() - started
             prompt_tokens += explained.prompt_tokens
             generated += explained.completion_tokens
         return replace(self._judgement(option, support, answer, justification, prompt_tokens, generated,
-                                       attempts=2 if retried else 1), compared=compared)
+                                       attempts=2 if retried else 1), compared=compared, justification_s=justifying)
 
     def _compare(self, claim: Claim, snippet: str) -> tuple[tuple[Compared, ...], int]:
         """How likely the model, reading the text, finds each relation — the claim's first, then its contrasts —
