@@ -45,6 +45,8 @@ class Options:
     judge_in_flight: int = 4
     judge_retries: int = 3
     judge_context: int = 0
+    # The weights' type for the in-process transformers judge on a CPU: bfloat16 (half the memory) or float32.
+    judge_dtype: str = "bfloat16"
     template: str = "refbot"
     threshold: float = 0.5
     justify: bool = False
@@ -187,6 +189,7 @@ def _check(options: Options) -> Options:
         (options.judge_in_flight < 1, "judge in-flight must be at least 1"),
         (options.judge_retries < 0, "judge retries cannot be negative"),
         (options.judge_context < 0, "judge context cannot be negative (0: ask the server or model)"),
+        (options.judge_dtype not in ("bfloat16", "float32"), "judge dtype must be bfloat16 or float32"),
         (options.threads < 0, "threads cannot be negative (0: torch's default)"),
         (not options.languages, "languages needs at least one language code"),
         (options.sparql_timeout <= 0, "sparql timeout must be more than 0 seconds"),

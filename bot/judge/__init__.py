@@ -29,7 +29,7 @@ def make_judge(options: Options) -> Judge:
 
         path = modelstore.resolve(options.judge_model, options.model_cache, transformers=True)
         backend = TransformersBackend(path, threads=options.threads,  # type: ignore[assignment]
-                                      context_tokens=options.judge_context or 8192)
+                                      context_tokens=options.judge_context or 8192, dtype=options.judge_dtype)
     else:
         raise ConfigError(f"unknown judge backend {options.judge_backend!r}",
                           hint=f"choose one of: {', '.join(BACKENDS)}")

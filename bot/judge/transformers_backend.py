@@ -24,7 +24,8 @@ class TransformersBackend:
     max_in_flight = 1
 
     def __init__(self, model_path: str | Path, *, device: str = "cpu", threads: int = 0,
-                 context_tokens: int = 8192) -> None:
+                 context_tokens: int = 8192, dtype: str = "bfloat16") -> None:
+        """``dtype`` ("bfloat16" or "float32") is the weights' type for a model directory on the CPU."""
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -33,20 +34,21 @@ class TransformersBackend:
             raise ModelError(f"no model at {path}", hint="run `scripts/get-models` or pass --judge-model PATH")
         if threads:
             torch.set_num_threads(threads)
-        dtype: Any
         self.tokenizer: Any
         self.model: Any
         try:
             if path.is_file():  # a GGUF file
                 kwargs: dict[str, Any] = {"gguf_file": path.name}
                 source = str(path.parent)
-                dtype = torch.float32
+                weights: Any = torch.float32
             else:
                 kwargs = {}
                 source = str(path)
-                dtype = torch.bfloat16 if device == "cpu" else "auto"
+                if dtype not in ("bfloat16", "float32"):
+                    raise ModelError(f"unknown weight type {dtype!r}", hint="use bfloat16 or float32")
+                weights = getattr(torch, dtype) if device == "cpu" else "auto"
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-            model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **kwargs)
+            model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=weights, **kwargs)
             self.model = model.to(device)
         except (OSError, ValueError) as error:
             raise ModelError(f"cannot load the model at {path}: {error}",
@@ -55,6 +57,8 @@ class TransformersBackend:
         self.device = device
         # A converted directory is named after its format; its parent names the model.
         self.model_id = path.name if path.is_file() else f"{path.parent.name}/{path.name}"
+        if not path.is_file() and dtype != "bfloat16" and device == "cpu":
+            self.model_id += f" as {dtype}"  # the same weights computed another way: not the same judge
         limit = getattr(self.model.config, "max_position_embeddings", None) or context_tokens
         self._context_tokens = min(int(limit), context_tokens)
         self._torch = torch
