@@ -2,13 +2,15 @@
 """Checking statements end to end on the demo world: the published order versus refbot's pre-ranking.
 
     benchmarks/check.py [--strategies paper,ranked] [--judge transformers|openai] [--judge-url URL]
-                        [--judge-model NAME] [--top 3] [--no-embeddings] [--workers 1]
+                        [--judge-model NAME] [--top 3] [--no-embeddings] [--workers 1] [--justify]
 
 Starts the demo world (bot/demo/data: 7 items, 13 unsourced statements, their expected outcomes in
 expected.json), checks every statement with each strategy and the same judge, and prints per statement and in
 total: LLM judgements, prompt tokens, wall time and the outcome against the expected one; then the ratios
 (paper / ranked) of judgements and prompt tokens, the supported statements each found, and the seconds per
-statement. Workers default to 1 so that the wall time per statement is the time one statement takes.
+statement; and where the time went, per stage (search, article, fetch, rank, judge, justify), per judgement and
+per justification, and what writing the trace and the report cost. Workers default to 1 so that the wall time
+per statement is the time one statement takes.
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ def main() -> int:
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=0)
-    parser.add_argument("--no-justify", action="store_true",
-                        help="no justification for the proposed reference (refbot check justifies by default)")
+    parser.add_argument("--justify", action="store_true",
+                        help="a justification for each proposed reference, as `refbot check --justify` (off by "
+                             "default, as refbot check runs)")
     args = parser.parse_args()
 
     results = {}
@@ -54,13 +57,13 @@ def main() -> int:
             **world.options(), "judge_backend": args.judge, "judge_url": args.judge_url,
             "judge_model": args.judge_model or None, "check_top": args.top,
             "check_embeddings": not args.no_embeddings, "threads": args.threads, "check_workers": args.workers,
-            "justify": not args.no_justify})
+            "justify": args.justify})
         endpoint = make_endpoint(base)
         statements = [s for selection in unsourced_statements(endpoint, items, selection_rules(base))
                       for s in selection.statements]
         print(f"demo world: {len(statements)} statements of {len(items)} items; judge {args.judge} "
               f"{base.judge_model if args.judge == 'transformers' else args.judge_url}; justifications "
-              f"{'off' if args.no_justify else 'on, for the proposed reference'}")
+              f"{'on, for the proposed reference' if args.justify else 'off'}")
         for strategy in args.strategies.split(","):
             options = replace(base, check_strategy=strategy)
             session = make_session(options, cache=False)
