@@ -59,8 +59,15 @@ def test_generation_is_reproducible_with_the_seed(backend):
 
 
 def test_judge_on_the_embedded_backend(backend):
-    judgement = Judge(backend, REFBOT, threshold=0.0).judge(CLAIM, SNIPPET)
-    assert judgement.verdict is Verdict.SUPPORTS and judgement.justification
+    judge = Judge(backend, REFBOT, threshold=0.0, justify=True)
+    judgement = judge.judge(CLAIM, SNIPPET)
+    assert judgement.verdict is Verdict.SUPPORTS and judgement.justification and judgement.justification_s > 0
+    # Checking defers it: judged without, explained afterwards for the paragraph that is proposed.
+    deferred = judge.judge(CLAIM, SNIPPET, justify=False)
+    assert deferred.supported and not deferred.justification and deferred.justification_s == 0
+    explained = judge.explain(CLAIM, SNIPPET)
+    assert explained.text and explained.completion_tokens > 0 and explained.seconds > 0
+    assert Judge(backend, PAPER).explain(CLAIM, SNIPPET).text == ""  # a generated answer is its own justification
     assert judgement.model == "SmolLM2-135M-Instruct.Q4_1.gguf"
     paper = Judge(backend, PAPER).judge(CLAIM, SNIPPET)
     assert paper.template == "paper" and paper.answer
@@ -78,6 +85,11 @@ def test_a_converted_model_directory_loads_and_agrees_with_the_gguf(backend, smo
     messages = REFBOT.messages(CLAIM, SNIPPET)
     ours, theirs = converted.choose(messages, ("yes", "no")), backend.choose(messages, ("yes", "no"))
     assert abs(ours.probabilities["yes"] - theirs.probabilities["yes"]) < 0.1  # bf16 vs fp32
+    wide = TransformersBackend(directory, dtype="float32")  # the same weights computed in fp32: named so
+    assert wide.model_id == f"{converted.model_id} as float32"
+    assert abs(wide.choose(messages, ("yes", "no")).probabilities["yes"] - theirs.probabilities["yes"]) < 0.02
+    with pytest.raises(ModelError, match="unknown weight type"):
+        TransformersBackend(directory, dtype="float16")
     shutil.rmtree(directory)
 
 
