@@ -233,10 +233,21 @@ def test_a_server_that_echoes_scores_every_token_of_each_continuation(recording_
     """A stand-in for vLLM (which cannot run here): /completions with echo answers the prompt's words as tokens,
     each word's log-probability minus its length."""
     import json
+    import threading
+    import time
 
     from servers import Reply, routed
 
+    in_flight, most = [0], [0]
+    lock = threading.Lock()
+
     def completions(request):
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.2)
+        with lock:
+            in_flight[0] -= 1
         prompt = json.loads(request.body)["prompt"]
         tokens, offsets, position = [], [], 0
         for word in prompt.split(" "):
@@ -256,3 +267,7 @@ def test_a_server_that_echoes_scores_every_token_of_each_continuation(recording_
     assert scored.logprobs == ((-8.0, -3.0, -5.0), (-3.0, -9.0))
     assert scored.tokens == 3 + 3 + 2  # the prefix once, then each continuation's own tokens
     assert [r.path for r in recording_server.requests].count("/v1/completions") == 2
+    assert most[0] == 1  # the first answer teaches whether the server echoes; the second waits for it
+    # Known to echo, the continuations of one judgement go to the server at once, answers kept in order.
+    scored = backend.continuation_logprobs("In summary, Novotná", [" received it", " was nominated", " won"])
+    assert scored.logprobs == ((-8.0, -2.0), (-3.0, -9.0), (-3.0,)) and most[0] == 3

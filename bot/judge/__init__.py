@@ -18,7 +18,7 @@ def make_judge(options: Options) -> Judge:
         from bot.judge.openai_backend import OpenAIBackend, make_session
 
         session = make_session(retries=options.judge_retries, api_key=options.judge_api_key or None,
-                               pool_size=options.judge_in_flight)
+                               pool_size=options.judge_in_flight * 4)  # each judgement's continuations too
         served = options.judge_model if options.judge_model and not _is_catalogue_default(options) else None
         backend = OpenAIBackend(session, options.judge_url, served, timeout_s=options.judge_timeout,
                                 max_in_flight=options.judge_in_flight,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import requests
@@ -140,23 +141,10 @@ class OpenAIBackend:
         their first word ("increases" / "decreases"). A first token outside the top log-probabilities gets
         the lowest of them, an upper bound. Whether the server echoes is learnt from its first answer.
         """
-        scores: list[tuple[float, ...]] = []
-        tokens = 0
-        for continuation in continuations if self._echoes is not False else ():
-            payload = {"model": self.model_id, "prompt": prefix + continuation, "max_tokens": 1,
-                       "temperature": 0.0, "echo": True, "logprobs": 1}
-            data = self._request("POST", "/completions", payload)
-            echoed = _prompt_logprobs(data, len(prefix), len(prefix) + len(continuation))
-            if echoed is None:
-                self._echoes = False
-                break
-            self._echoes = True
-            scores.append(echoed)
-            # The prefix is read once (the server caches it); each continuation adds its own tokens.
-            prompt_tokens = int((data.get("usage") or {}).get("prompt_tokens", 0))
-            tokens = prompt_tokens if not tokens else tokens + len(echoed)
-        if len(scores) == len(continuations):
-            return Continuations(tuple(scores), tokens)
+        if self._echoes is not False and continuations:
+            echoed = self._echoed(prefix, continuations)
+            if echoed is not None:
+                return echoed
         first = self._request("POST", "/completions", {
             "model": self.model_id, "prompt": prefix, "max_tokens": 1, "temperature": 0.0,
             "logprobs": self.top_logprobs})
@@ -173,6 +161,36 @@ class OpenAIBackend:
                        if token.strip() and wanted.startswith(token.strip())]
             firsts.append((max(matches) if matches else min(candidates.values()),))
         return Continuations(tuple(firsts), int((first.get("usage") or {}).get("prompt_tokens", 0)))
+
+    def _echoed(self, prefix: str, continuations: Sequence[str]) -> Continuations | None:
+        """Each continuation's echoed log-probabilities; None when the server does not echo. Once the server is
+        known to echo, the continuations are sent at once (up to ``max_in_flight``): vLLM batches them and
+        reads their shared prefix once."""
+
+        def ask(continuation: str) -> tuple[tuple[float, ...] | None, int]:
+            data = self._request("POST", "/completions", {
+                "model": self.model_id, "prompt": prefix + continuation, "max_tokens": 1, "temperature": 0.0,
+                "echo": True, "logprobs": 1})
+            return (_prompt_logprobs(data, len(prefix), len(prefix) + len(continuation)),
+                    int((data.get("usage") or {}).get("prompt_tokens", 0)))
+
+        answers = []
+        rest = list(continuations)
+        if self._echoes is None:  # learn from the first answer whether the server echoes at all
+            answers.append(ask(rest.pop(0)))
+            self._echoes = answers[0][0] is not None
+            if not self._echoes:
+                return None
+        if rest:
+            with ThreadPoolExecutor(max_workers=max(1, min(len(rest), self.max_in_flight))) as pool:
+                answers += list(pool.map(ask, rest))
+        if any(scores is None for scores, _ in answers):
+            raise JudgeError(f"the LLM server at {self.base_url} stopped echoing prompt log-probabilities",
+                             hint="check the server's version and configuration")
+        # The prefix is read once (the server caches it); each continuation adds its own tokens.
+        first_tokens = answers[0][1]
+        tokens = first_tokens + sum(len(scores or ()) for scores, _ in answers[1:])
+        return Continuations(tuple(scores or () for scores, _ in answers), tokens)
 
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
         payload = {"model": self.model_id, "messages": list(messages), "max_tokens": 1, "temperature": 0.0,
