@@ -5,8 +5,9 @@ results stay comparable. ``refbot`` is the default. It asks a yes/no question pe
 from the first answer token (one forward pass, no generation), so the support score is a probability rather
 than a parsed word. When the claim names contrasting relations (an opposite, an inverse), the same question is
 asked for each, and the claim counts as supported only if the model prefers it to every alternative: a small
-model says "yes" to anything that names both entities, and only the comparison cancels that bias. A short
-justification is generated only for supported claims.
+model says "yes" to anything that names both entities, and only the comparison cancels that bias; it continues
+the question's own prompt right after the text, so that the text is read once for both. A short justification
+is generated only when asked, for the paragraph proposed as the reference.
 """
 
 from __future__ import annotations
@@ -97,8 +98,10 @@ def as_relation(claim: Claim, relation: Relation) -> Claim:
 
 # Contrasting relations are told apart by how likely the model finds each as the continuation of the text:
 # "<snippet>\n\nIn summary, <subject>" + " <phrase> <object>". Read as a language model, a small model follows
-# the text's wording where, asked as an assistant, it answers "yes" to both.
-SUMMARY_PREFIX = "{snippet}\n\nIn summary, {subject}"
+# the text's wording where, asked as an assistant, it answers "yes" to both. The judge continues the question's
+# own prompt right after the text (``summary_after``), so that the model reads the text once for both.
+SUMMARY = "\n\nIn summary, {subject}"
+SUMMARY_PREFIX = "{snippet}" + SUMMARY
 SUMMARY_CONTINUATION = " {phrase} {object}"
 
 
@@ -107,6 +110,19 @@ def summary_prefix(claim: Claim, snippet: str) -> str:
     if not snippet:
         return SUMMARY_PREFIX.split("\n\n", 1)[1].format(subject=claim.subject)
     return SUMMARY_PREFIX.format(snippet=snippet, subject=claim.subject)
+
+
+def summary_after(rendered: str, question: str, claim: Claim, snippet: str) -> str | None:
+    """The text's summary begun inside the question's own prompt: ``rendered`` (the prompt the model reads for a
+    question whose last message is ``question``) cut right after the snippet, then "In summary, <subject>" — as
+    if the text went on to sum itself up. Its start is the question's, so a model that keeps the question's
+    key-value cache (or a server's prefix cache) reads the system prompt and the text once for both. None when
+    the snippet cannot be found in the rendered prompt (a chat template that rewrites messages)."""
+    at = rendered.find(question)
+    within = question.find(snippet) if snippet else -1
+    if at < 0 or within < 0:
+        return None
+    return rendered[: at + within + len(snippet)] + SUMMARY.format(subject=claim.subject)
 
 
 def summary_continuation(claim: Claim, relation: Relation) -> str:

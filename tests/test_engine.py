@@ -31,6 +31,8 @@ class Scripted:
     max_in_flight: int = 1
     prefixes: list[str] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
+    renders: bool = True  # whether it can tell the prompt its chat template makes of messages
+    rendered: list[bool] = field(default_factory=list)
 
     def context_tokens(self) -> int:
         return 4096
@@ -42,8 +44,15 @@ class Scripted:
         self.questions.append(messages[-1]["content"])
         return Choice({"yes": self.p_yes, "no": 1 - self.p_yes}, 90)
 
-    def continuation_logprobs(self, prefix: str, continuations) -> Continuations:
+    def render(self, messages) -> str | None:
+        if not self.renders:
+            return None
+        turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+        return turns + "<|im_start|>assistant\n"
+
+    def continuation_logprobs(self, prefix: str, continuations, *, rendered: bool = False) -> Continuations:
         self.prefixes.append(prefix)
+        self.rendered.append(rendered)
         scores = tuple(self.with_text[continuation.strip()] for continuation in continuations)
         return Continuations(scores, 10 + sum(len(score) for score in scores))
 
@@ -81,6 +90,21 @@ def test_one_prefix_per_paragraph_and_the_claim_asked_as_a_sentence():
     assert judgement.supported and judgement.compared[0].share > 0.99
     assert len(backend.prefixes) == 1 and backend.prefixes[0].endswith("In summary, Marta Novotná")
     assert "Claim: Marta Novotná received European Catalysis Medal." in backend.questions[0]
+
+
+def test_the_summary_continues_the_questions_own_prompt_after_the_text_so_the_text_is_read_once():
+    backend = Scripted(0.9, {"received European Catalysis Medal": (-0.2,),
+                             "was nominated for European Catalysis Medal": (-3.0,)})
+    judge(backend).judge(claim(NOMINATED), TEXT)
+    question = backend.render([{"role": "system", "content": REFBOT.system},
+                               {"role": "user", "content": backend.questions[0]}])
+    assert question is not None
+    shared = question[: question.index(TEXT) + len(TEXT)]
+    assert backend.prefixes == [shared + "\n\nIn summary, Marta Novotná"] and backend.rendered == [True]
+    # A backend that cannot render its prompts is given the text alone, as a plain language model reads it.
+    plain = Scripted(0.9, backend.with_text, renders=False)
+    judge(plain).judge(claim(NOMINATED), TEXT)
+    assert plain.prefixes == [TEXT + "\n\nIn summary, Marta Novotná"] and plain.rendered == [False]
 
 
 def test_when_the_model_doubts_the_claim_the_share_cannot_raise_it():

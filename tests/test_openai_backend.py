@@ -9,7 +9,7 @@ import time
 import pytest
 import requests
 
-from bot.datamodel import Claim, Verdict
+from bot.datamodel import Claim, Relation, Verdict
 from bot.errors import BackendUnavailable
 from bot.judge.engine import Judge
 from bot.judge.openai_backend import OpenAIBackend, make_session
@@ -98,8 +98,24 @@ def test_refbot_judgement_is_complete_and_traceable(llama_server):
     assert judgement.justification.strip()
     assert judgement.template == "refbot"
     assert judgement.model.endswith(".gguf")
-    assert judgement.completion_tokens > 1 and judgement.prompt_tokens > 100
+    assert judgement.completion_tokens > 1 and judgement.prompt_tokens > 0
     assert judgement.latency_s > 0
+
+
+def test_tokens_the_servers_prefix_cache_holds_are_not_counted_as_read(llama_server):
+    # The comparison continues the question's own prompt (rendered by the server's /apply-template), so the
+    # server reads the text once per paragraph; a paragraph asked about again is read from its cache.
+    backend = OpenAIBackend(make_session(), llama_server.url)
+    text = "The Vltava footbridge in Dolní Mlýn, 271 m long, was opened by the mayor Jana Kubelková in 2011."
+    claim = Claim("Vltava footbridge", "located in", "Dolní Mlýn", alternatives=(Relation("named after", "", ""),))
+    question = REFBOT.messages(claim, text)[-1]["content"]
+    rendered = backend.render(REFBOT.messages(claim, text))
+    assert rendered and rendered.index(text) > 0
+    assert rendered.endswith(question + "<|im_end|>\n<|im_start|>assistant\n")
+    judge = Judge(backend, REFBOT, justify=False)
+    first, again = judge.judge(claim, text), judge.judge(claim, text)
+    assert len(first.compared) == 2
+    assert 0 < again.prompt_tokens < first.prompt_tokens
 
 
 def test_paper_judgement_generates_and_parses_an_answer(llama_server):
@@ -271,3 +287,45 @@ def test_a_server_that_echoes_scores_every_token_of_each_continuation(recording_
     # Known to echo, the continuations of one judgement go to the server at once, answers kept in order.
     scored = backend.continuation_logprobs("In summary, Novotná", [" received it", " was nominated", " won"])
     assert scored.logprobs == ((-8.0, -2.0), (-3.0, -9.0), (-3.0,)) and most[0] == 3
+
+
+def test_a_vllm_server_renders_the_chat_prompt_by_tokenizing_the_messages(recording_server):
+    """A stand-in for vLLM (which cannot run here): no /apply-template; /tokenize takes messages and answers
+    token ids (here one per character), /detokenize turns them back into the prompt text."""
+    import json
+
+    from servers import Reply, routed
+
+    def tokenize(request):
+        body = json.loads(request.body)
+        text = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in body["messages"])
+        text += "<|im_start|>assistant\n" if body.get("add_generation_prompt") else ""
+        return Reply(200, json.dumps({"tokens": [ord(c) for c in text], "count": len(text)}),
+                     {"Content-Type": "application/json"})
+
+    def detokenize(request):
+        return Reply(200, json.dumps({"prompt": "".join(chr(t) for t in json.loads(request.body)["tokens"])}),
+                     {"Content-Type": "application/json"})
+
+    def completions(request):
+        return Reply(200, json.dumps({"choices": [{"text": "x", "logprobs": {
+            "content": [{"token": " received", "logprob": -0.5, "top_logprobs": [
+                {"token": " received", "logprob": -0.5}, {"token": " was", "logprob": -2.0}]}]}}],
+            "usage": {"prompt_tokens": 40, "prompt_tokens_details": {"cached_tokens": 30}}}),
+            {"Content-Type": "application/json"})
+
+    recording_server.script = routed({
+        "/v1/models": Reply(200, json.dumps({"data": [{"id": "llama"}]}), {"Content-Type": "application/json"}),
+        "/tokenize": tokenize, "/detokenize": detokenize, "/v1/completions": completions})
+    backend = OpenAIBackend(make_session(), recording_server.url + "/v1")
+    messages = [{"role": "system", "content": "S"}, {"role": "user", "content": 'Text: "T"'}]
+    assert backend.render(messages) == ('<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nText: "T"<|im_end|>\n'
+                                        "<|im_start|>assistant\n")
+    assert backend.render(messages) is not None
+    assert [r.path for r in recording_server.requests].count("/apply-template") == 1  # the route is learnt once
+    # A rendered prefix has its special tokens written out: none is added, so it is tokenised as the chat prompt.
+    scored = backend.continuation_logprobs('<|im_start|>user\nText: "T\n\nIn summary, N', [" received it"],
+                                           rendered=True)
+    sent = [json.loads(r.body) for r in recording_server.requests if r.path == "/v1/completions"]
+    assert sent and all(body["add_special_tokens"] is False for body in sent)
+    assert scored.tokens == 10  # 40 prompt tokens, 30 of them held in the server's prefix cache

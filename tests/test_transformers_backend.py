@@ -41,6 +41,7 @@ def test_continuation_logprob_prefers_the_texts_own_words(backend):
 def test_continuations_read_side_by_side_after_one_prefix_score_as_each_read_alone(backend):
     prefix = "The museum opened in 1901 and it was closed in 1950. In summary, the museum"
     continuations = [" opened in 1901", " was closed in 1950", " exploded"]
+    backend.continuation_logprobs("Something else entirely.", [" Yes"])  # nothing of the prefix is held now
     together = backend.continuation_logprobs(prefix, continuations)
     assert together.tokens == backend.count_tokens(prefix) + sum(backend.count_tokens(c) for c in continuations)
     for continuation, scores in zip(continuations, together.logprobs):
@@ -48,6 +49,27 @@ def test_continuations_read_side_by_side_after_one_prefix_score_as_each_read_alo
         assert len(scores) == backend.count_tokens(continuation)
         assert scores == pytest.approx(alone, abs=1e-3)  # padding the shorter ones changes nothing
     assert sum(together.logprobs[0]) > sum(together.logprobs[2])
+
+
+def test_a_prompt_that_begins_as_the_last_one_did_reads_only_the_rest(backend):
+    # The judge's two passes over one paragraph: the question, then the summary continued inside the question's
+    # own prompt. The second reads only what follows the text; its scores are those of reading it whole.
+    messages = REFBOT.messages(CLAIM, SNIPPET)
+    question = backend.render(messages)
+    summary = question[: question.index(SNIPPET) + len(SNIPPET)] + "\n\nIn summary, Marie Curie"
+    continuations = [" received Nobel Prize in Physics", " was nominated for Nobel Prize in Physics"]
+    backend.continuation_logprobs("Something else entirely.", [" Yes"])
+    whole = backend.continuation_logprobs(summary, continuations, rendered=True)
+    assert whole.tokens == backend.count_tokens(summary) + sum(backend.count_tokens(c) for c in continuations)
+    asked = backend.choose(messages, ("yes", "no"))
+    text = backend.count_tokens(question[: question.index(SNIPPET) + len(SNIPPET)])  # system prompt and text
+    assert 0 < asked.prompt_tokens <= backend.count_tokens(question) - text + 2  # held: read only what follows
+    after = backend.continuation_logprobs(summary, continuations, rendered=True)
+    assert 0 < after.tokens <= whole.tokens - text + 2
+    for cached, fresh in zip(after.logprobs, whole.logprobs):
+        assert cached == pytest.approx(fresh, abs=0.05)
+    assert backend.choose(messages, ("yes", "no")).probabilities["yes"] == pytest.approx(
+        asked.probabilities["yes"], abs=0.02)
 
 
 def test_generation_is_reproducible_with_the_seed(backend):

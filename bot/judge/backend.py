@@ -52,8 +52,16 @@ class Backend(Protocol):
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
         ...
 
-    def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
-        """Each continuation's token log-probabilities right after ``prefix``; the prefix is read once."""
+    def render(self, messages: Sequence[Message]) -> str | None:
+        """The prompt text the model reads for ``messages`` (the chat template applied, the assistant's turn
+        opened, special tokens written out), or None when the backend cannot tell."""
+        ...
+
+    def continuation_logprobs(self, prefix: str, continuations: Sequence[str], *,
+                              rendered: bool = False) -> Continuations:
+        """Each continuation's token log-probabilities right after ``prefix``; the prefix is read once.
+        ``rendered``: the prefix begins with a prompt from :meth:`render` (its special tokens written out, so
+        none is to be added)."""
         ...
 
 

@@ -19,7 +19,8 @@ from bot.judge.fitting import split_to_fit
 from bot.judge.focus import focus
 from bot.values.names import mentions
 from bot.pool import in_flight
-from bot.prompts import Generation, Template, as_relation, summary_continuation, summary_prefix
+from bot.prompts import (Generation, Template, as_relation, summary_after, summary_continuation,
+                         summary_prefix)
 from bot.values import DATE, Found, must_be_written, value_finder
 
 # The support of a text that does not name the value, from the model's: shrunk towards 0.5, so that it passes the
@@ -237,8 +238,11 @@ class Judge:
     def _compare(self, claim: Claim, snippet: str) -> tuple[tuple[Compared, ...], int]:
         """How likely the model, reading the text, finds each relation — the claim's first, then its contrasts —
         as the continuation of the text's summary: "<subject> <phrase> <object>", the phrase's and the object's
-        tokens summed (the whole statement's log-probability). The continuations share the text as a prefix,
-        which is read once.
+        tokens summed (the whole statement's log-probability). The summary continues the question's own prompt
+        right after the text (``_summary_prefix``): the model has just read that prompt for P(yes), so the
+        system prompt and the text are read once for both passes (a 1.5B model's share then ranks T-REx-Verify-Hard
+        as well as after the text alone: AUC 0.983 against 0.986 on 120 rows; WTR's rows with contrasts 0.664
+        against 0.620), and the continuations share it as a prefix, read once too.
 
         Measured on T-REx-Verify-Hard (benchmarks/README.md), the statement's log-probability separates the
         relations far better (ROC AUC 0.99) than the same averaged per token (0.55) or less its log-probability
@@ -251,7 +255,8 @@ class Judge:
         phrasings = [[summary_continuation(claim, replace(relation, phrase=phrase))
                       for phrase in (relation.phrase, *relation.other_phrases)] for relation in relations]
         continuations = tuple(continuation for group in phrasings for continuation in group)
-        given = self.backend.continuation_logprobs(summary_prefix(claim, snippet), continuations)
+        prefix, rendered = self._summary_prefix(claim, snippet)
+        given = self.backend.continuation_logprobs(prefix, continuations, rendered=rendered)
         by_continuation = dict(zip(continuations, (sum(logprobs) for logprobs in given.logprobs)))
         best = [max(group, key=lambda continuation: by_continuation[continuation]) for group in phrasings]
         scores = [by_continuation[continuation] for continuation in best]
@@ -261,6 +266,15 @@ class Judge:
         compared = tuple(Compared(relation.label, continuation.strip(), round(score, 4), round(weight / total, 6))
                          for relation, continuation, score, weight in zip(relations, best, scores, weights))
         return compared, given.tokens
+
+    def _summary_prefix(self, claim: Claim, snippet: str) -> tuple[str, bool]:
+        """The summary the relations continue, and whether it is a rendered prompt: the question's own prompt
+        up to the end of the text when the backend can render it (the text's key-value cache is then shared
+        with the question just asked), else the text alone."""
+        messages = self.template.messages(claim, snippet)
+        rendered = self.backend.render(messages)
+        prefix = summary_after(rendered, messages[-1]["content"], claim, snippet) if rendered else None
+        return (prefix, True) if prefix is not None else (summary_prefix(claim, snippet), False)
 
     def _p_yes(self, claim: Claim, snippet: str) -> tuple[float | None, int, int]:
         """(P(yes), prompt tokens, generated tokens); P is None when the model answers neither yes nor no."""

@@ -51,6 +51,7 @@ class OpenAIBackend:
         self._context_tokens = context_tokens
         self._lock = threading.Lock()
         self._echoes: bool | None = None  # whether /completions echoes prompt log-probabilities; None: not yet known
+        self._renders: str | bool | None = None  # how the server renders a chat prompt (see render); False: it cannot
         self.model_id = model or self._served_model()
 
     # -- transport -------------------------------------------------------------------------------------------
@@ -130,24 +131,67 @@ class OpenAIBackend:
             usage = data.get("usage") or {}
         except (KeyError, IndexError, TypeError):
             raise JudgeError(f"unexpected answer from {self.base_url}/chat/completions: {str(data)[:200]}") from None
-        return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
+        return Completion(text, _read(data), int(usage.get("completion_tokens", 0)))
 
-    def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
+    def render(self, messages: Sequence[Message]) -> str | None:
+        """The chat prompt as the server renders it: llama.cpp's ``/apply-template``, or vLLM's ``/tokenize``
+        of the messages then ``/detokenize`` of the tokens. None when the server offers neither (learnt once)."""
+        if self._renders is False:
+            return None
+        routes = [self._renders] if isinstance(self._renders, str) else ["apply-template", "tokenize"]
+        for route in routes:
+            prompt = self._render_by(route, messages)
+            if prompt:
+                self._renders = route
+                return prompt
+        self._renders = False
+        return None
+
+    def _render_by(self, route: str, messages: Sequence[Message]) -> str | None:
+        root = self._server_root
+
+        def post(path: str, payload: dict[str, Any]) -> Any:
+            try:
+                response = self.session.post(f"{root}/{path}", json=payload, timeout=self.timeout_s)
+            except requests.exceptions.ConnectionError as error:
+                raise BackendUnavailable(f"cannot reach the LLM server at {root}/{path}: {_reason(error)}",
+                                         url=f"{root}/{path}", hint=DOWN_HINT) from error
+            except requests.exceptions.Timeout as error:
+                raise BackendUnavailable(f"the LLM server at {root}/{path} did not answer within "
+                                         f"{self.timeout_s:g} s", url=f"{root}/{path}",
+                                         hint="raise --judge-timeout or check the server's load") from error
+            return response.json() if response.status_code == 200 else {}
+
+        try:
+            if route == "apply-template":  # llama.cpp
+                return str(post("apply-template", {"messages": list(messages)}).get("prompt") or "") or None
+            tokens = post("tokenize", {"model": self.model_id, "messages": list(messages),  # vLLM
+                                       "add_generation_prompt": True}).get("tokens")
+            if not tokens:
+                return None
+            return str(post("detokenize", {"model": self.model_id, "tokens": tokens}).get("prompt") or "") or None
+        except (ValueError, AttributeError, TypeError):  # not JSON, or not the shape asked for
+            return None
+
+    def continuation_logprobs(self, prefix: str, continuations: Sequence[str], *,
+                              rendered: bool = False) -> Continuations:
         """Through ``/completions`` with ``echo``, which returns the prompt's token log-probabilities (vLLM,
-        whose prefix cache computes the shared prefix once).
+        whose prefix cache computes the shared prefix once). A ``rendered`` prefix is sent without special
+        tokens added (it has its own), so that it is tokenised as the chat prompt it shares its start with.
 
         A server that does not echo them (llama.cpp) is asked once for the token after the prefix instead, and
         each continuation is scored by its first token alone: enough to tell relations whose phrases differ in
         their first word ("increases" / "decreases"). A first token outside the top log-probabilities gets
         the lowest of them, an upper bound. Whether the server echoes is learnt from its first answer.
         """
+        extra = {"add_special_tokens": False} if rendered else {}
         if self._echoes is not False and continuations:
-            echoed = self._echoed(prefix, continuations)
+            echoed = self._echoed(prefix, continuations, extra)
             if echoed is not None:
                 return echoed
         first = self._request("POST", "/completions", {
             "model": self.model_id, "prompt": prefix, "max_tokens": 1, "temperature": 0.0,
-            "logprobs": self.top_logprobs})
+            "logprobs": self.top_logprobs, **extra})
         try:
             content = first["choices"][0]["logprobs"]["content"][0]
             candidates = {c["token"]: float(c["logprob"]) for c in content.get("top_logprobs") or [content]}
@@ -160,9 +204,9 @@ class OpenAIBackend:
             matches = [value for token, value in candidates.items()
                        if token.strip() and wanted.startswith(token.strip())]
             firsts.append((max(matches) if matches else min(candidates.values()),))
-        return Continuations(tuple(firsts), int((first.get("usage") or {}).get("prompt_tokens", 0)))
+        return Continuations(tuple(firsts), _read(first))
 
-    def _echoed(self, prefix: str, continuations: Sequence[str]) -> Continuations | None:
+    def _echoed(self, prefix: str, continuations: Sequence[str], extra: dict[str, Any]) -> Continuations | None:
         """Each continuation's echoed log-probabilities; None when the server does not echo. Once the server is
         known to echo, the continuations are sent at once (up to ``max_in_flight``): vLLM batches them and
         reads their shared prefix once."""
@@ -170,9 +214,9 @@ class OpenAIBackend:
         def ask(continuation: str) -> tuple[tuple[float, ...] | None, int]:
             data = self._request("POST", "/completions", {
                 "model": self.model_id, "prompt": prefix + continuation, "max_tokens": 1, "temperature": 0.0,
-                "echo": True, "logprobs": 1})
+                "echo": True, "logprobs": 1, **extra})
             return (_prompt_logprobs(data, len(prefix), len(prefix) + len(continuation)),
-                    int((data.get("usage") or {}).get("prompt_tokens", 0)))
+                    _read(data))
 
         answers = []
         rest = list(continuations)
@@ -207,8 +251,15 @@ class OpenAIBackend:
         for candidate in candidates:
             token = candidate["token"]
             token_probabilities[token] = token_probabilities.get(token, 0.0) + math.exp(candidate["logprob"])
-        prompt_tokens = int((data.get("usage") or {}).get("prompt_tokens", 0))
-        return Choice(letter_probabilities(token_probabilities, letters), prompt_tokens)
+        return Choice(letter_probabilities(token_probabilities, letters), _read(data))
+
+
+def _read(data: dict[str, Any]) -> int:
+    """The prompt tokens the server read for an answer: those it reports, less those its prefix cache held
+    (``usage.prompt_tokens_details.cached_tokens``, where the server reports it)."""
+    usage = data.get("usage") or {}
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+    return max(0, int(usage.get("prompt_tokens") or 0) - int(cached))
 
 
 def _prompt_logprobs(data: dict[str, Any], start: int, end: int) -> tuple[float, ...] | None:

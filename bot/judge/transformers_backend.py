@@ -2,10 +2,15 @@
 
 It loads a Hugging Face model directory, or a GGUF file (dequantised on load, which is slow for large
 models: ``scripts/get-models --transformers`` converts once to a bf16 directory that loads in seconds).
+
+Like a server's prefix cache (vLLM's automatic prefix caching, llama.cpp's slots), it keeps the key-value cache
+of the last prompt it read: a prompt that begins with the same tokens — the judge's questions about one
+paragraph share the system prompt and the paragraph — reads only what follows them.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,6 +68,9 @@ class TransformersBackend:
         self._context_tokens = min(int(limit), context_tokens)
         self._torch = torch
         self._lock = threading.Lock()
+        # The last prompt read, as token ids, and its key-value cache (see _read).
+        self._read_ids: list[int] = []
+        self._read_cache: Any = None
 
     def context_tokens(self) -> int:
         return self._context_tokens
@@ -70,10 +78,40 @@ class TransformersBackend:
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
+    def render(self, messages: Sequence[Message]) -> str:
+        """The prompt text the model reads for ``messages``: the chat template applied, the assistant's turn
+        opened, special tokens written out."""
+        rendered: str = self.tokenizer.apply_chat_template(list(messages), add_generation_prompt=True,
+                                                           tokenize=False)
+        return rendered
+
     def _encode(self, messages: Sequence[Message]) -> Any:
         encoded: Any = self.tokenizer.apply_chat_template(
             list(messages), add_generation_prompt=True, return_tensors="pt", return_dict=True)
         return encoded["input_ids"].to(self.device)
+
+    def _read(self, ids: list[int]) -> tuple[Any, int]:
+        """One forward pass over the prompt ``ids`` (caller holds the lock): the model's output at the last
+        position (its hidden states and logits, and the cache of the whole prompt) and how many tokens were
+        read. The tokens it shares with the previous prompt are not read again: their cache is kept (cropped
+        to them) and only the rest is computed; at least the last token is always read, for its logits."""
+        from transformers import DynamicCache
+
+        shared = 0
+        limit = min(len(ids) - 1, len(self._read_ids))
+        while shared < limit and ids[shared] == self._read_ids[shared]:
+            shared += 1
+        if shared and self._read_cache is not None:
+            cache = self._read_cache
+            if cache.get_seq_length() > shared:
+                cache.crop(shared - cache.get_seq_length())  # a negative count: the tokens to drop
+        else:
+            cache, shared = DynamicCache(), 0
+        self._read_ids, self._read_cache = [], None  # until the pass below has filled the cache
+        output = self.model(self._torch.tensor([ids[shared:]], device=self.device), past_key_values=cache,
+                            use_cache=True, output_hidden_states=True, logits_to_keep=1)
+        self._read_ids, self._read_cache = list(ids), output.past_key_values
+        return output, len(ids) - shared
 
     def complete(self, messages: Sequence[Message], generation: Generation) -> Completion:
         torch = self._torch
@@ -94,17 +132,17 @@ class TransformersBackend:
         """Logits of the letters' tokens computed in float32 from the last hidden state: bf16 logits are
         quantised to steps of 1/8 at their usual magnitude, which would flatten the support score."""
         torch = self._torch
-        input_ids = self._encode(messages)
+        ids = self._encode(messages)[0].tolist()
         spellings: dict[int, str] = {}
         for letter in letters:
             for word in {letter, letter.capitalize(), letter.upper()}:
                 for spelling in (word, f" {word}"):
-                    ids = self.tokenizer.encode(spelling, add_special_tokens=False)
-                    if len(ids) == 1:
-                        spellings.setdefault(ids[0], spelling)
+                    encoded = self.tokenizer.encode(spelling, add_special_tokens=False)
+                    if len(encoded) == 1:
+                        spellings.setdefault(encoded[0], spelling)
         token_ids = torch.tensor(list(spellings), device=self.device)
         with self._lock, torch.inference_mode():
-            output = self.model(input_ids, output_hidden_states=True, logits_to_keep=1)
+            output, read = self._read(ids)
             hidden = output.hidden_states[-1][0, -1].float()
             head = self.model.get_output_embeddings()
             logits = head.weight[token_ids].float() @ hidden
@@ -114,13 +152,16 @@ class TransformersBackend:
             log_total = torch.logsumexp(output.logits[0, -1].float(), dim=-1)
         probabilities = torch.exp(logits - log_total).tolist()
         if sum(probabilities) < UNLIKELY:  # the model would answer something else: as if not in the top tokens
-            return Choice({}, int(input_ids.shape[1]))
+            return Choice({}, read)
         token_probabilities = {spellings[token_id]: p for token_id, p in zip(spellings, probabilities)}
-        return Choice(letter_probabilities(token_probabilities, letters), int(input_ids.shape[1]))
+        return Choice(letter_probabilities(token_probabilities, letters), read)
 
-    def continuation_logprobs(self, prefix: str, continuations: Sequence[str]) -> Continuations:
-        """Every continuation scored after one pass over ``prefix``: its key-value cache is shared by the
-        continuations, which are read side by side in one batch. As in ``choose``, each token's logit is
+    def continuation_logprobs(self, prefix: str, continuations: Sequence[str], *,
+                              rendered: bool = False) -> Continuations:
+        """Every continuation scored after one pass over ``prefix`` (a rendered chat prompt's special tokens are
+        read as such): its key-value cache is shared by the continuations, which are read side by side in one
+        batch, and the prefix's start already read for the previous prompt is not read again. As in ``choose``,
+        each token's logit is
         computed in float32 from the hidden state (bf16 logits are quantised too coarsely to compare phrases a
         few tokens long); the model's own logits only normalise."""
         torch = self._torch
@@ -132,14 +173,13 @@ class TransformersBackend:
         weight = self.model.get_output_embeddings().weight
         scores: list[list[float]] = [[] for _ in tails]
         with self._lock, torch.inference_mode():
-            first = self.model(torch.tensor([head], device=self.device), use_cache=True,
-                               output_hidden_states=True, logits_to_keep=1)
+            first, read = self._read(head)
             hidden = first.hidden_states[-1][0, -1].float()
             log_total = torch.logsumexp(first.logits[0, -1].float(), dim=-1)
             for row, tail in enumerate(tails):
                 scores[row].append(float(weight[tail[0]].float() @ hidden - log_total))
             if width > 1:
-                cache = first.past_key_values
+                cache = copy.deepcopy(first.past_key_values)  # the prefix's own cache stays for the next prompt
                 cache.batch_repeat_interleave(len(tails))
                 pad = self.tokenizer.pad_token_id or self.tokenizer.eos_token_id or 0
                 ids = torch.tensor([tail[:-1] + [pad] * (width - len(tail)) for tail in tails], device=self.device)
@@ -153,4 +193,4 @@ class TransformersBackend:
                     for position, token in enumerate(tail[1:]):
                         logit = weight[token].float() @ hiddens[row, position]
                         scores[row].append(float(logit - totals[row, position]))
-        return Continuations(tuple(tuple(row) for row in scores), len(head) + sum(len(tail) for tail in tails))
+        return Continuations(tuple(tuple(row) for row in scores), read + sum(len(tail) for tail in tails))
