@@ -62,6 +62,9 @@ class Template:
     # checks against the text far better than a triple (P(yes)'s ROC AUC 0.64 → 0.74 on T-REx-Verify-Hard,
     # 0.64 → 0.89 on WTR).
     sentence_user: str = ""
+    # The request for the text's summary whose continuations weigh the claim's relation against its contrasts
+    # (``summary_messages``); it begins as the questions do, so the text's key-value cache serves both.
+    summary_user: str = ""
 
     def messages(self, claim: Claim, snippet: str) -> list[Message]:
         if self.sentence_user and claim.predicate_phrase and claim.as_sentence:
@@ -74,6 +77,10 @@ class Template:
                                     definition=definition)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
+    def summary_messages(self, snippet: str) -> list[Message]:
+        return [{"role": "system", "content": self.system},
+                {"role": "user", "content": self.summary_user.format(snippet=snippet)}]
+
     def predicate_label(self, label: str) -> str:
         """``paper`` shows labels verbatim; ``refbot`` turns identifiers ("Positive_Correlation") into words."""
         return as_words(label) if self.mode == "yes-no" else label
@@ -82,7 +89,9 @@ class Template:
     def text(self) -> str:
         """The template as recorded in traces: system prompt, then user prompt(s) with their placeholders."""
         sentence = f"\n[user, when the relation has a phrase]\n{self.sentence_user}" if self.sentence_user else ""
-        return f"[system]\n{self.system}\n[user]\n{self.user}{sentence}"
+        summary = (f"\n[user, the summary the relations continue]\n{self.summary_user}\n[assistant]\n{SUMMARY_ANSWER}"
+                   if self.summary_user else "")
+        return f"[system]\n{self.system}\n[user]\n{self.user}{sentence}{summary}"
 
 
 def as_words(label: str) -> str:
@@ -98,10 +107,11 @@ def as_relation(claim: Claim, relation: Relation) -> Claim:
 
 # Contrasting relations are told apart by how likely the model finds each as the continuation of the text:
 # "<snippet>\n\nIn summary, <subject>" + " <phrase> <object>". Read as a language model, a small model follows
-# the text's wording where, asked as an assistant, it answers "yes" to both. The judge continues the question's
-# own prompt right after the text (``summary_after``), so that the model reads the text once for both.
-SUMMARY = "\n\nIn summary, {subject}"
-SUMMARY_PREFIX = "{snippet}" + SUMMARY
+# the text's wording where, asked as an assistant, it answers "yes" to both. A backend that renders chat
+# prompts is asked the template's ``summary_user`` instead, the assistant's answer begun with SUMMARY_ANSWER: the
+# question and the summary then share their start, system prompt and text, which the model reads once for both.
+SUMMARY_PREFIX = "{snippet}\n\nIn summary, {subject}"
+SUMMARY_ANSWER = "In summary, {subject}"
 SUMMARY_CONTINUATION = " {phrase} {object}"
 
 
@@ -110,19 +120,6 @@ def summary_prefix(claim: Claim, snippet: str) -> str:
     if not snippet:
         return SUMMARY_PREFIX.split("\n\n", 1)[1].format(subject=claim.subject)
     return SUMMARY_PREFIX.format(snippet=snippet, subject=claim.subject)
-
-
-def summary_after(rendered: str, question: str, claim: Claim, snippet: str) -> str | None:
-    """The text's summary begun inside the question's own prompt: ``rendered`` (the prompt the model reads for a
-    question whose last message is ``question``) cut right after the snippet, then "In summary, <subject>" — as
-    if the text went on to sum itself up. Its start is the question's, so a model that keeps the question's
-    key-value cache (or a server's prefix cache) reads the system prompt and the text once for both. None when
-    the snippet cannot be found in the rendered prompt (a chat template that rewrites messages)."""
-    at = rendered.find(question)
-    within = question.find(snippet) if snippet else -1
-    if at < 0 or within < 0:
-        return None
-    return rendered[: at + within + len(snippet)] + SUMMARY.format(subject=claim.subject)
 
 
 def summary_continuation(claim: Claim, relation: Relation) -> str:
@@ -166,6 +163,11 @@ REFBOT = Template(
         "Claim: {statement}.\n"
         "\n"
         "Does the text state this claim? Answer yes or no."
+    ),
+    summary_user=(
+        'Text: "{snippet}"\n'
+        "\n"
+        "Summarise the text in one sentence."
     ),
     mode="yes-no",
     generation=Generation(max_tokens=1),

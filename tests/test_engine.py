@@ -92,15 +92,19 @@ def test_one_prefix_per_paragraph_and_the_claim_asked_as_a_sentence():
     assert "Claim: Marta Novotná received European Catalysis Medal." in backend.questions[0]
 
 
-def test_the_summary_continues_the_questions_own_prompt_after_the_text_so_the_text_is_read_once():
+def test_the_summary_is_the_models_answer_to_a_request_that_begins_as_the_question_does():
     backend = Scripted(0.9, {"received European Catalysis Medal": (-0.2,),
                              "was nominated for European Catalysis Medal": (-3.0,)})
     judge(backend).judge(claim(NOMINATED), TEXT)
+    summary = backend.render(REFBOT.summary_messages(TEXT))
     question = backend.render([{"role": "system", "content": REFBOT.system},
                                {"role": "user", "content": backend.questions[0]}])
-    assert question is not None
+    assert summary is not None and question is not None
+    assert backend.prefixes == [summary + "In summary, Marta Novotná"] and backend.rendered == [True]
+    # Both begin with the system prompt and the text: a backend keeping the question's cache reads them once.
     shared = question[: question.index(TEXT) + len(TEXT)]
-    assert backend.prefixes == [shared + "\n\nIn summary, Marta Novotná"] and backend.rendered == [True]
+    assert summary.startswith(shared) and summary.endswith("Summarise the text in one sentence.<|im_end|>\n"
+                                                           "<|im_start|>assistant\n")
     # A backend that cannot render its prompts is given the text alone, as a plain language model reads it.
     plain = Scripted(0.9, backend.with_text, renders=False)
     judge(plain).judge(claim(NOMINATED), TEXT)

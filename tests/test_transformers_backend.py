@@ -52,11 +52,12 @@ def test_continuations_read_side_by_side_after_one_prefix_score_as_each_read_alo
 
 
 def test_a_prompt_that_begins_as_the_last_one_did_reads_only_the_rest(backend):
-    # The judge's two passes over one paragraph: the question, then the summary continued inside the question's
-    # own prompt. The second reads only what follows the text; its scores are those of reading it whole.
+    # The judge's two passes over one paragraph: the question, then the model's summary of the text, whose
+    # request begins as the question does. The second reads only what follows the text; its scores are those of
+    # reading it whole.
     messages = REFBOT.messages(CLAIM, SNIPPET)
     question = backend.render(messages)
-    summary = question[: question.index(SNIPPET) + len(SNIPPET)] + "\n\nIn summary, Marie Curie"
+    summary = backend.render(REFBOT.summary_messages(SNIPPET)) + "In summary, Marie Curie"
     continuations = [" received Nobel Prize in Physics", " was nominated for Nobel Prize in Physics"]
     backend.continuation_logprobs("Something else entirely.", [" Yes"])
     whole = backend.continuation_logprobs(summary, continuations, rendered=True)

@@ -4,9 +4,11 @@
 those that name the value (as the page writes it, ``bot.values``) and are about the subject (``bot.subject_check``)
 are judged, best first; a document that never writes the value gets ``unnamed`` paragraphs about the subject
 judged instead (the judge shrinks their support), unless the value is a number a page would write. ``paper``
-(the published method): every paragraph in document order. Either way a document is left at its first
-supporting paragraph, and the documents are judged side by side, one paragraph of each per round, so that a
-server judges them concurrently.
+(the published method): every paragraph in document order, each document left at its first supporting
+paragraph, the documents judged side by side (one paragraph of each per round, so that a server judges them
+concurrently). ``ranked`` needs only one supporting paragraph per statement: it asks across the documents in rank
+order, as many at once as the backend answers at once, and stops at the first that supports — the outcome is
+the same as judging them all, at a fraction of the judgements.
 """
 
 from __future__ import annotations
@@ -70,9 +72,15 @@ def _about(entry: Ranked, names: list[str], page: str, context: str) -> Ranked:
 
 
 def judge_in_rounds(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked]], *,
-                    justify: bool | None = None) -> list[list[Judged]]:
+                    justify: bool | None = None, first_only: bool = False) -> list[list[Judged]]:
     """Judge each queue in order until its first supporting paragraph; round r asks for the r-th paragraph of
-    every queue still open, all at once. ``justify`` as for ``Judge.judge``."""
+    every queue still open, all at once. ``justify`` as for ``Judge.judge``.
+
+    ``first_only``: one supporting paragraph is all the statement needs. The paragraphs are asked in one order
+    across the queues — the r-th of every queue before the (r+1)-th, the better ranked first — in batches of as
+    many as the backend answers at once (one for an in-process model), until a batch holds a support."""
+    if first_only:
+        return _until_first_support(judge, claim, queues, justify)
     results: list[list[Judged]] = [[] for _ in queues]
     open_ = [bool(entries) for entries in queues]
     step = 0
@@ -85,3 +93,22 @@ def judge_in_rounds(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked
         step += 1
         open_ = [is_open and step < len(queues[index]) for index, is_open in enumerate(open_)]
     return results
+
+
+def _until_first_support(judge: Judge, claim: Claim, queues: Sequence[Sequence[Ranked]],
+                         justify: bool | None) -> list[list[Judged]]:
+    width = max(1, judge.backend.max_in_flight)
+    found: list[list[Judged]] = [[] for _ in queues]
+    for step in range(max((len(entries) for entries in queues), default=0)):
+        # The step-th paragraph of every queue, the better ranked first, as many at once as the backend answers.
+        due = sorted((index for index, entries in enumerate(queues) if step < len(entries)),
+                     key=lambda index: -queues[index][step].score)
+        for start in range(0, len(due), width):
+            tasks = [(index, claim, queues[index][step].snippet) for index in due[start:start + width]]
+            supported = False
+            for index, judgement in judge.judge_all(tasks, justify=justify):
+                found[index].append(Judged(queues[index][step], judgement))
+                supported = supported or judgement.supported
+            if supported:
+                return found
+    return found

@@ -211,7 +211,8 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
                         official=on_official_site(candidate.url, websites))
                   for candidate, result in zip(wanted, retrieved)]
     with watch.stage("judge"):
-        judged = judge_in_rounds(tools.judge, claim, queues, justify=False)
+        judged = judge_in_rounds(tools.judge, claim, queues, justify=False,
+                                 first_only=plan.strategy.name == "ranked")
     return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers))
             for candidate, result, answers in zip(wanted, retrieved, judged)]
 

@@ -19,7 +19,7 @@ from bot.judge.fitting import split_to_fit
 from bot.judge.focus import focus
 from bot.values.names import mentions
 from bot.pool import in_flight
-from bot.prompts import (Generation, Template, as_relation, summary_after, summary_continuation,
+from bot.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
                          summary_prefix)
 from bot.values import DATE, Found, must_be_written, value_finder
 
@@ -238,11 +238,12 @@ class Judge:
     def _compare(self, claim: Claim, snippet: str) -> tuple[tuple[Compared, ...], int]:
         """How likely the model, reading the text, finds each relation — the claim's first, then its contrasts —
         as the continuation of the text's summary: "<subject> <phrase> <object>", the phrase's and the object's
-        tokens summed (the whole statement's log-probability). The summary continues the question's own prompt
-        right after the text (``_summary_prefix``): the model has just read that prompt for P(yes), so the
-        system prompt and the text are read once for both passes (a 1.5B model's share then ranks T-REx-Verify-Hard
-        as well as after the text alone: AUC 0.983 against 0.986 on 120 rows; WTR's rows with contrasts 0.664
-        against 0.620), and the continuations share it as a prefix, read once too.
+        tokens summed (the whole statement's log-probability). The summary is the model's own answer to a request
+        that begins as the question does (``_summary_prefix``): the model has just read the system prompt and the
+        text for P(yes) and does not read them again; the continuations share the summary as a prefix, read once
+        too. As the assistant's summary, rather than the text's own continuation, the share ranks WTR's rows with
+        contrasts better (ROC AUC 0.709 against 0.620 on 88 rows; T-REx-Verify-Hard 0.968 against 0.986 on 120)
+        and reads a teacher's paragraph as "taught at", not "studied at" (benchmarks/README.md).
 
         Measured on T-REx-Verify-Hard (benchmarks/README.md), the statement's log-probability separates the
         relations far better (ROC AUC 0.99) than the same averaged per token (0.55) or less its log-probability
@@ -268,13 +269,15 @@ class Judge:
         return compared, given.tokens
 
     def _summary_prefix(self, claim: Claim, snippet: str) -> tuple[str, bool]:
-        """The summary the relations continue, and whether it is a rendered prompt: the question's own prompt
-        up to the end of the text when the backend can render it (the text's key-value cache is then shared
-        with the question just asked), else the text alone."""
-        messages = self.template.messages(claim, snippet)
-        rendered = self.backend.render(messages)
-        prefix = summary_after(rendered, messages[-1]["content"], claim, snippet) if rendered else None
-        return (prefix, True) if prefix is not None else (summary_prefix(claim, snippet), False)
+        """The summary the relations continue, and whether it is a rendered chat prompt: the template's request
+        for a summary, answered "In summary, <subject>", when the backend renders chat prompts (its start, the
+        system prompt and the text, is the question's: read once for both); else the text alone, read as a
+        plain language model reads it."""
+        rendered = self.backend.render(self.template.summary_messages(snippet)) if self.template.summary_user \
+            else None
+        if rendered:
+            return rendered + SUMMARY_ANSWER.format(subject=claim.subject), True
+        return summary_prefix(claim, snippet), False
 
     def _p_yes(self, claim: Claim, snippet: str) -> tuple[float | None, int, int]:
         """(P(yes), prompt tokens, generated tokens); P is None when the model answers neither yes nor no."""
