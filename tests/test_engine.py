@@ -88,25 +88,39 @@ def test_one_prefix_per_paragraph_and_the_claim_asked_as_a_sentence():
                              "was nominated for European Catalysis Medal": (-3.0, -2.0, -0.1, -0.1)})
     judgement = judge(backend).judge(claim(NOMINATED), "Novotná received the European Catalysis Medal in 2020.")
     assert judgement.supported and judgement.compared[0].share > 0.99
-    assert len(backend.prefixes) == 1 and backend.prefixes[0].endswith("In summary, Marta Novotná")
+    assert len(backend.prefixes) == 2 and all(p.endswith("In summary, Marta Novotná") for p in backend.prefixes)
     assert "Claim: Marta Novotná received European Catalysis Medal." in backend.questions[0]
 
 
-def test_the_summary_is_the_models_answer_to_a_request_that_begins_as_the_question_does():
-    backend = Scripted(0.9, {"received European Catalysis Medal": (-0.2,),
-                             "was nominated for European Catalysis Medal": (-3.0,)})
-    judge(backend).judge(claim(NOMINATED), TEXT)
+def test_two_summaries_are_weighed_both_beginning_as_the_question_does():
+    # The text's own summary says "received", the model's says "was nominated for": each relation scores the
+    # mean of its two log-probabilities.
+    backend = Scripted(0.9, {})
+    received_, nominated_ = "received European Catalysis Medal", "was nominated for European Catalysis Medal"
+    views = iter([{received_: (-0.2,), nominated_: (-3.0,)}, {received_: (-2.0,), nominated_: (-0.4,)}])
+    scripted = backend.continuation_logprobs
+
+    def by_view(prefix, continuations, *, rendered=False):
+        backend.with_text = next(views)
+        return scripted(prefix, continuations, rendered=rendered)
+
+    backend.continuation_logprobs = by_view  # type: ignore[method-assign]
+    judgement = judge(backend).judge(claim(NOMINATED), TEXT)
+    received, nominated = judgement.compared
+    assert received.score == pytest.approx(-1.1) and nominated.score == pytest.approx(-1.7)
     summary = backend.render(REFBOT.summary_messages(TEXT))
     question = backend.render([{"role": "system", "content": REFBOT.system},
                                {"role": "user", "content": backend.questions[0]}])
     assert summary is not None and question is not None
-    assert backend.prefixes == [summary + "In summary, Marta Novotná"] and backend.rendered == [True]
-    # Both begin with the system prompt and the text: a backend keeping the question's cache reads them once.
+    assert backend.prefixes == [summary[: summary.index(TEXT) + len(TEXT)] + "\n\nIn summary, Marta Novotná",
+                                summary + "In summary, Marta Novotná"] and backend.rendered == [True, True]
+    # All three begin with the system prompt and the text: a backend keeping the last prompt's cache reads them once.
     shared = question[: question.index(TEXT) + len(TEXT)]
-    assert summary.startswith(shared) and summary.endswith("Summarise the text in one sentence.<|im_end|>\n"
-                                                           "<|im_start|>assistant\n")
+    assert all(prefix.startswith(shared) for prefix in backend.prefixes)
+    assert summary.endswith("Summarise the text in one sentence.<|im_end|>\n<|im_start|>assistant\n")
     # A backend that cannot render its prompts is given the text alone, as a plain language model reads it.
-    plain = Scripted(0.9, backend.with_text, renders=False)
+    plain = Scripted(0.9, {"received European Catalysis Medal": (-0.2,),
+                           "was nominated for European Catalysis Medal": (-3.0,)}, renders=False)
     judge(plain).judge(claim(NOMINATED), TEXT)
     assert plain.prefixes == [TEXT + "\n\nIn summary, Marta Novotná"] and plain.rendered == [False]
 
@@ -136,7 +150,7 @@ def test_a_relation_with_other_phrasings_counts_by_its_best_one_in_the_same_pref
     teacher = Claim("Tomáš Beneš", "educated at", "CTU", "", (employer,), "studied at", ("graduated from",),
                     as_sentence=True)
     judgement = judge(backend).judge(teacher, "Beneš also teaches guest studios at CTU.")
-    assert len(backend.prefixes) == 1
+    assert len(backend.prefixes) == 2  # the text's own summary and the model's, each read once for all phrasings
     claimed, other = judgement.compared
     assert (claimed.phrase, claimed.score) == ("studied at CTU", pytest.approx(-2.0))
     assert (other.label, other.phrase, other.score) == ("employer", "taught at CTU", pytest.approx(-0.8))

@@ -238,12 +238,13 @@ class Judge:
     def _compare(self, claim: Claim, snippet: str) -> tuple[tuple[Compared, ...], int]:
         """How likely the model, reading the text, finds each relation — the claim's first, then its contrasts —
         as the continuation of the text's summary: "<subject> <phrase> <object>", the phrase's and the object's
-        tokens summed (the whole statement's log-probability). The summary is the model's own answer to a request
-        that begins as the question does (``_summary_prefix``): the model has just read the system prompt and the
-        text for P(yes) and does not read them again; the continuations share the summary as a prefix, read once
-        too. As the assistant's summary, rather than the text's own continuation, the share ranks WTR's rows with
-        contrasts better (ROC AUC 0.709 against 0.620 on 88 rows; T-REx-Verify-Hard 0.968 against 0.986 on 120)
-        and reads a teacher's paragraph as "taught at", not "studied at" (benchmarks/README.md).
+        tokens summed (the whole statement's log-probability). Two summaries are read (``_summary_prefixes``): the
+        text's own, "In summary, <subject>" written right after the text, and the model's, the assistant's answer
+        to a request for one; a relation scores the mean of its two log-probabilities. Each view errs on its own:
+        the text's continuation hesitates between "studied at" and "taught at" for a teacher's paragraph, the
+        assistant's summary opens a life with "was born on" whatever date the text gives (benchmarks/README.md).
+        Both begin as the question does, so the model, which has just read the system prompt and the text for
+        P(yes), does not read them again; the continuations share each summary as a prefix, read once too.
 
         Measured on T-REx-Verify-Hard (benchmarks/README.md), the statement's log-probability separates the
         relations far better (ROC AUC 0.99) than the same averaged per token (0.55) or less its log-probability
@@ -256,9 +257,10 @@ class Judge:
         phrasings = [[summary_continuation(claim, replace(relation, phrase=phrase))
                       for phrase in (relation.phrase, *relation.other_phrases)] for relation in relations]
         continuations = tuple(continuation for group in phrasings for continuation in group)
-        prefix, rendered = self._summary_prefix(claim, snippet)
-        given = self.backend.continuation_logprobs(prefix, continuations, rendered=rendered)
-        by_continuation = dict(zip(continuations, (sum(logprobs) for logprobs in given.logprobs)))
+        views = [self.backend.continuation_logprobs(prefix, continuations, rendered=rendered)
+                 for prefix, rendered in self._summary_prefixes(claim, snippet)]
+        by_continuation = {continuation: sum(sum(view.logprobs[index]) for view in views) / len(views)
+                           for index, continuation in enumerate(continuations)}
         best = [max(group, key=lambda continuation: by_continuation[continuation]) for group in phrasings]
         scores = [by_continuation[continuation] for continuation in best]
         top = max(scores)
@@ -266,18 +268,23 @@ class Judge:
         total = sum(weights)
         compared = tuple(Compared(relation.label, continuation.strip(), round(score, 4), round(weight / total, 6))
                          for relation, continuation, score, weight in zip(relations, best, scores, weights))
-        return compared, given.tokens
+        return compared, sum(view.tokens for view in views)
 
-    def _summary_prefix(self, claim: Claim, snippet: str) -> tuple[str, bool]:
-        """The summary the relations continue, and whether it is a rendered chat prompt: the template's request
-        for a summary, answered "In summary, <subject>", when the backend renders chat prompts (its start, the
-        system prompt and the text, is the question's: read once for both); else the text alone, read as a
-        plain language model reads it."""
+    def _summary_prefixes(self, claim: Claim, snippet: str) -> list[tuple[str, bool]]:
+        """The summaries the relations continue, each with whether it is a rendered chat prompt. A backend that
+        renders chat prompts gets two, both beginning with the system prompt and the text as the question does:
+        the template's request for a summary cut right after the text, then "In summary, <subject>" (the text's
+        own summary), and the same request answered "In summary, <subject>" (the model's). Otherwise the text
+        alone, then its summary, read as a plain language model reads it."""
         rendered = self.backend.render(self.template.summary_messages(snippet)) if self.template.summary_user \
             else None
-        if rendered:
-            return rendered + SUMMARY_ANSWER.format(subject=claim.subject), True
-        return summary_prefix(claim, snippet), False
+        request = self.template.summary_messages(snippet)[-1]["content"]
+        at, within = (rendered.find(request), request.find(snippet)) if rendered and snippet else (-1, -1)
+        if rendered is None or at < 0 or within < 0:
+            return [(summary_prefix(claim, snippet), False)]
+        end = at + within + len(snippet)
+        answer = SUMMARY_ANSWER.format(subject=claim.subject)
+        return [(rendered[:end] + "\n\n" + answer, True), (rendered + answer, True)]
 
     def _p_yes(self, claim: Claim, snippet: str) -> tuple[float | None, int, int]:
         """(P(yes), prompt tokens, generated tokens); P is None when the model answers neither yes nor no."""
