@@ -124,8 +124,9 @@ def stages(checks, writing: float) -> None:
     if asked:
         latency = sum(j.latency_s for j in asked) / len(asked)
         prompt = sum(j.prompt_tokens for j in asked) / len(asked)
-        print(f"per judgement: {latency:.2f} s judging ({prompt:.0f} prompt tokens, one forward pass for the answer "
-              f"and one for the relations' continuations, nothing generated)")
+        print(f"per judgement: {latency:.2f} s judging ({prompt:.0f} prompt tokens read: the question, and where "
+              f"the claim has contrasts the relations' continuations of two summaries, the text read once; nothing "
+              f"generated)")
     if explained:
         seconds = sum(j.justification_s for j in explained) / len(explained)
         generated = sum(j.completion_tokens for j in explained) / len(explained)

@@ -114,20 +114,20 @@ class Busy(threading.Thread):
         super().__init__(daemon=True)
         self.url, self.every = url, every
         self.samples: list[int] = []
-        self._stop = threading.Event()
+        self._done = threading.Event()
 
     def run(self) -> None:
         with requests.Session() as session:
-            while not self._stop.is_set():
+            while not self._done.is_set():
                 try:
                     slots = session.get(f"{self.url}/slots", timeout=5).json()
                     self.samples.append(sum(bool(slot.get("is_processing")) for slot in slots))
                 except (requests.RequestException, ValueError, AttributeError):
                     pass
-                self._stop.wait(self.every)
+                self._done.wait(self.every)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._done.set()
         self.join()
 
     @property
