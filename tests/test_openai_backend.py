@@ -50,7 +50,7 @@ def test_choice_reads_answer_probabilities_from_logprobs(llama_server):
     choice = backend.choose(REFBOT.messages(CLAIM, SNIPPET), ("yes", "no"))
     assert set(choice.probabilities) == {"yes", "no"}
     assert sum(choice.probabilities.values()) == pytest.approx(1.0)
-    assert choice.prompt_tokens > 50
+    assert choice.prompt_tokens > 0  # what the server read; a prompt start its cache already held is not counted
     letters = backend.choose(PAPER.messages(CLAIM, SNIPPET), ("a", "b", "c"))
     assert set(letters.probabilities) == {"a", "b", "c"}
 
@@ -64,16 +64,16 @@ def test_contrasting_relations_are_weighed_after_one_question(llama_server):
                   (Relation("nominated for", "award nomination received", "was nominated for"),), "received")
     judgement = judge.judge(claim, SNIPPET)
     assert session.paths.count("/chat/completions") == 1  # the yes/no question, for the claim only
-    # llama.cpp does not echo prompt logprobs: one try with echo, then the token after the prefix, for both
-    # relations at once
-    assert session.paths.count("/completions") == 2
+    # llama.cpp does not echo prompt logprobs: one try with echo, then the token after each of the two summaries
+    # (the text's own and the model's), for both relations at once
+    assert session.paths.count("/completions") == 3
     p_yes, share = (float(number) for number in re.findall(r"(?:P\(yes\)|share) (\d\.\d+)", judgement.answer))
     assert "against nominated for" in judgement.answer
     assert judgement.support == pytest.approx(share if p_yes >= 0.5 else min(p_yes, share), abs=1e-3)
     assert [c.label for c in judgement.compared] == ["award received", "nominated for"]
     assert sum(c.share for c in judgement.compared) == pytest.approx(1.0, abs=1e-4)
     judge.judge(claim, SNIPPET + " She was nominated for it twice.")
-    assert session.paths.count("/completions") == 3  # the server is known not to echo: no second try
+    assert session.paths.count("/completions") == 5  # the server is known not to echo: no second try
 
 
 def test_continuation_logprob_prefers_the_texts_own_words(llama_server):
