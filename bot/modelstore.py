@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -310,3 +311,12 @@ def convert_to_transformers(name: str, cache: Path, *, log=print) -> Path:
     partial.replace(target)
     log(f"{name}: transformers copy at {target}")
     return target
+
+
+def install(names: Sequence[str], cache: Path, *, transformers: bool = False, log=print) -> list[Path]:
+    """Fetch and verify the named models (all of the catalogue when none is named), every name checked before
+    anything is downloaded; ``transformers``: a GGUF model is also converted once into a bf16 directory."""
+    names = list(names) or list(CATALOGUE)
+    specs = [spec_for(name) for name in names]
+    return [convert_to_transformers(spec.name, cache, log=log) if transformers and not spec.is_directory
+            else fetch(spec.name, cache, log=log) for spec in specs]

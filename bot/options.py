@@ -35,6 +35,16 @@ def section_key(name: str) -> tuple[str, str]:
     return "refbot", name
 
 
+def ini_text(values: dict[str, Any]) -> str:
+    """Options as a configuration file's text: ``{"fetch_delay": 0}`` → ``[fetch]\ndelay = 0``."""
+    lines: dict[str, list[str]] = {}
+    for name, value in values.items():
+        section, key = section_key(name)
+        shown = ",".join(value) if isinstance(value, tuple) else str(value)
+        lines.setdefault(section, []).append(f"{key} = {shown}")
+    return "\n".join(f"[{section}]\n" + "\n".join(entries) + "\n" for section, entries in lines.items())
+
+
 @dataclass(frozen=True)
 class Options:
     judge_backend: str = "transformers"

@@ -45,11 +45,13 @@ def iso(moment: datetime) -> str:
 
 
 class RunLedger:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None) -> None:
+        """``None``: a ledger in memory, for a run that is not resumed (`refbot check`)."""
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(str(path), isolation_level=None)
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(path) if path is not None else ":memory:", isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
@@ -103,14 +105,16 @@ class RunLedger:
         with self.db:
             self.db.executemany("DELETE FROM checks WHERE run_id = ? AND guid = ?", [(run.id, g) for g in guids])
 
-    def items(self, run: Run) -> list[tuple[str, str, list[str]]]:
-        """(item, item element, statement elements) in the order the items were first recorded."""
+    def items(self, run: Run, *, with_empty: bool = False) -> list[tuple[str, str, list[tuple[str, str]]]]:
+        """(item, item element, [(statement GUID, statement element)]) in the order the items were first recorded,
+        each item's statements in the order they finished; items none of whose statements finished only
+        ``with_empty``."""
         result = []
         for item, element in self.db.execute("SELECT item, element FROM items WHERE run_id = ? ORDER BY rowid",
                                              (run.id,)):
-            statements = [row[0] for row in self.db.execute(
-                "SELECT element FROM checks WHERE run_id = ? AND item = ? ORDER BY rowid", (run.id, item))]
-            if statements:
+            statements = [(row[0], row[1]) for row in self.db.execute(
+                "SELECT guid, element FROM checks WHERE run_id = ? AND item = ? ORDER BY rowid", (run.id, item))]
+            if statements or with_empty:
                 result.append((item, element, statements))
         return result
 

@@ -12,7 +12,7 @@ from conftest import DATA, ROOT, free_port
 
 
 def refbot(*args, cwd=None, timeout=600):
-    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, cwd=cwd or ROOT,
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, cwd=cwd or ROOT,
                           timeout=timeout)
 
 

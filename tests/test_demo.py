@@ -21,7 +21,7 @@ import pytest
 from lxml import etree
 
 from bot import trace as traces
-from bot.check_cli import _ini
+from bot.options import ini_text
 from bot.cli import main
 from bot.demo.world import DATA, DemoWorld
 
@@ -52,7 +52,7 @@ def config(world, tmp_path, llama_server, **extra) -> Path:
                                   "run_ledger": str(tmp_path / "reports" / "runs.sqlite")} | extra
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "refbot.ini"
-    path.write_text(_ini(settings), encoding="utf-8")
+    path.write_text(ini_text(settings), encoding="utf-8")
     return path
 
 
@@ -263,7 +263,7 @@ def test_a_run_killed_mid_way_resumes_and_processes_every_statement_once(world, 
                      encoding="utf-8")
     ini = config(world, tmp_path, llama_server, check_workers=1)
     ledger = tmp_path / "reports" / "runs.sqlite"
-    command = [sys.executable, "-m", "bot", "--config", str(ini), "--quiet", "run", "--items", str(items)]
+    command = [sys.executable, "-m", "bot.cli", "--config", str(ini), "--quiet", "run", "--items", str(items)]
     first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     done = 0

@@ -19,7 +19,7 @@ import pytest
 
 from bot import modelstore
 from bot import trace as traces
-from bot.check_cli import _ini
+from bot.options import ini_text
 from bot.cli import main
 from bot.demo.world import DemoWorld
 
@@ -38,7 +38,7 @@ def world(tmp_path_factory):
 
 def write_config(tmp_path: Path, settings: dict) -> Path:
     path = tmp_path / "refbot.ini"
-    path.write_text(_ini(settings), encoding="utf-8")
+    path.write_text(ini_text(settings), encoding="utf-8")
     return path
 
 

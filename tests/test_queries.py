@@ -14,7 +14,7 @@ from bot.errors import ConfigError, InputError
 from bot.selection.binding import PARAMETERS, Query, bind, load_query, read_query_file, without_comments
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.unsourced import SelectionRules, unsourced_statements
-from bot.selection.worklists import worklist
+from bot.selection.worklists import iter_worklist
 from servers import sparql_json
 
 QUERIES = asset_names("queries")
@@ -95,7 +95,7 @@ def test_the_selection_sends_the_files_with_bound_parameters(recording_server):
     recording_server.script = lambda request: sparql_json([])
     endpoint = SparqlEndpoint(recording_server.url + "/sparql", "refbot/test")
     list(unsourced_statements(endpoint, ["Q36233", "Q42"], SelectionRules(), ["P166"]))
-    list(worklist(endpoint, "P569", ("P143",), page_size=10))
+    list(iter_worklist(endpoint, "P569", ("P143",), page_size=10))
     sent = [request.params["query"][0] for request in recording_server.requests]
     rules = SelectionRules()
     assert sent == [

@@ -8,7 +8,7 @@ import argparse
 
 import pytest
 
-from bot.check_cli import duration
+from bot.cli.arguments import duration
 from bot.runledger import RunLedger, utc_now
 
 
@@ -38,7 +38,7 @@ def test_a_statement_is_recorded_once_per_run_and_the_first_record_stands(tmp_pa
     assert not ledger.record(run, "Q1$A", "Q1", "supported", "<statement/>")
     ledger.record_item(run, "Q1", "<item second/>")
     assert ledger.counts(run) == {"not-found": 1}
-    assert ledger.items(run) == [("Q1", "<item first/>", ["<statement/>"])]
+    assert ledger.items(run) == [("Q1", "<item first/>", [("Q1$A", "<statement/>")])]
 
 
 def test_errors_are_checked_again_by_the_next_run(tmp_path):

@@ -10,7 +10,7 @@ from bot.cli import main
 from bot.datamodel import Statement
 from bot.options import Options
 from bot.selection import make_endpoint
-from bot.selection.worklists import worklist
+from bot.selection.worklists import iter_worklist
 
 IGNORED = ("P143", "P4656", "P813")
 
@@ -104,9 +104,10 @@ def test_which_references_count_is_configurable(wikidata_world, capsys):
 
 def test_a_worklist_pages_through_the_items_of_one_property(wikidata_world, capsys):
     endpoint = make_endpoint(Options(sparql_endpoint=wikidata_world))
-    entries = list(worklist(endpoint, "P166", IGNORED, page_size=2))
+    entries = list(iter_worklist(endpoint, "P166", IGNORED, page_size=2))
     assert [(e.item, e.unsourced) for e in entries] == [("Q36233", 9), ("Q990016", 1), ("Q990017", 2)]
-    assert [e.item for e in worklist(endpoint, "P166", IGNORED, page_size=2, after="Q36233")] == ["Q990016", "Q990017"]
+    after = iter_worklist(endpoint, "P166", IGNORED, page_size=2, after="Q36233")
+    assert [e.item for e in after] == ["Q990016", "Q990017"]
 
     code, rows, err = select(capsys, wikidata_world, "--property", "P166", "--page-size", "1", "--limit", "8")
     assert code == 0

@@ -9,7 +9,7 @@ pure), ``archive`` (Wayback), ``retrieval`` (fetch + paragraphs + archive fallba
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from http.cookiejar import DefaultCookiePolicy
 from typing import TYPE_CHECKING
 
@@ -22,8 +22,10 @@ if TYPE_CHECKING:
     from bot.documents.fetching import Fetcher, FetchRules
     from bot.documents.paragraphs import ParagraphRules
     from bot.documents.politeness import Politeness
+    from bot.documents.retrieval import Retrieved
     from bot.documents.search import SearchBackend
     from bot.documents.services import ServiceClient
+    from bot.documents.wikipedia import Article, Sitelink
     from bot.options import Options
 
 # Request headers and parameters that may hold a secret; never written to the HTTP cache.
@@ -112,3 +114,29 @@ def make_search(options: Options, client: ServiceClient) -> SearchBackend | None
     if options.search_backend == "brave":
         return BraveBackend(client, options.search_api_key, options.search_url)
     return None
+
+
+def fetch_document(options: Options, url: str, *, access_date: date | None = None, archive_url: str = "",
+                   cache: bool = True) -> Retrieved:
+    """One URL as a check fetches a grounding document (politeness, robots.txt, size cap, the archive for a dead
+    page: ``archive_url`` first, else a snapshot from before ``access_date``), read into paragraphs."""
+    from bot.documents.retrieval import retrieve
+
+    session, politeness = make_session(options, cache=cache), make_politeness(options)
+    fetcher = make_fetcher(options, session, politeness)
+    wayback = make_wayback(options, make_services(options, session, politeness))
+    return retrieve(url, fetcher, paragraph_rules(options), wayback, access_date=access_date,
+                    archive_url=archive_url)
+
+
+def cited_sources(options: Options, item: str, *, cache: bool = True) -> tuple[Sitelink, Article] | None:
+    """The item's article on ``options.wikipedia_wiki`` (its sitelink), read as Parsoid HTML into paragraphs with
+    the sources each cites; None when the item has no article there."""
+    from bot.documents.wikipedia import article, sitelink
+
+    session = make_session(options, cache=cache)
+    client = make_services(options, session, make_politeness(options))
+    link = sitelink(client, options.wikidata_api_url, item, options.wikipedia_wiki)
+    if link is None:
+        return None
+    return link, article(client, link, options.wikipedia_article_url, options.wikipedia_chunk_chars)

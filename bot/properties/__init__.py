@@ -15,6 +15,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from bot.datamodel import Claim
 from bot.errors import QueryError
 from bot.properties.cache import ProfileCache
 from bot.properties.catalogue import catalogue, curated_profile, find_by_label
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from bot.options import Options
     from bot.selection.endpoint import SparqlEndpoint
 
-__all__ = ["Contrast", "PropertyProfile", "PropertyProfiles", "make_profiles", "template_phrase"]
+__all__ = ["Contrast", "PropertyProfile", "PropertyProfiles", "make_profiles", "stated_claim", "template_phrase"]
 
 
 def _today() -> date:
@@ -99,3 +100,14 @@ def make_profiles(options: Options, endpoint: SparqlEndpoint | None) -> Property
         if options.properties_cache_days > 0 else None
     return PropertyProfiles(endpoint=endpoint, endpoint_name=endpoint_url(options.sparql_endpoint) if endpoint
                             else "", cache=cache, languages=options.languages)
+
+
+def stated_claim(options: Options, subject: str, predicate: str, value: str, description: str = "",
+                 property_id: str = "") -> Claim:
+    """A claim as `refbot check` states it: with ``property_id``, its profile's phrase and contrasting properties
+    (from the catalogue and the cache, offline), under the ``predicate`` label given; otherwise the claim alone."""
+    if not property_id:
+        return Claim(subject, predicate, value, description)
+    profile = make_profiles(options, None).profile(property_id, predicate)
+    return replace(profile.claim(subject, value), predicate=predicate,
+                   predicate_description=description or profile.description)

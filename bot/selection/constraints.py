@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.selection.binding import entity_id, entity_order, load_query
@@ -14,6 +15,7 @@ class ConstrainedProperty:
     property_id: str
     datatype: str
     exceptions: tuple[str, ...]
+    label: str = ""  # in the first of the languages asked that has one (``labelled_constraints``)
 
 
 def group_constraints(rows: list[Row]) -> list[ConstrainedProperty]:
@@ -32,3 +34,15 @@ def group_constraints(rows: list[Row]) -> list[ConstrainedProperty]:
 
 def citation_needed_properties(endpoint: SparqlEndpoint) -> list[ConstrainedProperty]:
     return group_constraints(endpoint.select(load_query("citation-needed-properties")))
+
+
+def labelled_constraints(endpoint: SparqlEndpoint, languages: Sequence[str]) -> list[ConstrainedProperty]:
+    """The constrained properties with their labels (the id where no language asked has one)."""
+    from dataclasses import replace
+
+    from bot.selection.terms import fetch_terms
+
+    constrained = citation_needed_properties(endpoint)
+    terms = fetch_terms(endpoint, [entry.property_id for entry in constrained], languages)
+    return [replace(entry, label=terms[entry.property_id].label if entry.property_id in terms else entry.property_id)
+            for entry in constrained]

@@ -5,31 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.cli import EXIT_OK, EXIT_PARTIAL, id_list, word_list
+from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, id_list, iso_date, network_options
 from bot.options import Options
 
-
-def _iso_date(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a date: {text!r} (expected YYYY-MM-DD)") from None
-
-
-def _network_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("fetching")
-    group.add_argument("--contact", metavar="EMAIL|URL",
-                       help="your email address or user page, sent in the User-Agent (required for Wikimedia hosts)")
-    group.add_argument("--allow-address", dest="fetch_allow_addresses", type=word_list, metavar="ADDR,…",
-                       help="private addresses or networks refbot may connect to (default: none)")
-    group.add_argument("--delay", dest="fetch_delay", type=float, metavar="S",
-                       help="pause between two requests to one host (1)")
-    group.add_argument("--timeout", dest="fetch_read_timeout", type=float, metavar="S",
-                       help="seconds to wait for an answer (30)")
-    group.add_argument("--no-cache", action="store_true", help="neither read nor write the HTTP cache")
+if TYPE_CHECKING:
+    from bot.documents.citations import Citation
+    from bot.documents.fetching import Fetched
+    from bot.documents.retrieval import Retrieved
 
 
 def add_parsers(commands: Any) -> None:
@@ -38,7 +22,7 @@ def add_parsers(commands: Any) -> None:
         description="Fetch a URL as refbot fetches grounding documents (politeness, robots.txt, size cap, archive "
                     "fallback for dead pages) and print the outcome and the paragraphs the judge would see.")
     fetch.add_argument("url", help="the page, PDF or text file to fetch")
-    fetch.add_argument("--access-date", type=_iso_date, metavar="YYYY-MM-DD",
+    fetch.add_argument("--access-date", type=iso_date, metavar="YYYY-MM-DD",
                        help="when the page was cited; the archive prefers a snapshot from before it")
     fetch.add_argument("--archive-url", default="", metavar="URL",
                        help="an archived copy to try first if the page is dead (as a citation's archive-url)")
@@ -49,7 +33,7 @@ def add_parsers(commands: Any) -> None:
     fetch.add_argument("--max-chars", dest="paragraph_max_chars", type=int, metavar="N",
                        help="longer paragraphs are split between sentences (2000)")
     fetch.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    _network_options(fetch)
+    network_options(fetch)
 
     sources = commands.add_parser(
         "sources", help="list the sources an item's Wikipedia article cites, per paragraph",
@@ -60,26 +44,16 @@ def add_parsers(commands: Any) -> None:
                          help="which Wikipedia to read, as a site id (enwiki, default; cswiki, dewiki, …)")
     sources.add_argument("--all", action="store_true", help="also list paragraphs that cite nothing")
     sources.add_argument("--json", action="store_true", help="print JSON Lines, one paragraph each")
-    _network_options(sources)
-
-
-def _session(options: Options, args: argparse.Namespace):
-    from bot.documents import make_politeness, make_session
-
-    return make_session(options, cache=not args.no_cache), make_politeness(options)
+    network_options(sources)
 
 
 def run_fetch(args: argparse.Namespace, options: Options) -> int:
     from bot.doctor import preflight
-    from bot.documents import make_fetcher, make_services, make_wayback, paragraph_rules
-    from bot.documents.retrieval import retrieve
+    from bot.documents import fetch_document
 
     preflight(["html → paragraphs", "pdf → paragraphs"])  # a broken extractor is named, not blamed on the page
-    session, politeness = _session(options, args)
-    fetcher = make_fetcher(options, session, politeness)
-    wayback = make_wayback(options, make_services(options, session, politeness))
-    result = retrieve(args.url, fetcher, paragraph_rules(options), wayback, access_date=args.access_date,
-                      archive_url=args.archive_url)
+    result = fetch_document(options, args.url, access_date=args.access_date, archive_url=args.archive_url,
+                            cache=not args.no_cache)
     if args.json:
         print(json.dumps(retrieved_json(result), ensure_ascii=False))
     else:
@@ -88,7 +62,7 @@ def run_fetch(args: argparse.Namespace, options: Options) -> int:
     return EXIT_OK if result.paragraphs else EXIT_PARTIAL
 
 
-def describe(result) -> list[str]:
+def describe(result: Retrieved) -> list[str]:
     live, used, document = result.live, result.used, result.document
     lines = [_fetch_line(live)]
     if result.archived is not None:
@@ -106,7 +80,7 @@ def describe(result) -> list[str]:
     return lines
 
 
-def _fetch_line(fetched) -> str:
+def _fetch_line(fetched: Fetched) -> str:
     parts = [fetched.outcome.value]
     if fetched.status:
         parts.append(f"HTTP {fetched.status}")
@@ -124,8 +98,8 @@ def _fetch_line(fetched) -> str:
     return "  ".join(parts)
 
 
-def retrieved_json(result) -> dict[str, Any]:
-    def fetched_json(fetched) -> dict[str, Any]:
+def retrieved_json(result: Retrieved) -> dict[str, Any]:
+    def fetched_json(fetched: Fetched) -> dict[str, Any]:
         return {"url": fetched.url, "outcome": fetched.outcome.value, "reason": fetched.reason,
                 "status": fetched.status, "final_url": fetched.final_url, "content_type": fetched.content_type,
                 "redirects": list(fetched.redirects), "retrieved": fetched.retrieved, "sha256": fetched.sha256,
@@ -142,17 +116,14 @@ def retrieved_json(result) -> dict[str, Any]:
 
 
 def run_sources(args: argparse.Namespace, options: Options) -> int:
-    from bot.documents import make_services
-    from bot.documents.wikipedia import article, sitelink
+    from bot.documents import cited_sources
 
-    session, politeness = _session(options, args)
-    client = make_services(options, session, politeness)
     item = args.qid[0]
-    link = sitelink(client, options.wikidata_api_url, item, options.wikipedia_wiki)
-    if link is None:
+    found = cited_sources(options, item, cache=not args.no_cache)
+    if found is None:
         print(f"refbot: {item} has no {options.wikipedia_wiki} article")
         return EXIT_PARTIAL
-    read = article(client, link, options.wikipedia_article_url, options.wikipedia_chunk_chars)
+    link, read = found
     chunk_of = {position: chunk.position for chunk in read.chunks for position in chunk.paragraphs}
     shown = [p for p in read.paragraphs if p.citations or args.all]
     if not args.json:
@@ -177,7 +148,7 @@ def run_sources(args: argparse.Namespace, options: Options) -> int:
     return EXIT_OK
 
 
-def citation_line(citation) -> str:
+def citation_line(citation: Citation) -> str:
     details = []
     if citation.title:
         details.append(f"“{citation.title}”")
@@ -190,7 +161,10 @@ def citation_line(citation) -> str:
     return head + (f" — {'; '.join(details)}" if details else "")
 
 
-def citation_json(citation) -> dict[str, Any]:
+def citation_json(citation: Citation) -> dict[str, Any]:
     return {"note": citation.note, "label": citation.label, "url": citation.url,
             "other_urls": list(citation.other_urls), "title": citation.title, "access_date": citation.access_date,
             "archive_url": citation.archive_url, "archive_date": citation.archive_date, "text": citation.text}
+
+
+HANDLERS = {"fetch": run_fetch, "sources": run_sources}

@@ -1,0 +1,75 @@
+"""The ``refbot`` command: thin argparse subcommands over the library; errors become one line and an exit code.
+
+One module per command group — ``evaluation`` (eval, judge), ``selection`` (select, properties, profile),
+``checking`` (check, run, report, demo), ``documents`` (fetch, sources), ``models`` (models, doctor) — each adding
+its parsers and mapping its commands to handlers that parse, call the library, and print; ``arguments`` holds the
+shared option groups and types, ``progress`` the progress bar. Nothing outside this package imports it.
+
+Exit codes: 0 success, 1 a run that failed part-way (work done so far is kept; also `refbot doctor` finding
+something broken), 2 usage or input error, or an installation refbot cannot run in (nothing was done).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import __version__
+from bot.cli import checking, documents, evaluation, models, selection
+from bot.cli.arguments import EXIT_PARTIAL, EXIT_USAGE, options_from
+from bot.errors import ConfigError, InputError, InternalError, ModelError, RefbotError
+
+GROUPS = (evaluation, selection, checking, documents, models)  # in the order `refbot --help` lists them
+HANDLERS = {command: handler for group in GROUPS for command, handler in group.HANDLERS.items()}
+WITHOUT_OPTIONS = {"doctor"}  # it reports a broken configuration instead of stopping at it
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="refbot",
+        description="Find grounding documents for unsourced Wikidata statements and judge them with a local LLM.")
+    parser.add_argument("--version", action="version", version=f"refbot {__version__}")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="configuration file (default: ./refbot.ini, then ~/.config/refbot/refbot.ini)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print results only, no progress")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                     help="run `refbot COMMAND --help` for its options")
+    for group in GROUPS:
+        group.add_parsers(commands)
+    return parser
+
+
+def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Option combinations argparse cannot express."""
+    if args.command == "eval" and args.limit is not None and args.sample is not None:
+        parser.error("--limit and --sample cannot be combined")
+    selection.validate(parser, args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _validate(parser, args)
+    try:
+        options = None if args.command in WITHOUT_OPTIONS else options_from(args)
+        return HANDLERS[args.command](args, options)
+    except (ConfigError, InputError, ModelError, InternalError) as error:
+        print(f"refbot: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportError as error:  # a broken install, not the input: one line with the package to install
+        from bot.doctor import fix_for
+
+        print(f"refbot: error: a library refbot needs cannot be imported: {error} ({fix_for(error)})",
+              file=sys.stderr)
+        return EXIT_USAGE
+    except RefbotError as error:
+        print(f"refbot: error: {error}", file=sys.stderr)
+        return EXIT_PARTIAL
+    except OSError as error:
+        print(f"refbot: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_PARTIAL
+    except KeyboardInterrupt:
+        print("refbot: interrupted; work done so far is saved", file=sys.stderr)
+        return 130

@@ -1,0 +1,156 @@
+"""What the commands share: exit codes, argument types, the option groups, and the options object they build."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+from bot.options import Options
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def id_list(kind: str) -> Callable[[str], tuple[str, ...]]:
+    """An argparse type: comma-separated Wikidata ids of one kind, validated before anything is sent."""
+    from bot.datamodel import parse_entity_id
+
+    def parse(text: str) -> tuple[str, ...]:
+        try:
+            return tuple(parse_entity_id(part, kind) for part in text.replace(",", " ").split())
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
+
+
+def word_list(text: str) -> tuple[str, ...]:
+    return tuple(part for part in text.replace(",", " ").split() if part)
+
+
+def duration(text: str) -> float:
+    """``2h``, ``90m``, ``1h30m``, ``45s`` or plain seconds → seconds."""
+    match = re.fullmatch(r"\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s?)?\s*", text)
+    if not text.strip() or not match or not any(match.groups()):
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (use e.g. 2h, 90m, 1h30m, 600)")
+    hours, minutes, seconds = (float(group or 0) for group in match.groups())
+    return hours * 3600 + minutes * 60 + seconds
+
+
+def iso_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date: {text!r} (expected YYYY-MM-DD)") from None
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    """Defaults ← configuration file ← environment ← the command line (the arguments named as Options fields)."""
+    from bot.options import load_options
+
+    names = set(Options.__dataclass_fields__)
+    overrides = {name: value for name, value in vars(args).items() if name in names}
+    if getattr(args, "cache", None):
+        overrides["model_cache"] = args.cache
+    return load_options(args.config, overrides=overrides)
+
+
+def sparql_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("SPARQL endpoint")
+    group.add_argument("--endpoint", dest="sparql_endpoint", metavar="NAME|URL",
+                       help="where to query: 'wdqs' (query.wikidata.org, default), 'scholarly' (the scholarly "
+                            "articles graph), 'qlever' (QLever's Wikidata), or any SPARQL endpoint URL")
+    group.add_argument("--contact", metavar="EMAIL|URL",
+                       help="your email address or user page, sent in the User-Agent (required for Wikimedia "
+                            "endpoints; better set once as [refbot] contact in refbot.ini or REFBOT_CONTACT)")
+    group.add_argument("--languages", type=word_list, metavar="LANG,…",
+                       help="label languages in order of preference (default en,mul); ids when none has a label")
+    group.add_argument("--ignored-reference-properties", type=id_list("property"), metavar="PID,…",
+                       help="a reference made only of these properties does not count (default P143,P4656,P813)")
+    group.add_argument("--sparql-timeout", type=float, metavar="S", help="seconds to wait for one answer (70)")
+
+
+def judge_options(parser: argparse.ArgumentParser) -> None:
+    from bot.judge import BACKENDS
+    from bot.prompts import TEMPLATES
+
+    group = parser.add_argument_group("judge")
+    group.add_argument("--judge", dest="judge_backend", choices=BACKENDS,
+                       help="where the LLM runs: 'transformers' in-process on the CPU (default), or 'openai', "
+                            "any OpenAI-compatible server such as `vllm serve` or llama.cpp's server")
+    group.add_argument("--judge-model", metavar="NAME|PATH",
+                       help="for transformers: a catalogue name (see `refbot models list`), a model directory "
+                            "or a GGUF file (default qwen2.5-coder-1.5b); for openai: the served model's name "
+                            "(default: the first model the server lists)")
+    group.add_argument("--judge-url", metavar="URL",
+                       help="base URL of the OpenAI-compatible API (default http://127.0.0.1:8000/v1)")
+    group.add_argument("--judge-timeout", type=float, metavar="S", help="seconds to wait for one answer (120)")
+    group.add_argument("--judge-in-flight", type=int, metavar="N",
+                       help="requests sent to the server at once; vLLM batches them (4)")
+    group.add_argument("--judge-retries", type=int, metavar="N",
+                       help="retries on HTTP 429/5xx and connection errors, with exponential backoff (3)")
+    group.add_argument("--judge-dtype", choices=("bfloat16", "float32"),
+                       help="weights' type for the transformers judge on the CPU (bfloat16)")
+    group.add_argument("--judge-context", type=int, metavar="TOKENS",
+                       help="the model's context length; default: asked from the server or the model")
+    group.add_argument("--template", choices=list(TEMPLATES),
+                       help="prompt template: 'refbot' (default; option probabilities from one forward pass) or "
+                            "'paper' (the published three-option prompt, generated answer)")
+    group.add_argument("--threshold", type=float, metavar="P",
+                       help="support score at or above which the refbot template counts as support (0.5)")
+    group.add_argument("--justify", dest="justify", action="store_const", const=True,
+                       help="have the model write a one-sentence justification for each proposed reference (about "
+                            "14 s each on 2 CPU cores; off by default)")
+    group.add_argument("--no-justify", dest="justify", action="store_const", const=False,
+                       help="no justification (the default; overrides justify = true in the configuration)")
+    group.add_argument("--threads", type=int, metavar="N", help="CPU threads for the transformers backend")
+
+
+def check_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("checking")
+    group.add_argument("--source", dest="check_source", choices=("web", "wikipedia", "both"),
+                       help="where documents come from: web search, the sources the item's Wikipedia article "
+                            "cites, or both (default)")
+    group.add_argument("--strategy", dest="check_strategy", choices=("ranked", "paper"),
+                       help="'ranked' (default): judge the best --top paragraphs of each document that name the "
+                            "value; 'paper': every paragraph in document order, as the published method")
+    group.add_argument("--top", dest="check_top", type=positive_int, metavar="K",
+                       help="paragraphs judged per document at most (ranked strategy; 3)")
+    group.add_argument("--no-embeddings", dest="check_embeddings", action="store_const", const=False,
+                       help="pre-rank by name mentions only, without the sentence-embedding model")
+    group.add_argument("--documents", dest="check_documents", type=positive_int, metavar="N",
+                       help="documents per statement at most (8)")
+    group.add_argument("--workers", dest="check_workers", type=positive_int, metavar="N",
+                       help="statements checked at once (2)")
+    group.add_argument("--reports", dest="check_reports", type=Path, metavar="DIR",
+                       help="where traces and reports are written (reports/)")
+    group.add_argument("--allow-address", dest="fetch_allow_addresses", type=word_list, metavar="ADDR,…",
+                       help="private addresses or networks refbot may fetch from (default: none)")
+    group.add_argument("--no-cache", dest="fetch_cache_days", action="store_const", const=0.0,
+                       help="neither read nor write the HTTP cache")
+    group.add_argument("-v", "--verbose", action="store_true", help="print each document and judgement")
+
+
+def network_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("fetching")
+    group.add_argument("--contact", metavar="EMAIL|URL",
+                       help="your email address or user page, sent in the User-Agent (required for Wikimedia hosts)")
+    group.add_argument("--allow-address", dest="fetch_allow_addresses", type=word_list, metavar="ADDR,…",
+                       help="private addresses or networks refbot may connect to (default: none)")
+    group.add_argument("--delay", dest="fetch_delay", type=float, metavar="S",
+                       help="pause between two requests to one host (1)")
+    group.add_argument("--timeout", dest="fetch_read_timeout", type=float, metavar="S",
+                       help="seconds to wait for an answer (30)")
+    group.add_argument("--no-cache", action="store_true", help="neither read nor write the HTTP cache")

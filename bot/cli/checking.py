@@ -1,0 +1,192 @@
+"""``refbot check``, ``refbot run``, ``refbot report`` and ``refbot demo``: the bot end to end (``bot.runs``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.cli.arguments import (EXIT_OK, EXIT_PARTIAL, check_options, duration, id_list, judge_options, positive_int,
+                               sparql_options)
+from bot.cli.progress import Bar
+from bot.options import Options
+
+if TYPE_CHECKING:
+    from bot.checking.records import StatementCheck
+    from bot.runs import Progress, Run, RunResult
+
+
+def add_parsers(commands: Any) -> None:
+    check = commands.add_parser(
+        "check", help="dry run on one item: find and judge sources for its unsourced statements",
+        description="Check one item's statements that need a reference: search the web and the sources its "
+                    "Wikipedia article cites, judge the best paragraphs with the LLM, and write an XML trace and "
+                    "an HTML report into reports/. Nothing is written to Wikidata.")
+    check.add_argument("qid", type=id_list("item"), metavar="QID", help="the item, e.g. Q36233")
+    check.add_argument("--property", type=id_list("property"), action="extend", metavar="PID",
+                       help="only statements of this property (repeatable)")
+    check_options(check)
+    judge_options(check)
+    sparql_options(check)
+
+    run = commands.add_parser(
+        "run", help="a scheduled run over a worklist, resumable, with a trace and a report",
+        description="Check the unsourced statements of many items. Finished statements are kept in a SQLite "
+                    "ledger: a run that is stopped or killed resumes where it was when started again with the "
+                    "same worklist, and statements checked recently are skipped.")
+    source = run.add_mutually_exclusive_group(required=True)
+    source.add_argument("--items", type=Path, metavar="FILE", help="one item id a line, or - for standard input")
+    source.add_argument("--query", metavar="NAME|FILE.rq", help="a SPARQL query whose ?item column names the items")
+    source.add_argument("--worklist", type=id_list("property"), metavar="PID",
+                        help="items with unsourced statements of this property")
+    run.add_argument("--property", type=id_list("property"), action="extend", metavar="PID",
+                     help="only statements of this property (repeatable)")
+    run.add_argument("--limit", type=positive_int, metavar="N", help="check at most N statements in this run")
+    run.add_argument("--time-budget", type=duration, metavar="DURATION",
+                     help="start no statement after this long (e.g. 2h, 90m); the next run goes on")
+    run.add_argument("--ledger", dest="run_ledger", type=Path, metavar="FILE",
+                     help="the run ledger (SQLite; default reports/runs.sqlite)")
+    run.add_argument("--recheck-days", dest="run_recheck_days", type=float, metavar="DAYS",
+                     help="skip statements another run checked less than DAYS ago (30; 0 checks all again)")
+    run.add_argument("--new", action="store_true", help="start a new run even if one with this worklist is unfinished")
+    check_options(run)
+    judge_options(run)
+    sparql_options(run)
+
+    report = commands.add_parser("report", help="render a trace into an HTML report again",
+                                 description="Validate a trace against xslt/trace.xsd and render it with "
+                                             "xslt/report.xsl.")
+    report.add_argument("trace", type=Path, metavar="TRACE.xml", help="a trace written by refbot check or run")
+    report.add_argument("--out", type=Path, metavar="FILE.html", help="default: the trace's path with .html")
+
+    demo = commands.add_parser(
+        "demo", help="serve the offline demo world on loopback and check its demo item",
+        description="Start the demo world (a Wikidata-shaped SPARQL store, news sites, a Wikipedia article with "
+                    "citations, a dead link with an archived copy, a search engine) on 127.0.0.1 and run "
+                    "`refbot check` on its item with the embedded CPU judge.")
+    demo.add_argument("qid", nargs="?", type=id_list("item"), metavar="QID", help="the item (default Q990201)")
+    demo.add_argument("--serve", action="store_true",
+                      help="only serve the world and print a configuration file for it, until interrupted")
+    check_options(demo)
+    judge_options(demo)
+
+
+def _describe(check: StatementCheck) -> list[str]:
+    """--verbose: what happened to each document of a statement."""
+    lines = [f"{check.statement.item} {check.statement.property_id} {check.statement.value.text}: "
+             f"{check.outcome.value} — {check.reason}"]
+    for document in check.documents:
+        retrieved = document.retrieved
+        state = retrieved.outcome.value if retrieved is not None else "read"
+        lines.append(f"  {document.candidate.origin} {document.candidate.url} {state}, "
+                     f"{len(retrieved.paragraphs) if retrieved else len(document.judged)} paragraph(s)")
+        for judged in document.judged:
+            lines.append(f"    ¶{judged.ranked.paragraph.position} score {judged.ranked.score:.2f} → "
+                         f"{judged.judgement.verdict.value} ({judged.judgement.support:.2f})")
+    return lines
+
+
+def _checked(run: Run, args: argparse.Namespace, label: str, *, time_budget: float | None = None) -> RunResult:
+    """The run's check with a progress bar (and --verbose lines); ``label``: what the bar shows per statement."""
+    bar = Bar(len(run.todo), "statement", quiet=args.quiet)
+
+    def show(progress: Progress) -> None:
+        if args.verbose:
+            for line in _describe(progress.check):
+                bar.write(line)
+        bar.step(f"{getattr(progress.check.statement, label)} {progress.check.outcome.value}")
+    try:
+        return run.check(on_progress=show, time_budget=time_budget)
+    finally:
+        bar.close()
+
+
+def run_check(args: argparse.Namespace, options: Options) -> int:
+    from bot.runs import Run
+    from bot.selection.worklists import Worklist
+
+    item = args.qid[0]
+    with Run.open(options, Worklist.of_items([item], properties=args.property or ()), keep=False) as run:
+        try:
+            result = _checked(run, args, "property_id")
+        except KeyboardInterrupt:
+            xml, html = run.write_trace()  # what was checked before the interruption is not lost
+            print(f"trace: {xml}\nreport: {html}")
+            raise
+        xml, html = run.write_trace()
+    print(f"{item}: {len(run.selected)} statement(s) need a reference; {result.summary}")
+    for check in result.checked:
+        print(f"  {check.outcome.value:<13} {check.statement.property_label} → {check.statement.value.text}"
+              + (f"  ({check.reference.url})" if check.reference else ""))
+    print(f"trace: {xml}\nreport: {html}")
+    if result.failure is not None:
+        print(f"refbot: error: {result.failure}", file=sys.stderr)
+        return EXIT_PARTIAL
+    return EXIT_PARTIAL if result.counts.get("error") else EXIT_OK
+
+
+def run_run(args: argparse.Namespace, options: Options) -> int:
+    from bot.runs import Run
+    from bot.selection.worklists import Worklist
+
+    narrowed = {"properties": args.property or (), "limit": args.limit}
+    worklist = Worklist.from_file(args.items, **narrowed) if args.items else \
+        Worklist.from_query(args.query, **narrowed) if args.query else \
+        Worklist.for_property(args.worklist[0], **narrowed)
+    with Run.open(options, worklist, new=args.new) as run:
+        if not args.quiet:
+            state = f"resuming run {run.id} ({run.done_before} done)" if run.resumed else f"run {run.id}"
+            print(f"refbot: {state}: {len(run.selected)} statement(s) selected, {len(run.todo)} to check, "
+                  f"{run.skipped} checked in the last {options.run_recheck_days:g} days", file=sys.stderr)
+        result = _checked(run, args, "item", time_budget=args.time_budget)
+        xml, html = run.write_trace()
+    print(f"run {run.id}: {sum(result.counts.values())} statement(s) checked; {result.summary}; "
+          f"{result.skipped} skipped; {result.left} left")
+    print(f"trace: {xml}\nreport: {html}")
+    if result.failure is not None:
+        print(f"refbot: error: {result.failure}", file=sys.stderr)
+        print("refbot: finished statements are saved in the ledger; run the same command again to resume",
+              file=sys.stderr)
+        return EXIT_PARTIAL
+    if result.left and not args.quiet:
+        print(f"refbot: stopped at the time budget; run the same command again to check the {result.left} left",
+              file=sys.stderr)
+    return EXIT_PARTIAL if result.counts.get("error") else EXIT_OK
+
+
+def run_report(args: argparse.Namespace, options: Options) -> int:
+    from bot import trace as traces
+    from bot.report import write_report
+
+    out = write_report(traces.read(args.trace), args.out or args.trace.with_suffix(".html"))
+    print(f"report: {out}")
+    return EXIT_OK
+
+
+def run_demo(args: argparse.Namespace, options: Options) -> int:
+    from dataclasses import replace
+
+    from bot.demo.world import DEMO_ITEM, DemoWorld
+    from bot.options import ini_text
+
+    with DemoWorld() as world:
+        overrides = world.options()
+        if args.serve:
+            print("The demo world is served on 127.0.0.1 until you press Ctrl-C. Save this as refbot.ini to use it:\n")
+            print(ini_text(overrides))
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                return EXIT_OK
+        demo_options = replace(options, **overrides)
+        args.qid = args.qid or (DEMO_ITEM,)
+        args.property = None
+        print(f"refbot demo: world on 127.0.0.1 (SPARQL {world.sparql_url}); checking {args.qid[0]} with the "
+              f"{demo_options.judge_backend} judge ({demo_options.judge_model})", file=sys.stderr)
+        return run_check(args, demo_options)
+
+
+HANDLERS = {"check": run_check, "run": run_run, "report": run_report, "demo": run_demo}

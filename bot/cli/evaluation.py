@@ -1,0 +1,107 @@
+"""``refbot eval`` (the judge measured on a labelled dataset) and ``refbot judge`` (one claim, one snippet)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, id_list, judge_options, positive_int, sparql_options
+from bot.cli.progress import Bar
+from bot.errors import JudgeError
+from bot.options import Options
+
+
+def add_parsers(commands: Any) -> None:
+    evaluate = commands.add_parser(
+        "eval", help="measure the judge on labelled statements (JSON Lines)",
+        description="Judge labelled statements and print precision and recall per concept pair, per relation "
+                    "and overall, beside the published method's verdicts and a label-match baseline.")
+    evaluate.add_argument("dataset", type=Path, metavar="DATASET.jsonl",
+                          help="one JSON object a line with id, subject, predicate, object, text, label")
+    evaluate.add_argument("--out", type=Path, metavar="FILE.jsonl",
+                          help="judgements, one JSON line each; an existing file is resumed (judged ids are "
+                               "skipped). Default: reports/eval-<dataset>-<template>.jsonl")
+    evaluate.add_argument("--summary", type=Path, metavar="FILE.json",
+                          help="where to write the JSON summary (default: the --out path with .summary.json)")
+    evaluate.add_argument("--limit", type=positive_int, metavar="N", help="judge only the first N statements")
+    evaluate.add_argument("--sample", type=positive_int, metavar="N",
+                          help="judge a fixed sample of N statements, stratified by label, relation and concept "
+                               "pair (seed 42)")
+    evaluate.add_argument("--descriptions", type=Path, metavar="FILE.json",
+                          help="what each predicate means, as a JSON object predicate → description or → "
+                               "{description, phrase, contrasts}; overrides the property profiles for the "
+                               "predicates it names")
+    relations = evaluate.add_mutually_exclusive_group()
+    relations.add_argument("--look-up-properties", action="store_true",
+                           help="look up the profiles of properties refbot's catalogue and cache lack on the "
+                                "SPARQL endpoint (default: offline, catalogue and cache only)")
+    relations.add_argument("--no-profiles", action="store_true",
+                           help="judge each claim alone, without its property's phrase and contrasts (as refbot "
+                                "did before property profiles; for comparison)")
+    judge_options(evaluate)
+    sparql_options(evaluate)
+
+    judge = commands.add_parser("judge", help="judge one claim against one snippet",
+                                description="Ask the judge whether SNIPPET supports SUBJECT - PREDICATE - OBJECT.")
+    judge.add_argument("subject", help="the subject's label, e.g. 'Marie Curie'")
+    judge.add_argument("predicate", help="the property's label, e.g. 'award received'")
+    judge.add_argument("object", help="the value as a reader sees it, e.g. 'Nobel Prize in Physics'")
+    judge.add_argument("snippet", help="the text, or - to read it from standard input")
+    judge.add_argument("--description", default="", help="what the predicate means")
+    judge.add_argument("--property", dest="property_id", type=id_list("property"), metavar="PID",
+                       help="judge as refbot check does: with this property's phrase and contrasting properties "
+                            "(from the catalogue and the cache)")
+    judge_options(judge)
+
+
+def run_eval(args: argparse.Namespace, options: Options) -> int:
+    from bot.evaluation.measure import default_out, measure, write_summary
+    from bot.evaluation.report import format_table
+
+    out = args.out or default_out(args.dataset, options.template)
+    profiles = "none" if args.no_profiles else "look-up" if args.look_up_properties else "catalogue"
+    bar: Bar | None = None
+
+    def judged(done: int, todo: int) -> None:
+        nonlocal bar
+        if bar is None:  # the evaluation resumes: the bar counts only what is left
+            bar = Bar(todo, "judgement", quiet=args.quiet)
+        bar.step()
+    try:
+        evaluation = measure(options, args.dataset, out, descriptions=args.descriptions, sample=args.sample,
+                             limit=args.limit, profiles=profiles, on_judged=judged)
+    except JudgeError as error:
+        print(f"refbot: error: {error}", file=sys.stderr)
+        print(f"refbot: judgements made so far are saved in {out}; run the same command again to resume",
+              file=sys.stderr)
+        return EXIT_PARTIAL
+    finally:
+        if bar is not None:
+            bar.close()
+    print(format_table(evaluation))
+    summary = write_summary(evaluation, args.dataset, options, args.summary or out.with_suffix(".summary.json"))
+    if not args.quiet:
+        print(f"\njudgements: {out}\nsummary: {summary}")
+    return EXIT_OK
+
+
+def run_judge(args: argparse.Namespace, options: Options) -> int:
+    from bot.judge import make_judge
+    from bot.properties import stated_claim
+
+    snippet = sys.stdin.read() if args.snippet == "-" else args.snippet
+    claim = stated_claim(options, args.subject, args.predicate, args.object, args.description,
+                         args.property_id[0] if args.property_id else "")
+    judgement = make_judge(options).judge(claim, snippet)
+    print(f"verdict {judgement.verdict.value} (support {judgement.support:.3f}) by {judgement.model}, "
+          f"template {judgement.template!r}, {judgement.prompt_tokens} prompt tokens, {judgement.latency_s:.2f} s")
+    for compared in judgement.compared:
+        print(f"  {'claimed ' if compared is judgement.compared[0] else 'against '}{compared.label}: "
+              f"“{compared.phrase}” log-probability {compared.score:.2f}, share {compared.share:.3f}")
+    print(judgement.justification or judgement.answer)
+    return EXIT_OK if judgement.verdict.value != "unparseable" else EXIT_PARTIAL
+
+
+HANDLERS = {"eval": run_eval, "judge": run_judge}

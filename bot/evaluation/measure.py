@@ -1,0 +1,88 @@
+"""A labelled dataset measured with the judge the options describe: the rows read (a sample or the first N), the
+claims stated with their properties' profiles, each judgement saved as it is made (``runner.evaluate``), and the
+settings that make a saved judgement reusable written beside it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot.evaluation.runner import Evaluation
+from bot.options import Options
+
+# Where each claim's relation and contrasts come from: the curated catalogue and the disk cache, those and the
+# SPARQL endpoint, or nothing (each claim judged alone).
+PROFILES = ("catalogue", "look-up", "none")
+
+
+def default_out(dataset: Path, template: str) -> Path:
+    return Path("reports") / f"eval-{dataset.parent.name}-{dataset.stem}-{template}.jsonl"
+
+
+def measure(options: Options, dataset: Path, out: Path, *, descriptions: Path | None = None,
+            sample: int | None = None, limit: int | None = None, profiles: str = "catalogue",
+            on_judged: Callable[[int, int], None] | None = None) -> Evaluation:
+    """Judge the dataset's rows not already in ``out`` and score all of them. Raises JudgeError when the judge
+    fails part-way (what was judged is saved in ``out``; the same call resumes)."""
+    from bot.evaluation.dataset import read_dataset, read_descriptions, stratified_sample
+    from bot.evaluation.runner import evaluate
+    from bot.judge import make_judge
+    from bot.prompts import template_by_id
+
+    if profiles not in PROFILES:
+        raise ValueError(f"profiles must be one of {PROFILES}, not {profiles!r}")
+    described = read_descriptions(descriptions) if descriptions else None
+    looked_up = None
+    if profiles != "none":
+        from bot.properties import make_profiles
+        from bot.selection import make_endpoint
+
+        looked_up = make_profiles(options, make_endpoint(options) if profiles == "look-up" else None)
+    rows = read_dataset(dataset, described, looked_up)
+    if sample:
+        rows = stratified_sample(rows, sample)
+    if limit:
+        rows = rows[:limit]
+    return evaluate(rows, lambda: make_judge(options), out, template=template_by_id(options.template).id,
+                    settings=settings(options, descriptions, profiles), on_judged=on_judged)
+
+
+def settings(options: Options, descriptions: Path | None, profiles: str) -> dict[str, Any]:
+    """What a saved judgement was made with; judgements made otherwise are not resumed."""
+    from bot.judge.engine import UNNAMED_FLOOR, UNNAMED_SCALE
+    from bot.modelstore import sha256_of
+    from bot.prompts import template_by_id
+    from bot.values import matching_digest
+
+    template = template_by_id(options.template)
+    return {"threshold": options.threshold, "justify": options.justify and bool(template.justification),
+            "descriptions": sha256_of(descriptions)[:16] if descriptions else None,
+            # What each claim was judged against: changing the catalogue or the profiles changes verdicts.
+            "relations": _relations(options, profiles),
+            "prompt": hashlib.sha256(template.text.encode()).hexdigest()[:16],
+            # How a row's value is found in its text, and the support of a text that does not write it.
+            "values": f"{matching_digest()} unnamed {UNNAMED_FLOOR}+{UNNAMED_SCALE}"}
+
+
+def _relations(options: Options, profiles: str) -> str:
+    if profiles == "none":
+        return "none"
+    from importlib import resources
+
+    text = resources.files("bot.properties").joinpath("catalogue.json").read_bytes()
+    catalogue = f"catalogue {hashlib.sha256(text).hexdigest()[:16]}"
+    if profiles == "look-up":
+        from bot.selection import endpoint_url
+
+        return f"{catalogue}, cache and {endpoint_url(options.sparql_endpoint)}"
+    return catalogue
+
+
+def write_summary(evaluation: Evaluation, dataset: Path, options: Options, path: Path) -> Path:
+    summary = evaluation.summary() | {"dataset": str(dataset), "options": options.public()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return path
