@@ -9,6 +9,8 @@
     ├── JudgeError               the judge could not produce a judgement
     │   └── BackendUnavailable   the LLM server cannot be reached or keeps failing (names the URL)
     ├── TraceError               a trace does not validate against xslt/trace.xsd
+    ├── WriteError               the wiki refused or failed an edit (``fatal``: no further edit can succeed:
+    │                            the login failed, the account is blocked, the wiki stays lagged)
     └── InternalError            refbot's own code or installation is broken (names the component and the fix);
                                  never a page's or a statement's outcome
 
@@ -80,6 +82,16 @@ class BackendUnavailable(JudgeError):
 
 class TraceError(RefbotError):
     """A trace that does not validate against xslt/trace.xsd (a bug in refbot, or a file edited by hand)."""
+
+
+class WriteError(RefbotError):
+    """An edit the wiki refused or could not take; ``code`` is the API's error code (``editconflict``,
+    ``blocked``, ``maxlag``, ``login``); ``fatal`` when no later edit of this apply could succeed."""
+
+    def __init__(self, message: str, *, code: str, fatal: bool = False, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.code = code
+        self.fatal = fatal
 
 
 class InternalError(RefbotError):

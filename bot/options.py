@@ -21,10 +21,10 @@ from bot.errors import ConfigError
 from bot.etiquette import check_contact
 from bot.modelstore import default_cache
 
-SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key"})
+SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key", "apply_password"})
 # Configuration file sections; a field named <section>_<key> is written as "key" in [section], others in [refbot].
 SECTIONS = ("judge", "properties", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata",
-            "check", "run")
+            "check", "run", "review", "apply")
 
 
 def section_key(name: str) -> tuple[str, str]:
@@ -134,6 +134,20 @@ class Options:
     # Scheduled runs ([run]): the ledger that makes a run resumable, and how long a checked statement rests.
     run_ledger: Path = Path("reports/runs.sqlite")
     run_recheck_days: float = 30.0
+    # Curators' review ([review]): the name decisions are recorded with.
+    review_curator: str = ""
+    # Writes ([apply]): the BotPassword login name (Example@refbot); its password from REFBOT_APPLY_PASSWORD or
+    # pywikibot's password file; seconds between edits (pywikibot's put_throttle), maxlag, retries and their wait;
+    # where refbot keeps pywikibot's configuration; the published report the edit summary links to.
+    apply_user: str = ""
+    apply_password: str = field(default="", repr=False)
+    apply_password_file: str = ""
+    apply_edit_delay: float = 10.0
+    apply_maxlag: int = 5
+    apply_retries: int = 3
+    apply_retry_wait: float = 5.0
+    apply_pywikibot_dir: Path = field(default_factory=lambda: default_cache().parent / "pywikibot")
+    apply_report_url: str = ""
 
     def public(self) -> dict[str, Any]:
         """The options as they may be printed or recorded: secrets left out."""
@@ -231,6 +245,9 @@ def _check(options: Options) -> Options:
         (options.check_workers < 1, "check workers must be at least 1"),
         (options.run_recheck_days < 0, "run recheck_days cannot be negative"),
         (options.properties_cache_days < 0, "properties cache_days cannot be negative"),
+        (options.apply_edit_delay < 0 or options.apply_retry_wait < 0 or options.apply_retries < 0,
+         "apply edit_delay, retries and retry_wait cannot be negative"),
+        (not 0 < options.apply_maxlag <= 30, "apply maxlag must be between 1 and 30 seconds (Wikidata asks for 5)"),
         ("{title}" not in options.wikipedia_article_url, "wikipedia article_url must contain {title}"),
     ]
     for wrong, message in problems:

@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS checks (
     run_id INTEGER NOT NULL REFERENCES runs(id), guid TEXT NOT NULL, item TEXT NOT NULL, outcome TEXT NOT NULL,
     checked TEXT NOT NULL, element TEXT NOT NULL, PRIMARY KEY (run_id, guid));
 CREATE INDEX IF NOT EXISTS checks_by_guid ON checks (guid, checked);
+CREATE TABLE IF NOT EXISTS run_elements (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(id), element TEXT NOT NULL);
 """
 
 
@@ -99,6 +101,23 @@ class RunLedger:
             "INSERT OR IGNORE INTO checks (run_id, guid, item, outcome, checked, element) VALUES (?, ?, ?, ?, ?, ?)",
             (run.id, guid, item, outcome, iso(utc_now()), element))
         return cursor.rowcount == 1
+
+    def record_run_element(self, run: Run, element: str) -> None:
+        """The trace's run element as last written (judge, options, endpoints): a run's trace can then be put
+        together again from the ledger alone, for review, without loading the judge."""
+        self.db.execute("INSERT OR REPLACE INTO run_elements (run_id, element) VALUES (?, ?)", (run.id, element))
+
+    def run_element(self, run_id: int) -> str | None:
+        row = self.db.execute("SELECT element FROM run_elements WHERE run_id = ?", (run_id,)).fetchone()
+        return row[0] if row else None
+
+    def run(self, run_id: int) -> Run | None:
+        row = self.db.execute("SELECT key, started FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return Run(run_id, row[0], row[1], False) if row else None
+
+    def latest_run(self) -> Run | None:
+        row = self.db.execute("SELECT id, key, started FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        return Run(row[0], row[1], row[2], False) if row else None
 
     def forget(self, run: Run, guids: list[str]) -> None:
         """Drop these statements' records, so that resuming the run checks them again (refbot itself failed)."""

@@ -236,6 +236,11 @@ class Run:
             name = f"run-{self.id}" if self.kept else f"check-{'-'.join(self.worklist.items[:1]) or 'run'}-{stamp}"
             stem = self.options.check_reports / name
         tree = self.trace(complete=complete)
+        if self.kept:  # the run can then be reviewed from the ledger alone, with its decisions shown
+            from bot.review.store import ReviewLedger, annotate
+
+            self.ledger.record_run_element(self.record, traces.to_string(tree.getroot().find(traces.tag("run"))))
+            annotate(tree.getroot(), ReviewLedger(self.ledger).reviews(self.id))
         xml = traces.write(tree, stem.with_suffix(".xml"))
         return xml, write_report(tree, stem.with_suffix(".html"))
 

@@ -134,6 +134,21 @@ def statement_element(context: ItemContext, check: StatementCheck) -> Any:
     return element
 
 
+def review_element(statement: Any, state: str, *, curator: str = "", decided: str = "", note: str = "",
+                   reason: str = "", revision: int | None = None, written: str = "", revision_url: str = "") -> Any:
+    """A statement's ``<review>`` (its proposal's state with curators and the wiki), replacing any it had."""
+    old = statement.find(tag("review"))
+    if old is not None:
+        statement.remove(old)
+    element = _element("review", statement, state=state, curator=curator or None, decided=decided or None,
+                       revision=revision, written=written or None, revision_url=revision_url or None)
+    if note:
+        _element("note", element, note)
+    if reason:
+        _element("reason", element, reason)
+    return element
+
+
 def _relation(parent: Any, profile: PropertyProfile) -> None:
     node = _element("relation", parent, label=profile.label, phrase=profile.phrase,
                     other_phrases="; ".join(profile.other_phrases) or None,
@@ -266,8 +281,14 @@ def _judgements(statements: Iterable[Any]) -> Iterable[Any]:
 
 def assemble(info: RunInfo, items: Sequence[tuple[Any, Sequence[Any]]]) -> Any:
     """The whole trace: the run, then each item element with its statement elements."""
+    return assemble_elements(run_element(info, [statement for _, statements in items for statement in statements]),
+                             items)
+
+
+def assemble_elements(run: Any, items: Sequence[tuple[Any, Sequence[Any]]]) -> Any:
+    """A trace from a run element already built (as a run's ledger keeps it) and the item elements."""
     root = etree.Element(tag("trace"), {"schema-version": SCHEMA_VERSION}, nsmap={None: NS})
-    root.append(run_element(info, [statement for _, statements in items for statement in statements]))
+    root.append(_copy(run))
     for item, statements in items:
         item = _copy(item)
         for statement in statements:

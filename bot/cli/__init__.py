@@ -1,7 +1,8 @@
 """The ``refbot`` command: thin argparse subcommands over the library; errors become one line and an exit code.
 
 One module per command group — ``evaluation`` (eval, judge), ``selection`` (select, properties, profile),
-``checking`` (check, run, report, demo), ``documents`` (fetch, sources), ``models`` (models, doctor) — each adding
+``checking`` (check, run, report, demo), ``reviewing`` (review, approve, reject, export, apply), ``documents``
+(fetch, sources), ``models`` (models, doctor) — each adding
 its parsers and mapping its commands to handlers that parse, call the library, and print; ``arguments`` holds the
 shared option groups and types, ``progress`` the progress bar. Nothing outside this package imports it.
 
@@ -17,11 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.cli import checking, documents, evaluation, models, selection
+from bot.cli import checking, documents, evaluation, models, reviewing, selection
 from bot.cli.arguments import EXIT_PARTIAL, EXIT_USAGE, options_from
 from bot.errors import ConfigError, InputError, InternalError, ModelError, RefbotError
 
-GROUPS = (evaluation, selection, checking, documents, models)  # in the order `refbot --help` lists them
+GROUPS = (evaluation, selection, checking, reviewing, documents, models)  # in the order `refbot --help` lists them
 HANDLERS = {command: handler for group in GROUPS for command, handler in group.HANDLERS.items()}
 WITHOUT_OPTIONS = {"doctor"}  # it reports a broken configuration instead of stopping at it
 

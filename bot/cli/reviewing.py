@@ -1,0 +1,155 @@
+"""``refbot review``, ``approve``, ``reject``, ``export`` and ``apply``: curators decide on the references a run
+proposes, and the bot writes the approved ones (``bot.review``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, positive_int
+from bot.options import Options
+
+
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run", dest="run_id", type=positive_int, metavar="ID",
+                        help="the run (as `refbot run` printed it; default: the latest)")
+    parser.add_argument("--ledger", dest="run_ledger", type=Path, metavar="FILE",
+                        help="the run ledger (SQLite; default reports/runs.sqlite)")
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {value}")
+    return value
+
+
+def add_parsers(commands: Any) -> None:
+    review = commands.add_parser(
+        "review", help="review a run's proposed references in the browser (served on 127.0.0.1)",
+        description="Serve a run's report on 127.0.0.1 with approve and reject buttons beside each proposed "
+                    "reference and its evidence. Decisions are kept in the run ledger with your name ([review] "
+                    "curator). A trace file (from `refbot check`) is brought into the ledger as a run first.")
+    review.add_argument("trace", nargs="?", type=Path, metavar="TRACE.xml", help="a trace file instead of a run")
+    _run_arguments(review)
+    review.add_argument("--port", type=int, default=0, metavar="N", help="the port (default: a free one)")
+    review.add_argument("--curator", dest="review_curator", metavar="NAME", help="your name (default [review] curator)")
+
+    for name, verb in (("approve", "approved"), ("reject", "rejected")):
+        decide = commands.add_parser(
+            name, help=f"record proposed references as {verb}, without the browser",
+            description=f"Record the proposed references of these statements (GUIDs, as the report lists them) as "
+                        f"{verb}, with your name and the time, and rewrite the run's report.")
+        decide.add_argument("guids", nargs="*", metavar="GUID", help="statement GUIDs (Q42$…)")
+        _run_arguments(decide)
+        decide.add_argument("--all-supported", action="store_true",
+                            help=f"every proposal of the run not decided yet is {verb}")
+        decide.add_argument("--min-support", type=_fraction, default=0.0, metavar="P",
+                            help="with --all-supported: only proposals whose support is at least P")
+        decide.add_argument("--note", default="", help="a note kept with the decision")
+        decide.add_argument("--curator", dest="review_curator", metavar="NAME",
+                            help="your name (default [review] curator)")
+
+    export = commands.add_parser(
+        "export", help="write a run's proposed references as a QuickStatements batch",
+        description="Write the V1 QuickStatements commands that add the run's proposed references (tab-separated, "
+                    "one a line) for curators who prefer QuickStatements.")
+    _run_arguments(export)
+    export.add_argument("--quickstatements", type=Path, required=True, metavar="FILE", help="the batch file to write")
+    export.add_argument("--approved", action="store_true", help="only approved references not yet written")
+
+    apply = commands.add_parser(
+        "apply", help="write the approved references to Wikidata with pywikibot (simulated unless --live)",
+        description="For each approved statement not yet written: read the item again, skip it (with the reason "
+                    "recorded) when the statement is gone, its value changed, or it has the reference already, and "
+                    "otherwise add the reference in one edit. Without --live nothing is sent: the edits are "
+                    "printed. Each edit's revision is recorded; nothing is written twice.")
+    apply.add_argument("--run", dest="run_id", type=positive_int, metavar="ID",
+                       help="only this run's approvals (default: every run's)")
+    apply.add_argument("--ledger", dest="run_ledger", type=Path, metavar="FILE",
+                       help="the run ledger (SQLite; default reports/runs.sqlite)")
+    apply.add_argument("--live", action="store_true", help="really edit the wiki ([wikidata] api_url)")
+    apply.add_argument("--limit", type=positive_int, metavar="N", help="at most N edits")
+
+
+def run_review(args: argparse.Namespace, options: Options) -> int:
+    from bot.review.actions import reviewing
+    from bot.review.server import serve
+
+    with reviewing(options, run_id=args.run_id, trace=args.trace) as (store, run_id):
+        proposals = len(store.proposals(run_id))
+    print(f"refbot: run {run_id}: {proposals} proposed reference(s); press Ctrl-C to stop", file=sys.stderr)
+    serve(options, run_id, curator=options.review_curator, port=args.port,
+          on_ready=lambda url: print(f"review: {url}", flush=True))
+    return EXIT_OK
+
+
+def run_decide(args: argparse.Namespace, options: Options) -> int:
+    from bot.review.actions import chosen_guids, decide, reviewing
+
+    decision = "approved" if args.command == "approve" else "rejected"
+    if bool(args.guids) == bool(args.all_supported):
+        print(f"refbot {args.command}: error: name statement GUIDs or --all-supported (one of them)", file=sys.stderr)
+        return EXIT_USAGE
+    with reviewing(options, run_id=args.run_id) as (store, run_id):
+        guids = chosen_guids(store, run_id, args.guids, all_supported=args.all_supported,
+                             min_support=args.min_support)
+        changed = decide(options, store, run_id, guids, decision, curator=options.review_curator, note=args.note)
+    print(f"run {run_id}: {len(changed)} reference(s) {decision}" +
+          (f", {len(guids) - len(changed)} already were" if len(guids) > len(changed) else ""))
+    for guid in changed:
+        print(f"  {decision:<9} {guid}")
+    return EXIT_OK
+
+
+def run_export(args: argparse.Namespace, options: Options) -> int:
+    from bot.review.actions import export_quickstatements, reviewing
+
+    with reviewing(options, run_id=args.run_id) as (store, run_id):
+        chosen = export_quickstatements(store, run_id, args.quickstatements, approved_only=args.approved)
+    print(f"run {run_id}: {len(chosen)} command(s) written to {args.quickstatements}")
+    return EXIT_OK
+
+
+def run_apply(args: argparse.Namespace, options: Options) -> int:
+    from bot.errors import WriteError
+    from bot.review.actions import apply
+    from bot.review.applying import Outcome
+
+    def started(account: str) -> None:
+        mode = "writing to" if args.live else "simulating (nothing is sent; add --live to write) on"
+        print(f"refbot apply: {mode} {options.wikidata_api_url} as {account}", file=sys.stderr)
+
+    def show(outcome: Outcome) -> None:
+        proposal = outcome.proposal
+        head = f"{outcome.state:<9} {proposal.guid} {proposal.property_id} → {proposal.value_text}"
+        if outcome.state == "written":
+            print(f"{head}  revision {outcome.revision}")
+        elif outcome.state == "simulated" and outcome.edit is not None:
+            print(head)
+            for name, value in outcome.edit.parameters().items():
+                print(f"    {name}={value}")
+        else:
+            print(f"{head}  ({outcome.reason})")
+
+    try:
+        outcomes = apply(options, run_id=args.run_id, live=args.live, limit=args.limit, on_start=started,
+                         on_outcome=show)
+    except WriteError as error:
+        print(f"refbot: error: {error}", file=sys.stderr)
+        print("refbot: nothing approved is lost: the references not written stay approved for the next apply",
+              file=sys.stderr)
+        return EXIT_PARTIAL
+    counts = {state: sum(1 for o in outcomes if o.state == state)
+              for state in ("written", "simulated", "skipped", "failed")}
+    if not outcomes:
+        print("refbot apply: no approved reference waits to be written")
+    else:
+        print(", ".join(f"{count} {state}" for state, count in counts.items() if count))
+    return EXIT_PARTIAL if counts["failed"] else EXIT_OK
+
+
+HANDLERS = {"review": run_review, "approve": run_decide, "reject": run_decide, "export": run_export,
+            "apply": run_apply}

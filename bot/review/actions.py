@@ -1,0 +1,106 @@
+"""What `refbot review`, `approve`, `reject`, `export` and `apply` do, as library calls on an options object.
+
+Each opens the run ledger (``[run] ledger``), works on one run (the latest when none is named) and leaves the run's
+report (``reports/run-ID.html``) showing every proposal's state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from bot.errors import InputError
+from bot.options import Options
+from bot.review.applying import Outcome, apply_approved
+from bot.review.proposals import Proposal, quickstatements_batch
+from bot.review.store import ReviewLedger
+from bot.runledger import RunLedger
+
+
+@contextmanager
+def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None = None) -> Iterator[
+        tuple[ReviewLedger, int]]:
+    """The review ledger and the run to work on: ``run_id``, the run a trace file becomes, or the latest run."""
+    from bot.trace import read
+
+    if trace is not None and run_id is not None:
+        raise InputError("name a run or a trace file, not both")
+    ledger = RunLedger(options.run_ledger)
+    try:
+        store = ReviewLedger(ledger)
+        chosen = store.import_trace(read(trace), trace) if trace is not None else store.run_or_latest(run_id)
+        store.trace(chosen)  # InputError now if the run has no trace to review
+        yield store, chosen
+    finally:
+        ledger.close()
+
+
+def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Path, Path]:
+    """The run's trace and report with every proposal's state: ``reports/run-ID.xml`` and ``.html``."""
+    from bot import trace as traces
+    from bot.report import write_report as write_html
+
+    tree = store.trace(run_id)
+    stem = options.check_reports / f"run-{run_id}"
+    return traces.write(tree, stem.with_suffix(".xml")), write_html(tree, stem.with_suffix(".html"))
+
+
+def chosen_guids(store: ReviewLedger, run_id: int, guids: Sequence[str], *, all_supported: bool = False,
+                 min_support: float = 0.0, states: tuple[str, ...] = ("proposed",)) -> list[str]:
+    """The GUIDs named, or (``all_supported``) every proposal still in one of ``states`` with at least
+    ``min_support``."""
+    if not all_supported:
+        return list(guids)
+    reviews = store.reviews(run_id)
+    return [proposal.guid for proposal in store.proposals(run_id)
+            if proposal.support >= min_support and reviews[proposal.guid].state in states]
+
+
+def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[str], decision: str, *,
+           curator: str, note: str = "") -> list[str]:
+    """Record the decision and rewrite the run's report; the GUIDs whose state changed."""
+    changed = store.decide(run_id, guids, decision, curator=curator or options.review_curator, note=note)
+    write_report(options, store, run_id)
+    return changed
+
+
+def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *, approved_only: bool) -> list[Proposal]:
+    """The V1 batch of the run's proposals (only the approved, unwritten ones with ``approved_only``) at ``path``;
+    the proposals written."""
+    reviews = store.reviews(run_id)
+    wanted = ("approved",) if approved_only else ("proposed", "approved")
+    chosen = [proposal for proposal in store.proposals(run_id) if reviews[proposal.guid].state in wanted]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(quickstatements_batch(chosen), encoding="utf-8")
+    return chosen
+
+
+def apply(options: Options, *, run_id: int | None, live: bool, limit: int | None = None,
+          on_start: Callable[[str], None] | None = None,
+          on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """Write (``live``) or simulate the approved references of one run, or of every run with approvals; the
+    reports of the runs touched are rewritten. WriteError when the wiki refuses for good (the login, a block)."""
+    from bot.review.wikibase import PywikibotWiki
+
+    ledger = RunLedger(options.run_ledger)
+    try:
+        store = ReviewLedger(ledger)
+        runs = [store.run_or_latest(run_id)] if run_id is not None else store.runs_with_approvals()
+        chosen = store.approved_unwritten(runs)
+        if not chosen:
+            return []
+        wiki = PywikibotWiki(options, live=live)
+        if on_start is not None:
+            on_start(wiki.account)
+        reviews = {run: store.reviews(run) for run in runs}
+        try:
+            return apply_approved(store, wiki, chosen, live=live, model_of=store.model,
+                                  curator_of=lambda run, guid: reviews[run][guid].curator,
+                                  report_url=options.apply_report_url, limit=limit, on_outcome=on_outcome)
+        finally:
+            if live:
+                for run in sorted({run for run, _ in chosen}):
+                    write_report(options, store, run)
+    finally:
+        ledger.close()

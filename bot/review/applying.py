@@ -1,0 +1,132 @@
+"""`refbot apply`: write the approved references, each once, after reading the item again.
+
+For each approved statement not yet written: read the item; skip it, with the reason recorded, when the statement
+is gone, its value is not the one checked, or it already has a reference with the same URL; otherwise add the
+proposed reference in one edit, based on the revision just read. Without ``live`` the edits are simulated: the
+wiki is read, nothing is sent, nothing is recorded. A refused edit is recorded as failed and stays approved, to
+be tried by the next apply; a fatal refusal (login, block, a wiki that stays lagged) ends the apply there.
+
+The wiki is reached through a :class:`Wiki` (``bot.review.wikibase`` does it with pywikibot).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bot import __version__
+from bot.errors import WriteError
+from bot.review.datavalues import ValueFormError, reference_snaks, reference_urls, same_url, same_value, value_text
+from bot.review.proposals import Proposal
+from bot.review.store import ReviewLedger
+
+SUMMARY_MAX = 480  # MediaWiki cuts edit summaries at 500 characters
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One ``wbsetreference``: the reference's snaks added to the statement, based on the item's revision."""
+
+    item: str
+    statement: str
+    snaks: dict[str, list[dict[str, Any]]]
+    snaks_order: list[str]
+    base_revision: int
+    summary: str
+
+    def parameters(self) -> dict[str, str]:
+        """The API parameters (without the token, maxlag, assert and bot flag the writer adds)."""
+        return {"action": "wbsetreference", "statement": self.statement,
+                "snaks": json.dumps(self.snaks, ensure_ascii=False, separators=(",", ":")),
+                "snaks-order": json.dumps(self.snaks_order), "baserevid": str(self.base_revision),
+                "summary": self.summary}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run_id: int
+    proposal: Proposal
+    state: str  # written, skipped, failed, or simulated (nothing sent, nothing recorded)
+    revision: int | None = None
+    reason: str = ""
+    edit: Edit | None = None
+
+
+class Wiki(Protocol):
+    api_url: str
+
+    def statement(self, item: str, guid: str) -> tuple[int, dict[str, Any] | None]:
+        """The item's current revision and the statement's JSON (None when the item no longer has it)."""
+
+    def add_reference(self, edit: Edit) -> int:
+        """Send the edit; the new revision id. WriteError when the wiki refuses it."""
+
+
+def summary(proposal: Proposal, *, model: str, curator: str, report_url: str = "") -> str:
+    """The edit summary: refbot, its version, the model that found the support, who approved it, the report."""
+    text = (f"refbot {__version__}: reference for {proposal.property_id} ({proposal.property_label}) found by "
+            f"{model or 'the judge'}, support {proposal.support:.2f}, approved by {curator or 'a curator'}")
+    if report_url:
+        text += f"; report: {report_url}"
+    return text if len(text) <= SUMMARY_MAX else text[:SUMMARY_MAX - 1] + "…"
+
+
+def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
+    """Why the reference must not be written to the statement as it is now ("" when it may be)."""
+    if current is None:
+        return "the statement is no longer on the item"
+    mainsnak = current.get("mainsnak") or {}
+    try:
+        if not same_value(proposal.datatype, proposal.value, mainsnak):
+            return f"the statement's value changed since the check (now {value_text(proposal.datatype, mainsnak)})"
+    except (ValueFormError, KeyError, TypeError) as error:
+        return f"the statement's value could not be compared with the one checked: {error}"
+    for url in reference_urls(current):
+        if same_url(url, proposal.url):
+            return f"the statement already has a reference to {url}"
+    return ""
+
+
+def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, Proposal]], *, live: bool,
+                   model_of: Callable[[int], str], curator_of: Callable[[int, str], str], report_url: str = "",
+                   limit: int | None = None, on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """Apply ``chosen`` (run id, approved proposal) in order; at most ``limit`` edits (written or simulated)."""
+    outcomes: list[Outcome] = []
+    edits = 0
+    for run_id, proposal in chosen:
+        if limit is not None and edits >= limit:
+            break
+        outcome = _apply_one(store, wiki, run_id, proposal, live=live, model=model_of(run_id),
+                             curator=curator_of(run_id, proposal.guid), report_url=report_url)
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+        if outcome.state in ("written", "simulated"):
+            edits += 1
+    return outcomes
+
+
+def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal, *, live: bool, model: str,
+               curator: str, report_url: str) -> Outcome:
+    revision, current = wiki.statement(proposal.item, proposal.guid)
+    reason = skip_reason(proposal, current)
+    if reason:
+        if live:
+            store.record_write(run_id, proposal.guid, "skipped", reason=reason, site=wiki.api_url)
+        return Outcome(run_id, proposal, "skipped", reason=reason)
+    snaks, order = reference_snaks(proposal.snaks)
+    edit = Edit(proposal.item, proposal.guid, snaks, order, revision,
+                summary(proposal, model=model, curator=curator, report_url=report_url))
+    if not live:
+        return Outcome(run_id, proposal, "simulated", edit=edit)
+    try:
+        written = wiki.add_reference(edit)
+    except WriteError as error:
+        store.record_write(run_id, proposal.guid, "failed", reason=f"{error.code}: {error}", site=wiki.api_url)
+        if error.fatal:
+            raise
+        return Outcome(run_id, proposal, "failed", reason=str(error), edit=edit)
+    store.record_write(run_id, proposal.guid, "written", revision=written, site=wiki.api_url)
+    return Outcome(run_id, proposal, "written", revision=written, edit=edit)

@@ -1,0 +1,221 @@
+"""Curators' decisions and the bot's writes, kept in the run ledger beside the runs they are about.
+
+Both tables only grow: a decision changed is a new row, so the record shows who approved what and when, and
+each write attempt is a row (written with its revision, skipped with its reason, or failed and left approved
+to be tried again). A statement written is final: its decision cannot change any more, and it is never
+written twice. A trace from a file (`refbot review TRACE.xml`) is brought into the ledger as a run of its own,
+so every review works on a run id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.errors import InputError
+from bot.review.proposals import Proposal, statement_proposal
+from bot.runledger import Run, RunLedger, iso, utc_now
+from bot.trace import assemble_elements, from_string, review_element, tag, to_string
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS decisions (
+    run_id INTEGER NOT NULL REFERENCES runs(id), guid TEXT NOT NULL, decision TEXT NOT NULL,
+    curator TEXT NOT NULL, decided TEXT NOT NULL, note TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS decisions_by_statement ON decisions (run_id, guid);
+CREATE TABLE IF NOT EXISTS writes (
+    run_id INTEGER NOT NULL REFERENCES runs(id), guid TEXT NOT NULL, state TEXT NOT NULL,
+    revision INTEGER, reason TEXT NOT NULL DEFAULT '', at TEXT NOT NULL, site TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS writes_by_statement ON writes (guid, state);
+"""
+DECISIONS = ("approved", "rejected")
+WRITE_STATES = ("written", "skipped", "failed")
+
+
+@dataclass(frozen=True)
+class Review:
+    """Where one proposal stands: ``proposed`` (no decision yet), ``approved``, ``rejected``, ``written`` (with
+    its revision) or ``skipped`` (the statement was gone, changed or referenced already: ``reason``). An approved
+    statement whose last write failed stays ``approved``, with the failure in ``reason``."""
+
+    state: str
+    curator: str = ""
+    decided: str = ""
+    note: str = ""
+    revision: int | None = None
+    written: str = ""
+    reason: str = ""
+    revision_url: str = ""  # the edit on the wiki
+
+
+class ReviewLedger:
+    """Decisions and writes on a :class:`RunLedger` (the same SQLite file)."""
+
+    def __init__(self, ledger: RunLedger) -> None:
+        self.ledger = ledger
+        self.db = ledger.db
+        self.db.executescript(SCHEMA)
+
+    # -- runs ------------------------------------------------------------------------------------------------
+    def trace(self, run_id: int) -> Any:
+        """The run's trace put together from the ledger, with each proposal's review state (see :func:`annotate`).
+        InputError when the ledger has no such run or the run never wrote a trace."""
+        run = self.ledger.run(run_id)
+        element = self.ledger.run_element(run_id) if run else None
+        if run is None or element is None:
+            where = self.ledger.path or "the ledger"
+            raise InputError(f"{where} has no trace of run {run_id}" if run else f"{where} has no run {run_id}",
+                             hint="pass the id `refbot run` printed (reports/run-ID.html), or a trace file")
+        items = [(from_string(item), [from_string(text) for _, text in statements])
+                 for _, item, statements in self.ledger.items(run)]
+        tree = assemble_elements(from_string(element), items)
+        annotate(tree.getroot(), self.reviews(run_id))
+        return tree
+
+    def model(self, run_id: int) -> str:
+        """The judge's model the run used (from its trace's run element)."""
+        element = self.ledger.run_element(run_id)
+        judge = from_string(element).find(tag("judge")) if element else None
+        return judge.get("model", "") if judge is not None else ""
+
+    def import_trace(self, tree: Any, source: Path) -> int:
+        """A trace file as a finished run of the ledger (once: the same file again is the same run)."""
+        digest = hashlib.sha256(to_string(tree.getroot()).encode("utf-8")).hexdigest()
+        key = f"trace:{digest}"
+        row = self.db.execute("SELECT id FROM runs WHERE key = ?", (key,)).fetchone()
+        if row:
+            return int(row[0])
+        root = tree.getroot()
+        with self.db:
+            run = self.ledger.open_run(key, f"trace {source.name}", new=True)
+            self.ledger.finish(run)
+            for item in root.iter(tag("item")):
+                statements = list(item.iter(tag("statement")))
+                for statement in statements:
+                    item.remove(statement)
+                self.ledger.record_item(run, item.get("id"), to_string(item))
+                for statement in statements:
+                    self.ledger.record(run, statement.get("guid"), item.get("id"), statement.get("outcome"),
+                                       to_string(statement))
+            self.ledger.record_run_element(run, to_string(root.find(tag("run"))))
+        return run.id
+
+    def run_or_latest(self, run_id: int | None) -> int:
+        if run_id is not None:
+            return run_id
+        latest = self.ledger.latest_run()
+        if latest is None:
+            raise InputError(f"{self.ledger.path or 'the ledger'} holds no run yet",
+                             hint="run `refbot run` first, or review a trace file")
+        return latest.id
+
+    def proposals(self, run_id: int) -> list[Proposal]:
+        run = self._run(run_id)
+        found = []
+        for _, item, statements in self.ledger.items(run):
+            item_element = from_string(item)
+            for _, text in statements:
+                proposal = statement_proposal(item_element, from_string(text))
+                if proposal is not None:
+                    found.append(proposal)
+        return found
+
+    # -- decisions -------------------------------------------------------------------------------------------
+    def decide(self, run_id: int, guids: Sequence[str], decision: str, *, curator: str, note: str = "") -> list[str]:
+        """Record ``decision`` for these statements of the run; returns those whose state changed. InputError names
+        a GUID that is not a proposal of the run, or one already written (its decision is final)."""
+        if decision not in DECISIONS:
+            raise ValueError(decision)
+        if not curator.strip():
+            raise InputError("no curator name for the decision",
+                             hint="set [review] curator in refbot.ini, REFBOT_REVIEW_CURATOR, or pass --curator")
+        known = {proposal.guid for proposal in self.proposals(run_id)}
+        current = self.reviews(run_id)
+        for guid in guids:
+            if guid not in known:
+                raise InputError(f"run {run_id} proposes no reference for statement {guid}",
+                                 hint="use the GUIDs the report lists under “proposed reference”")
+            if current[guid].state in ("written", "skipped"):
+                raise InputError(f"statement {guid} was {current[guid].state} already; its decision is final")
+        changed = [guid for guid in dict.fromkeys(guids)
+                   if current[guid].state != decision or current[guid].note != note.strip()]
+        now = iso(utc_now())
+        with self.db:
+            self.db.executemany(
+                "INSERT INTO decisions (run_id, guid, decision, curator, decided, note) VALUES (?, ?, ?, ?, ?, ?)",
+                [(run_id, guid, decision, curator.strip(), now, note.strip()) for guid in changed])
+        return changed
+
+    def reviews(self, run_id: int) -> dict[str, Review]:
+        """Every proposal of the run with its state."""
+        decided: dict[str, tuple[str, str, str, str]] = {}
+        for guid, decision, curator, when, note in self.db.execute(
+                "SELECT guid, decision, curator, decided, note FROM decisions WHERE run_id = ? ORDER BY rowid",
+                (run_id,)):
+            decided[guid] = (decision, curator, when, note)
+        written: dict[str, tuple[str, int | None, str, str, str]] = {}
+        for guid, state, revision, reason, when, site in self.db.execute(
+                "SELECT guid, state, revision, reason, at, site FROM writes WHERE run_id = ? ORDER BY rowid",
+                (run_id,)):
+            if written.get(guid, ("",))[0] not in ("written", "skipped"):
+                written[guid] = (state, revision, reason, when, site)
+        reviews = {}
+        for proposal in self.proposals(run_id):
+            decision, curator, when, note = decided.get(proposal.guid, ("proposed", "", "", ""))
+            state, revision, reason, at, site = written.get(proposal.guid, ("", None, "", "", ""))
+            if decision == "approved" and state in ("written", "skipped"):
+                decision = state
+            done = state == "written"
+            reviews[proposal.guid] = Review(decision, curator, when, note, revision if done else None,
+                                            at if done else "", reason if decision != "rejected" else "",
+                                            diff_url(site, revision) if done and site and revision else "")
+        return reviews
+
+    # -- writes ----------------------------------------------------------------------------------------------
+    def approved_unwritten(self, run_ids: Iterable[int]) -> list[tuple[int, Proposal]]:
+        """(run id, proposal) of every approved statement not yet written or skipped, oldest run first; a statement
+        approved in two runs is written once (for its first run)."""
+        chosen: list[tuple[int, Proposal]] = []
+        seen: set[str] = set()
+        for run_id in sorted(run_ids):
+            reviews = self.reviews(run_id)
+            for proposal in self.proposals(run_id):
+                if reviews[proposal.guid].state == "approved" and proposal.guid not in seen:
+                    chosen.append((run_id, proposal))
+                    seen.add(proposal.guid)
+        written = {row[0] for row in self.db.execute("SELECT guid FROM writes WHERE state = 'written'")}
+        return [(run_id, proposal) for run_id, proposal in chosen if proposal.guid not in written]
+
+    def runs_with_approvals(self) -> list[int]:
+        return [row[0] for row in self.db.execute("SELECT DISTINCT run_id FROM decisions ORDER BY run_id")]
+
+    def record_write(self, run_id: int, guid: str, state: str, *, revision: int | None = None, reason: str = "",
+                     site: str = "") -> None:
+        if state not in WRITE_STATES:
+            raise ValueError(state)
+        self.db.execute("INSERT INTO writes (run_id, guid, state, revision, reason, at, site) VALUES "
+                        "(?, ?, ?, ?, ?, ?, ?)", (run_id, guid, state, revision, reason, iso(utc_now()), site))
+
+    def _run(self, run_id: int) -> Run:
+        run = self.ledger.run(run_id)
+        if run is None:
+            raise InputError(f"{self.ledger.path or 'the ledger'} has no run {run_id}",
+                             hint="pass the id `refbot run` printed (reports/run-ID.html)")
+        return run
+
+
+def diff_url(api_url: str, revision: int) -> str:
+    """``https://www.wikidata.org/w/api.php``, 123 → ``https://www.wikidata.org/w/index.php?diff=123``"""
+    return f"{api_url.rsplit('/', 1)[0]}/index.php?diff={revision}"
+
+
+def annotate(root: Any, reviews: dict[str, Review]) -> None:
+    """Put each proposal's review state into the trace: a ``<review>`` element after its ``<reference>``."""
+    for statement in root.iter(tag("statement")):
+        review = reviews.get(statement.get("guid"))
+        if review is not None and statement.find(tag("reference")) is not None:
+            review_element(statement, review.state, curator=review.curator, decided=review.decided,
+                           note=review.note, reason=review.reason, revision=review.revision, written=review.written,
+                           revision_url=review.revision_url)
