@@ -22,8 +22,11 @@ def stylesheet() -> Any:
     return _transform
 
 
-def render(trace: Any) -> str:
-    return str(stylesheet()(trace))
+def render(trace: Any, **parameters: str) -> str:
+    """The HTML page of a trace. ``parameters`` are the stylesheet's string parameters, ``_`` written for ``-``
+    (``review_token="…"`` sets ``review-token``); each is passed quoted, as text, never as an XPath expression."""
+    quoted = {name.replace("_", "-"): etree.XSLT.strparam(str(value)) for name, value in parameters.items()}
+    return str(stylesheet()(trace, **quoted))
 
 
 def write_report(trace: Any, path: Path) -> Path:

@@ -3,19 +3,41 @@
   refbot's curator report: one self-contained HTML page per run (inline CSS, no script, no external request).
   XSLT 1.0, applied by bot/report.py with lxml. Text from fetched pages is only ever output as text, so the
   serializer escapes it; the Content-Security-Policy forbids scripts and remote loads as a second guard.
+  Each proposed reference shows its review state (<review>). With the string parameter review-token set (the
+  review server, bot/review/server.py) the page is interactive: beside each proposal still open to a decision a
+  plain form (no script) posts approve/reject with the token to /decide on the page's own origin.
 -->
 <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform" xmlns:t="urn:refbot:trace:1"
                 exclude-result-prefixes="t">
   <xsl:output method="html" encoding="UTF-8" indent="yes" doctype-system="about:legacy-compat"/>
+
+  <!-- Interactive review (bot/review/server.py): the session's token, the run and the curator's name. -->
+  <xsl:param name="review-token" select="''"/>
+  <xsl:param name="review-run" select="''"/>
+  <xsl:param name="review-curator" select="''"/>
+  <xsl:variable name="interactive" select="string($review-token) != ''"/>
 
   <xsl:template match="/t:trace">
     <xsl:variable name="run" select="t:run"/>
     <html lang="en">
       <head>
         <meta charset="utf-8"/>
-        <meta http-equiv="Content-Security-Policy"
-              content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"/>
-        <meta name="referrer" content="no-referrer"/>
+        <xsl:choose>
+          <xsl:when test="$interactive">
+            <meta http-equiv="Content-Security-Policy"
+                  content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'"/>
+          </xsl:when>
+          <xsl:otherwise>
+            <meta http-equiv="Content-Security-Policy"
+                  content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"/>
+          </xsl:otherwise>
+        </xsl:choose>
+        <!-- Interactive: same-origin, as under no-referrer a browser sends "Origin: null" with the form's POST and
+             the server checks the Origin; links out of the page carry no referrer either way. -->
+        <xsl:choose>
+          <xsl:when test="$interactive"><meta name="referrer" content="same-origin"/></xsl:when>
+          <xsl:otherwise><meta name="referrer" content="no-referrer"/></xsl:otherwise>
+        </xsl:choose>
         <meta name="viewport" content="width=device-width, initial-scale=1"/>
         <title>refbot report <xsl:value-of select="substring($run/@started, 1, 16)"/></title>
         <style>
@@ -41,10 +63,29 @@
           .judgement { border-top: 1px dashed #c8ccd1; padding: .3rem 0; font-size: .92rem; }
           .answer { white-space: pre-wrap; color: #54595d; }
           code { font-size: .9em; }
+          .proposed { background: #eaf3ff; color: #36c; border: 1px solid #36c; }
+          .approved { background: #d5fdf4; color: #14866d; border: 1px solid #14866d; }
+          .rejected { background: #fee7e6; color: #d33; border: 1px solid #d33; }
+          .written { background: #14866d; color: #fff; border: 1px solid #14866d; }
+          .skipped { background: #eaecf0; color: #54595d; border: 1px solid #a2a9b1; }
+          .statements .review-state { margin-left: .3rem; }
+          div.review { margin: .5rem 0; padding: .4rem .7rem; background: #f8f9fa; border: 1px solid #c8ccd1; border-radius: .3rem; }
+          div.review p { margin: .2rem 0; }
+          form.decide { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin: .3rem 0; }
+          form.decide input.note { flex: 1 1 18rem; font: inherit; padding: .2rem .4rem; }
+          form.decide button { font: inherit; font-weight: 600; padding: .2rem .9rem; border-radius: .2rem; cursor: pointer; }
+          form.decide button.approve { background: #14866d; color: #fff; border: 1px solid #14866d; }
+          form.decide button.reject { background: #fff; color: #d33; border: 1px solid #d33; }
+          p.reviewing { background: #eaf3ff; border: 1px solid #36c; padding: .3rem .6rem; border-radius: .3rem; }
         </style>
       </head>
       <body>
         <h1>refbot report</h1>
+        <xsl:if test="$interactive">
+          <p class="reviewing" id="reviewing">Reviewing run <xsl:value-of select="$review-run"/> as
+            <strong class="curator"><xsl:value-of select="$review-curator"/></strong>: approve or reject each
+            proposed reference; decisions are kept in the run ledger.</p>
+        </xsl:if>
         <p class="meta">
           <xsl:value-of select="$run/@mode"/> run<xsl:if test="$run/@id"> <xsl:value-of select="$run/@id"/></xsl:if>,
           started <xsl:value-of select="$run/@started"/>, <xsl:value-of select="$run/@duration-s"/> s,
@@ -62,8 +103,11 @@
                   <tr class="statement-row">
                     <td><xsl:value-of select="../@label"/> (<xsl:value-of select="../@id"/>)</td>
                     <td><xsl:value-of select="@property-label"/> (<xsl:value-of select="@property"/>)</td>
-                    <td><a href="#{generate-id()}"><xsl:value-of select="@value-text"/></a></td>
-                    <td><span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span></td>
+                    <td><a href="#{concat('statement-', translate(@guid, ' ', '_'))}"><xsl:value-of select="@value-text"/></a></td>
+                    <td><span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span>
+                      <xsl:for-each select="t:review[../t:reference]">
+                        <span class="badge review-state {@state}" data-guid="{../@guid}"><xsl:value-of select="@state"/></span>
+                      </xsl:for-each></td>
                     <td><xsl:value-of select="@judgements"/></td>
                     <td><xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
                       <xsl:with-param name="text" select="'statement'"/></xsl:call-template></td>
@@ -130,7 +174,7 @@
   </xsl:template>
 
   <xsl:template match="t:statement">
-    <section class="statement" id="{generate-id()}">
+    <section class="statement" id="{concat('statement-', translate(@guid, ' ', '_'))}" data-guid="{@guid}">
       <h3>
         <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/><xsl:text> </xsl:text>
         <span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span>
@@ -165,6 +209,9 @@
         </div>
       </xsl:for-each>
       <xsl:apply-templates select="t:reference"/>
+      <xsl:if test="t:reference">
+        <xsl:call-template name="review"/>
+      </xsl:if>
       <details>
         <summary>Searches and documents (<xsl:value-of select="count(t:document)"/>)</summary>
         <xsl:for-each select="t:search">
@@ -264,6 +311,57 @@
     </table>
     <p class="meta">QuickStatements (select and copy; tab-separated, V1):</p>
     <textarea class="qs" readonly="readonly" rows="3"><xsl:value-of select="t:quickstatements"/></textarea>
+  </xsl:template>
+
+  <!-- Where a proposal stands (its <review>), and in interactive mode the form that decides it. The context is the
+       statement; a proposal with no <review> yet (a trace straight from a check) is proposed. -->
+  <xsl:template name="review">
+    <xsl:variable name="review" select="t:review"/>
+    <xsl:variable name="state">
+      <xsl:choose>
+        <xsl:when test="$review"><xsl:value-of select="$review/@state"/></xsl:when>
+        <xsl:otherwise>proposed</xsl:otherwise>
+      </xsl:choose>
+    </xsl:variable>
+    <xsl:if test="$review or $interactive">
+      <div class="review" id="{concat('review-', translate(@guid, ' ', '_'))}" data-guid="{@guid}" data-state="{$state}">
+        <p class="review-status">
+          Review: <span class="badge review-state {$state}"><xsl:value-of select="$state"/></span>
+          <xsl:for-each select="$review">
+            <xsl:choose>
+              <xsl:when test="@state = 'proposed'"> no decision yet</xsl:when>
+              <xsl:when test="@state = 'approved' or @state = 'rejected'">
+                <xsl:text> by </xsl:text><span class="curator"><xsl:value-of select="@curator"/></span>
+                <xsl:if test="@decided"> on <time datetime="{@decided}"><xsl:value-of select="@decided"/></time></xsl:if>
+                <xsl:if test="t:note"> (<span class="note"><xsl:value-of select="t:note"/></span>)</xsl:if>
+                <xsl:if test="@state = 'approved' and t:reason"> · <strong class="write-failed">last write failed:
+                  <xsl:value-of select="t:reason"/></strong></xsl:if>
+              </xsl:when>
+              <xsl:when test="@state = 'written'">
+                <xsl:text>: </xsl:text>
+                <xsl:call-template name="link"><xsl:with-param name="url" select="@revision-url"/>
+                  <xsl:with-param name="text" select="concat('revision ', @revision)"/></xsl:call-template>
+                <xsl:if test="@written"> on <time datetime="{@written}"><xsl:value-of select="@written"/></time></xsl:if>
+                <xsl:if test="@curator"> · approved by <span class="curator"><xsl:value-of select="@curator"/></span></xsl:if>
+                <xsl:if test="t:note"> (<span class="note"><xsl:value-of select="t:note"/></span>)</xsl:if>
+              </xsl:when>
+              <xsl:when test="@state = 'skipped'">: <span class="reason"><xsl:value-of select="t:reason"/></span></xsl:when>
+            </xsl:choose>
+          </xsl:for-each>
+        </p>
+        <xsl:if test="$interactive and ($state = 'proposed' or $state = 'approved' or $state = 'rejected')">
+          <form method="post" action="/decide" class="decide" id="{concat('decide-', translate(@guid, ' ', '_'))}"
+                data-guid="{@guid}">
+            <input type="hidden" name="token" value="{$review-token}"/>
+            <input type="hidden" name="guid" value="{@guid}"/>
+            <input type="text" name="note" class="note" maxlength="1000" placeholder="note (optional)"
+                   aria-label="note (optional)"/>
+            <button type="submit" name="decision" value="approved" class="approve">Approve</button>
+            <button type="submit" name="decision" value="rejected" class="reject">Reject</button>
+          </form>
+        </xsl:if>
+      </div>
+    </xsl:if>
   </xsl:template>
 
   <!-- A link only for http(s) URLs; anything else is shown as text. -->

@@ -1,0 +1,164 @@
+"""`refbot review`'s web page: the run's report with approve/reject forms, served on loopback only.
+
+Flask serves two routes under waitress, bound to 127.0.0.1: ``GET /`` renders the run's report fresh from the run
+ledger (``xslt/report.xsl`` in interactive mode), ``POST /decide`` records one decision and redirects back to the
+statement. The page has no script at all; every response forbids scripts, remote loads and framing (CSP). A request
+is refused (403) from a client that is not loopback, with a ``Host`` that is not this server's (DNS rebinding), and,
+for a POST, without this server's token (a fresh one per server), from another origin (``Origin``,
+``Sec-Fetch-Site``). Each request opens its own ledger connection (SQLite connections stay in their thread).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+from flask import Flask, Response, redirect, request
+from markupsafe import escape
+
+from bot.errors import ConfigError, InputError
+from bot.options import Options
+
+CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+                           "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    # same-origin, not no-referrer: a browser sends "Origin: null" on a same-origin POST under no-referrer, and the
+    # Origin check needs the real one; links out of the page (sources, Wikidata) still carry no referrer.
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+MAX_NOTE = 1000
+
+
+def _curator(options: Options, curator: str) -> str:
+    name = curator.strip() or options.review_curator.strip()
+    if not name:
+        raise ConfigError("no curator name to record the decisions with",
+                          hint="set [review] curator in refbot.ini or REFBOT_REVIEW_CURATOR, or pass --curator")
+    return name
+
+
+def _page(status: int, title: str, message: str) -> Response:
+    body = (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title></head>"
+            f"<body><h1>{escape(title)}</h1><p>{escape(message)}</p><p><a href=\"/\">Back to the report</a></p>"
+            "</body></html>")
+    return Response(body, status=status, mimetype="text/html")
+
+
+def _loopback(address: str | None) -> bool:
+    try:
+        ip = ipaddress.ip_address((address or "").split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def make_app(options: Options, run_id: int, *, curator: str, token: str) -> Flask:
+    """The review application for one run; decisions are recorded under ``curator`` and need ``token``."""
+    from bot.report import render
+    from bot.review.actions import decide
+    from bot.review.store import ReviewLedger
+    from bot.runledger import RunLedger
+
+    name = _curator(options, curator)
+    if not token:
+        raise ValueError("the review server needs a token")
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
+
+    def refused(why: str) -> Response:
+        return _page(403, "Refused", why)
+
+    @app.before_request
+    def guard() -> Response | None:
+        if not _loopback(request.remote_addr):
+            return refused("this server answers its own machine only")
+        port = request.environ.get("SERVER_PORT", "")
+        host = request.headers.get("Host", "").lower()
+        if host not in {f"{loopback}:{port}" for loopback in LOOPBACK_NAMES}:
+            return refused(f"unexpected Host header; open http://127.0.0.1:{port}/")
+        if request.method != "POST":
+            return None
+        if not hmac.compare_digest(request.form.get("token", "").encode(), token.encode()):
+            return refused("missing or wrong session token; reload the page from the review server")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin != f"http://{host}":
+            return refused("a request from another site")
+        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+            return refused("a request from another site")
+        return None
+
+    @app.after_request
+    def secure(response: Response) -> Response:
+        response.headers.update(HEADERS)
+        return response
+
+    @app.get("/")
+    def page() -> Response:
+        ledger = RunLedger(options.run_ledger)
+        try:
+            tree = ReviewLedger(ledger).trace(run_id)
+        finally:
+            ledger.close()
+        html = render(tree, review_token=token, review_run=str(run_id), review_curator=name)
+        return Response(html, mimetype="text/html")
+
+    @app.post("/decide")
+    def decide_one() -> Any:
+        guid = request.form.get("guid", "").strip()
+        decision = request.form.get("decision", "")
+        note = request.form.get("note", "")
+        if not guid or decision not in ("approved", "rejected"):
+            return _page(400, "Not recorded", "a decision needs a statement and approve or reject")
+        if len(note) > MAX_NOTE:
+            return _page(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
+        ledger = RunLedger(options.run_ledger)
+        try:
+            decide(options, ReviewLedger(ledger), run_id, [guid], decision, curator=name, note=note)
+        except InputError as error:
+            return _page(400, "Not recorded", str(error))
+        finally:
+            ledger.close()
+        return redirect("/#" + quote("statement-" + guid.replace(" ", "_"), safe="$"), code=303)
+
+    return app
+
+
+def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
+          on_ready: Callable[[str], None] | None = None) -> None:
+    """Serve the review page of ``run_id`` on http://127.0.0.1:PORT/ (``port`` 0: a free one) until Ctrl-C;
+    ``on_ready`` gets the page's URL once the server listens. ConfigError without a curator name; InputError when
+    the ledger has no trace of the run."""
+    from waitress.server import create_server
+
+    from bot.review.store import ReviewLedger
+    from bot.runledger import RunLedger
+
+    name = _curator(options, curator)
+    ledger = RunLedger(options.run_ledger)
+    try:
+        ReviewLedger(ledger).trace(run_id)  # InputError now rather than on the first page
+    finally:
+        ledger.close()
+    app = make_app(options, run_id, curator=name, token=secrets.token_urlsafe(32))
+    # One worker thread: decisions and report writes happen one at a time.
+    server: Any = create_server(app, host="127.0.0.1", port=port, threads=1, ident="refbot")
+    url = f"http://127.0.0.1:{server.effective_port}/"
+    if on_ready is not None:
+        on_ready(url)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

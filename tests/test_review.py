@@ -1,0 +1,237 @@
+"""Curators' decisions kept in the run ledger, proposals read back from a trace, the QuickStatements export, and
+what `refbot apply` decides before it writes (the values as Wikibase JSON, the skips)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from bot import trace as traces
+from bot.cli import main
+from bot.checking.records import Outcome
+from bot.datamodel import Statement, Value
+from bot.errors import InputError
+from bot.options import load_options
+from bot.references import ProposedReference, quickstatements
+from bot.review.applying import skip_reason, summary
+from bot.review.datavalues import reference_snaks, same_url, same_value
+from bot.review.proposals import ProposedSnak
+from bot.review.store import ReviewLedger
+from bot.runledger import RunLedger
+from tests.test_trace import CONTEXT, STATEMENT, run_info, supported_check
+
+GUIDS = ("Q990201$AAAA-1", "Q990201$AAAA-2", "Q990201$AAAA-3")
+
+
+def checks():
+    """Three supported statements (support 0.91, 0.62, 0.91) and one not found."""
+    found = []
+    for number, guid in enumerate(GUIDS, start=1):
+        statement = replace(STATEMENT, guid=guid, value=Value("wikibase-item", f"Q99021{number}", f"Prize {number}"))
+        check = supported_check()
+        reference = replace(check.reference, url=f"https://news.example.org/{number}")
+        judged = check.documents[0].judged[0]
+        if number == 2:
+            judged = replace(judged, judgement=replace(judged.judgement, support=0.62))
+        document = replace(check.documents[0], judged=(judged,))
+        found.append(replace(check, statement=statement, reference=reference, documents=(document,),
+                             quickstatements=quickstatements(statement, reference, "refbot")))
+    missing = replace(STATEMENT, guid="Q990201$AAAA-4", property_id="P69", property_label="educated at")
+    found.append(replace(supported_check(), statement=missing, outcome=Outcome.NOT_FOUND, reference=None,
+                         quickstatements="", reason="no paragraph supports it"))
+    return found
+
+
+@pytest.fixture
+def trace_file(tmp_path):
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT),
+                                         [traces.statement_element(CONTEXT, check) for check in checks()])])
+    return traces.write(tree, tmp_path / "check-Q990201.xml")
+
+
+@pytest.fixture
+def options(tmp_path):
+    return load_options(None, environ={}, overrides={"run_ledger": tmp_path / "runs.sqlite",
+                                                     "check_reports": tmp_path / "reports"})
+
+
+def test_a_trace_file_becomes_a_run_once_with_its_proposals(tmp_path, trace_file):
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(trace_file), trace_file)
+    assert store.import_trace(traces.read(trace_file), trace_file) == run
+    proposals = store.proposals(run)
+    assert [p.guid for p in proposals] == list(GUIDS)
+    assert [p.support for p in proposals] == [0.91, 0.62, 0.91]
+    first = proposals[0]
+    assert (first.item, first.property_id, first.value, first.url) == \
+        ("Q990201", "P166", "Q990211", "https://news.example.org/1")
+    assert [s.property_id for s in first.snaks] == ["P854", "P813", "P1476", "P407", "P1683"]
+    assert store.model(run) == "qwen"
+    assert {guid: review.state for guid, review in store.reviews(run).items()} == dict.fromkeys(GUIDS, "proposed")
+
+
+def test_decisions_keep_who_when_and_why_and_a_written_one_is_final(tmp_path, trace_file):
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(trace_file), trace_file)
+    assert store.decide(run, [GUIDS[0], GUIDS[1]], "approved", curator="Ada") == [GUIDS[0], GUIDS[1]]
+    assert store.decide(run, [GUIDS[0]], "approved", curator="Ada") == []  # no change, no new row
+    assert store.decide(run, [GUIDS[1]], "rejected", curator="Bob", note="the page is a forum") == [GUIDS[1]]
+    reviews = store.reviews(run)
+    assert (reviews[GUIDS[0]].state, reviews[GUIDS[0]].curator) == ("approved", "Ada")
+    assert (reviews[GUIDS[1]].state, reviews[GUIDS[1]].curator, reviews[GUIDS[1]].note) == \
+        ("rejected", "Bob", "the page is a forum")
+    assert reviews[GUIDS[2]].state == "proposed"
+    history = store.db.execute("SELECT guid, decision, curator FROM decisions ORDER BY rowid").fetchall()
+    assert history == [(GUIDS[0], "approved", "Ada"), (GUIDS[1], "approved", "Ada"), (GUIDS[1], "rejected", "Bob")]
+
+    assert [p.guid for _, p in store.approved_unwritten([run])] == [GUIDS[0]]
+    store.record_write(run, GUIDS[0], "failed", reason="editconflict: …", site="https://w.example/w/api.php")
+    assert store.reviews(run)[GUIDS[0]].state == "approved"  # a failed write stays approved, to be tried again
+    assert [p.guid for _, p in store.approved_unwritten([run])] == [GUIDS[0]]
+    store.record_write(run, GUIDS[0], "written", revision=4242, site="https://w.example/w/api.php")
+    written = store.reviews(run)[GUIDS[0]]
+    assert (written.state, written.revision, written.revision_url) == \
+        ("written", 4242, "https://w.example/w/index.php?diff=4242")
+    assert store.approved_unwritten([run]) == []
+    with pytest.raises(InputError, match="final"):
+        store.decide(run, [GUIDS[0]], "rejected", curator="Bob")
+    with pytest.raises(InputError, match="proposes no reference"):
+        store.decide(run, ["Q990201$AAAA-4"], "approved", curator="Ada")
+    with pytest.raises(InputError, match="curator"):
+        store.decide(run, [GUIDS[2]], "approved", curator=" ")
+
+    tree = store.trace(run)
+    traces.validate(tree)
+    states = {s.get("guid"): s.find(traces.tag("review")).get("state")
+              for s in tree.getroot().iter(traces.tag("statement")) if s.find(traces.tag("review")) is not None}
+    assert states == {GUIDS[0]: "written", GUIDS[1]: "rejected", GUIDS[2]: "proposed"}
+
+
+def test_approve_reject_and_export_from_the_command_line(tmp_path, trace_file, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REFBOT_REVIEW_CURATOR", "Ada")
+    ledger = ["--ledger", str(tmp_path / "runs.sqlite")]
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(trace_file), trace_file)
+    store.ledger.close()
+
+    assert main(["approve", "--all-supported", "--min-support", "0.9", *ledger]) == 0
+    assert f"run {run}: 2 reference(s) approved" in capsys.readouterr().out
+    assert main(["reject", GUIDS[1], "--note", "forum post", "--curator", "Bob", *ledger]) == 0
+    assert main(["approve", "Q990201$NOPE", *ledger]) == 2
+    assert "proposes no reference for statement Q990201$NOPE" in capsys.readouterr().err
+    assert main(["approve", *ledger]) == 2  # neither GUIDs nor --all-supported
+
+    assert main(["export", "--quickstatements", "batch.tsv", "--approved", *ledger]) == 0
+    lines = (tmp_path / "batch.tsv").read_text(encoding="utf-8").splitlines()
+    assert [line.split("\t")[:3] for line in lines] == [["Q990201", "P166", "Q990211"], ["Q990201", "P166", "Q990213"]]
+    assert lines[0].split("\t")[3:5] == ["S854", '"https://news.example.org/1"']
+    assert main(["export", "--quickstatements", "all.tsv", *ledger]) == 0
+    assert len((tmp_path / "all.tsv").read_text(encoding="utf-8").splitlines()) == 2  # the rejected one is left out
+
+    report = (tmp_path / "reports" / f"run-{run}.xml")
+    assert report.is_file() and (tmp_path / "reports" / f"run-{run}.html").is_file()
+    reviews = {s.get("guid"): s.find(traces.tag("review")) for s in traces.read(report).getroot().iter(
+        traces.tag("statement")) if s.find(traces.tag("review")) is not None}
+    assert reviews[GUIDS[1]].get("state") == "rejected" and reviews[GUIDS[1]].get("curator") == "Bob"
+    assert reviews[GUIDS[1]].findtext(traces.tag("note")) == "forum post"
+    assert reviews[GUIDS[0]].get("curator") == "Ada"
+
+
+def test_the_proposed_reference_as_wbsetreference_takes_it():
+    reference = ProposedReference("https://news.example.org/a", date(2026, 11, 21), 'A "quoted" title', "cs",
+                                  "https://web.archive.org/web/2019/https://news.example.org/a", date(2019, 5, 1),
+                                  "Novotná získala cenu.")
+    snaks = tuple(ProposedSnak(s.property_id, "", s.value, s.text) for s in reference.snaks())
+    values, order = reference_snaks(snaks)
+    assert order == ["P854", "P813", "P1476", "P407", "P1065", "P2960", "P1683"]
+    assert values["P854"] == [{"snaktype": "value", "property": "P854", "datatype": "url",
+                               "datavalue": {"type": "string", "value": "https://news.example.org/a"}}]
+    assert values["P813"][0]["datavalue"] == {"type": "time", "value": {
+        "time": "+2026-11-21T00:00:00Z", "timezone": 0, "before": 0, "after": 0, "precision": 11,
+        "calendarmodel": "http://www.wikidata.org/entity/Q1985727"}}
+    # the title as the page has it: QuickStatements' form had to turn its straight quotes typographic
+    assert values["P1476"][0]["datavalue"] == {"type": "monolingualtext",
+                                               "value": {"text": 'A "quoted" title', "language": "cs"}}
+    assert values["P407"][0]["datavalue"] == {"type": "wikibase-entityid",
+                                              "value": {"entity-type": "item", "numeric-id": 9056, "id": "Q9056"}}
+    assert values["P2960"][0]["datavalue"]["value"]["time"] == "+2019-05-01T00:00:00Z"
+    assert values["P1683"][0]["datavalue"]["value"] == {"text": "Novotná získala cenu.", "language": "cs"}
+    json.dumps(values)
+
+
+def snak(datatype_value):
+    return {"snaktype": "value", "datavalue": {"value": datatype_value}}
+
+
+@pytest.mark.parametrize("datatype, raw, value, same", [
+    ("wikibase-item", "Q5", {"entity-type": "item", "numeric-id": 5, "id": "Q5"}, True),
+    ("wikibase-item", "Q5", {"entity-type": "item", "numeric-id": 6, "id": "Q6"}, False),
+    ("time", "+1936-10-00T00:00:00Z/10", {"time": "+1936-10-00T00:00:00Z", "precision": 10,
+                                          "calendarmodel": "http://www.wikidata.org/entity/Q1985727"}, True),
+    ("time", "+1936-10-05T00:00:00Z/11", {"time": "+1936-10-06T00:00:00Z", "precision": 11,
+                                          "calendarmodel": "http://www.wikidata.org/entity/Q1985727"}, False),
+    ("time", "+1712-01-10T00:00:00Z/11/J", {"time": "+1712-01-10T00:00:00Z", "precision": 11,
+                                            "calendarmodel": "http://www.wikidata.org/entity/Q1985786"}, True),
+    ("quantity", "271U11573", {"amount": "+271", "unit": "http://www.wikidata.org/entity/Q11573"}, True),
+    ("quantity", "1.96~0.01U11573", {"amount": "+1.96", "lowerBound": "+1.95", "upperBound": "+1.97",
+                                     "unit": "http://www.wikidata.org/entity/Q11573"}, True),
+    ("quantity", "12480", {"amount": "+12481", "unit": "1"}, False),
+    ("monolingualtext", 'cs:"Hana \\"H\\" Nová"', {"text": 'Hana "H" Nová', "language": "cs"}, True),
+    ("string", '"0000-0002-1825-0097"', "0000-0002-1825-0097", True),
+    ("globe-coordinate", "@50.08/14.42", {"latitude": 50.08, "longitude": 14.42, "globe": "…Q2"}, True),
+])
+def test_a_statement_keeps_its_value_only_when_the_wiki_still_has_it(datatype, raw, value, same):
+    assert same_value(datatype, raw, snak(value)) is same
+
+
+def test_reference_urls_are_compared_as_people_mean_them():
+    assert same_url("https://www.example.org/a/#top", "http://example.org/a")
+    assert same_url("HTTPS://Example.org:443/a?b=1", "https://example.org/a?b=1")
+    assert not same_url("https://example.org/a", "https://example.org/b")
+
+
+def test_apply_skips_a_statement_gone_changed_or_referenced_already(tmp_path, trace_file):
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    proposal = store.proposals(store.import_trace(traces.read(trace_file), trace_file))[0]
+    now = {"id": proposal.guid, "mainsnak": snak({"entity-type": "item", "numeric-id": 990211, "id": "Q990211"})}
+    assert skip_reason(proposal, now) == ""
+    assert skip_reason(proposal, None) == "the statement is no longer on the item"
+    changed = {**now, "mainsnak": snak({"entity-type": "item", "numeric-id": 7, "id": "Q7"})}
+    assert "value changed since the check (now Q7)" in skip_reason(proposal, changed)
+    cited = [{"snaks": {"P854": [{"datavalue": {"value": "http://www.news.example.org/1/"}}]}}]
+    referenced = {**now, "references": cited}
+    assert skip_reason(proposal, referenced) == \
+        "the statement already has a reference to http://www.news.example.org/1/"
+    text = summary(proposal, model="qwen2.5-coder-1.5b", curator="Ada", report_url="https://example.org/r/run-1.html")
+    assert text.startswith("refbot ") and "qwen2.5-coder-1.5b" in text and "approved by Ada" in text
+    assert text.endswith("report: https://example.org/r/run-1.html")
+
+
+def test_the_statement_value_in_the_trace_is_the_one_compared():
+    statement = Statement("Q1", "x", "Q1$A", "P2046", "area", Value("quantity", "18.6U712226", "18.6 km²"))
+    assert statement.value.raw == "18.6U712226"
+    assert same_value("quantity", statement.value.raw,
+                      snak({"amount": "+18.60", "unit": "http://www.wikidata.org/entity/Q712226"}))
+
+
+def test_a_decision_needs_a_curator(options, trace_file):
+    from bot.review.actions import decide, reviewing
+
+    with reviewing(options, trace=trace_file) as (store, run):
+        with pytest.raises(InputError, match=r"\[review\] curator"):
+            decide(options, store, run, [GUIDS[0]], "approved", curator="")
+    with pytest.raises(InputError, match="has no run 7"):
+        with reviewing(options, run_id=7):
+            pass
+
+
+def test_an_unknown_file_is_named(tmp_path):
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    with pytest.raises(InputError, match="holds no run yet"):
+        store.run_or_latest(None)
+    assert Path(tmp_path / "runs.sqlite").is_file()

@@ -1,0 +1,228 @@
+"""`refbot review`'s page in a real browser (Debian's chromium through chromedriver and Selenium): decisions made
+by clicking land in the run ledger, a hostile page's text stays inert, and the server refuses requests without its
+token, from another origin, for another host or from another machine."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+from lxml import etree
+
+from bot import trace as traces
+from bot.errors import ConfigError
+from bot.options import Options, load_options
+from bot.review.server import make_app, serve
+from bot.review.store import Review, ReviewLedger
+from bot.runledger import RunLedger
+
+TRACE = Path(__file__).resolve().parent / "data" / "review-trace.xml"
+GUIDS = [f"Q990301$0A1B2C3D-000{n}-4000-8000-00000000000{n}" for n in (1, 2, 3)]
+HOSTILE = GUIDS[2]
+CURATOR = "Test Curator"
+
+
+@dataclass
+class ReviewServer:
+    options: Options
+    run_id: int
+    url: str
+
+    def reviews(self) -> dict[str, Review]:
+        ledger = RunLedger(self.options.run_ledger)
+        try:
+            return ReviewLedger(ledger).reviews(self.run_id)
+        finally:
+            ledger.close()
+
+    def token(self, session: requests.Session) -> str:
+        page = etree.HTML(session.get(self.url, timeout=10).text)
+        return page.xpath("//form[@class='decide']/input[@name='token']/@value")[0]
+
+
+def review_options(tmp: Path) -> Options:
+    empty = tmp / "empty.ini"
+    empty.write_text("", encoding="utf-8")
+    return load_options(config_file=empty, environ={}, overrides={
+        "run_ledger": tmp / "runs.sqlite", "check_reports": tmp / "reports", "review_curator": CURATOR})
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> ReviewServer:
+    tmp = tmp_path_factory.mktemp("review")
+    options = review_options(tmp)
+    ledger = RunLedger(options.run_ledger)
+    try:
+        run_id = ReviewLedger(ledger).import_trace(traces.read(TRACE), TRACE)
+    finally:
+        ledger.close()
+    ready: list[str] = []
+    listening = threading.Event()
+
+    def on_ready(url: str) -> None:
+        ready.append(url)
+        listening.set()
+
+    # A daemon thread: the server lives as long as the test process (serve() returns on Ctrl-C only).
+    threading.Thread(target=serve, args=(options, run_id), kwargs=dict(curator=CURATOR, on_ready=on_ready),
+                     daemon=True, name="review-server").start()
+    assert listening.wait(20), "the review server did not start"
+    return ReviewServer(options, run_id, ready[0])
+
+
+@pytest.fixture
+def http() -> Iterator[requests.Session]:
+    with requests.Session() as session:
+        session.trust_env = False  # no proxy from the environment for 127.0.0.1
+        yield session
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory) -> Iterator[object]:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if chromium is None or chromedriver is None:
+        pytest.skip("Debian's chromium and chromium-driver are needed (scripts/setup --test installs them)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-proxy-server",
+                 "--disable-extensions", "--no-first-run", "--window-size=1280,2000",
+                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def decide_by_clicking(driver, guid: str, button: str, note: str = "") -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    form = driver.find_element(By.CSS_SELECTOR, f'form.decide[data-guid="{guid}"]')
+    if note:
+        form.find_element(By.CSS_SELECTOR, "input[name='note']").send_keys(note)
+    form.find_element(By.CSS_SELECTOR, f"button.{button}").click()
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(form))
+    WebDriverWait(driver, 15).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, f'div.review[data-guid="{guid}"]'))
+
+
+def test_approving_two_and_rejecting_one_by_clicking_lands_in_the_ledger(server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url)
+    assert f"Reviewing run {server.run_id} as {CURATOR}" in " ".join(
+        browser.find_element(By.ID, "reviewing").text.split())
+    assert {state.get_attribute("data-state")
+            for state in browser.find_elements(By.CSS_SELECTOR, "div.review")} <= {"proposed", "approved"}
+    decide_by_clicking(browser, GUIDS[0], "approve")
+    assert urlsplit(browser.current_url).fragment.startswith("statement-Q990301")
+    decide_by_clicking(browser, GUIDS[1], "approve")
+    decide_by_clicking(browser, HOSTILE, "reject", note="the source page is <b>hostile</b>")
+
+    reviews = server.reviews()
+    assert [reviews[guid].state for guid in GUIDS] == ["approved", "approved", "rejected"]
+    assert {reviews[guid].curator for guid in GUIDS} == {CURATOR}
+    assert all(reviews[guid].decided for guid in GUIDS)
+    assert reviews[HOSTILE].note == "the source page is <b>hostile</b>" and reviews[GUIDS[0]].note == ""
+
+    states = {box.get_attribute("data-guid"): box.get_attribute("data-state")
+              for box in browser.find_elements(By.CSS_SELECTOR, "div.review")}
+    assert states == dict(zip(GUIDS, ["approved", "approved", "rejected"]))
+    rejected = browser.find_element(By.CSS_SELECTOR, f'div.review[data-guid="{HOSTILE}"]').text
+    assert f"rejected by {CURATOR}" in rejected and "(the source page is <b>hostile</b>)" in rejected
+    static = (server.options.check_reports / f"run-{server.run_id}.html").read_text(encoding="utf-8")
+    assert static.count('class="badge review-state approved"') >= 2 and "/decide" not in static
+
+
+def test_a_hostile_paragraph_stays_inert(server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url)
+    assert browser.title.startswith("refbot report") and "pwned" not in browser.title
+    assert browser.find_elements(By.TAG_NAME, "script") == []
+    assert browser.find_elements(By.TAG_NAME, "img") == []
+    assert browser.find_elements(By.CSS_SELECTOR, 'a[href^="javascript:"]') == []
+    assert browser.find_elements(By.CSS_SELECTOR, "[onerror], [onmouseover]") == []
+    hostile = browser.find_element(By.CSS_SELECTOR, f'section.statement[data-guid="{HOSTILE}"]').text
+    assert "<script>document.title='pwned'</script>" in hostile, "the page's markup is shown as text"
+    assert "javascript:alert(1)" in hostile, "a javascript: URL is shown, not linked"
+    assert all(href.startswith(("http://", "https://"))
+               for href in (a.get_attribute("href") for a in browser.find_elements(By.TAG_NAME, "a")))
+
+
+def test_requests_without_the_token_or_from_elsewhere_are_refused(server, http):
+    before = server.reviews()
+    own = server.url.rstrip("/")
+    token = server.token(http)
+    decision = {"guid": GUIDS[1], "decision": "rejected", "note": "forged"}
+
+    def post(data: dict[str, str], **headers: str) -> requests.Response:
+        return http.post(own + "/decide", data=data, headers=headers, allow_redirects=False, timeout=10)
+
+    assert post(decision).status_code == 403
+    assert post({**decision, "token": "not-the-token"}).status_code == 403
+    assert post({**decision, "token": token}, Origin="http://evil.example").status_code == 403
+    assert post({**decision, "token": token}, Origin="null").status_code == 403
+    assert post({**decision, "token": token}, **{"Sec-Fetch-Site": "cross-site"}).status_code == 403
+    assert post({**decision, "token": token}, **{"Sec-Fetch-Site": "same-site"}).status_code == 403
+    port = urlsplit(server.url).port
+    assert post({**decision, "token": token}, Host=f"evil.example:{port}").status_code in (400, 403)
+    assert http.get(server.url, headers={"Host": f"rebound.example:{port}"}, timeout=10).status_code in (400, 403)
+    assert server.reviews() == before, "a refused request changed the ledger"
+
+    unknown = post({"guid": "Q1$<b>nope</b>", "decision": "approved", "token": token}, Origin=own)
+    assert unknown.status_code == 400 and "Q1$&lt;b&gt;nope&lt;/b&gt;" in unknown.text
+    accepted = post({"guid": GUIDS[0], "decision": "approved", "token": token}, Origin=own,
+                    **{"Sec-Fetch-Site": "same-origin"})
+    assert accepted.status_code == 303 and accepted.headers["Location"].startswith("/#statement-Q990301$")
+    assert server.reviews()[GUIDS[0]].state == "approved"
+
+
+def test_every_response_carries_the_security_headers(server, http):
+    for response in (http.get(server.url, timeout=10),
+                     http.post(server.url + "decide", data={}, allow_redirects=False, timeout=10)):
+        policy = response.headers["Content-Security-Policy"]
+        assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy and "script-src" not in policy
+        assert "form-action 'self'" in policy and "base-uri 'none'" in policy
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["X-Frame-Options"] == "DENY"
+        assert response.headers["Cache-Control"] == "no-store"
+        assert response.headers["Referrer-Policy"] in ("no-referrer", "same-origin")
+    page = http.get(server.url, timeout=10)
+    assert page.headers["Content-Type"].startswith("text/html") and 'name="decision"' in page.text
+    assert "<script" not in page.text.lower()
+
+
+def test_a_client_from_another_machine_is_refused(tmp_path):
+    options = review_options(tmp_path)
+    ledger = RunLedger(options.run_ledger)
+    try:
+        run_id = ReviewLedger(ledger).import_trace(traces.read(TRACE), TRACE)
+    finally:
+        ledger.close()
+    client = make_app(options, run_id, curator=CURATOR, token="t0ken").test_client()
+    assert client.get("/", base_url="http://127.0.0.1:8765/").status_code == 200
+    remote = client.get("/", base_url="http://127.0.0.1:8765/", environ_base={"REMOTE_ADDR": "192.0.2.7"})
+    assert remote.status_code == 403 and "own machine" in remote.get_data(as_text=True)
+
+
+def test_no_curator_no_server(tmp_path):
+    options = replace(review_options(tmp_path), review_curator="")
+    with pytest.raises(ConfigError, match=r"\[review\] curator"):
+        serve(options, 1, curator="  ")
+    with pytest.raises(ConfigError, match=r"\[review\] curator"):
+        make_app(options, 1, curator="", token="t0ken")
