@@ -242,7 +242,31 @@ def chromium() -> str:
     if not found:
         raise Problem(WARN, "not found (only the tests need it, to render the report headless)",
                       "apt-get install chromium (scripts/setup --test does)")
-    return found
+    driver = shutil.which("chromedriver")
+    if not driver:
+        raise Problem(WARN, f"{found}, but no chromedriver (the review page's browser tests need it)",
+                      "apt-get install chromium-driver (scripts/setup --test does)")
+    return f"{found}, {driver}"
+
+
+def writes(options: Options) -> str:
+    """Whether `refbot apply --live` has an account and a BotPassword (the password itself is never shown)."""
+    if not options.apply_user:
+        return "no account configured: `refbot apply` simulates; --live needs [apply] user and a BotPassword"
+    if options.apply_password:
+        source = "the BotPassword from the environment (REFBOT_APPLY_PASSWORD) or refbot.ini"
+    elif options.apply_password_file:
+        path = Path(options.apply_password_file).expanduser()
+        if not path.is_file():
+            raise Problem(FAIL, f"[apply] password_file {path} does not exist",
+                          "point it at pywikibot's password file, or export REFBOT_APPLY_PASSWORD")
+        if path.stat().st_mode & 0o077:
+            raise Problem(WARN, f"{path} can be read by other users", f"chmod 600 {path}")
+        source = f"the BotPassword in {path}"
+    else:
+        raise Problem(WARN, f"[apply] user {options.apply_user} has no BotPassword: apply --live will refuse",
+                      "export REFBOT_APPLY_PASSWORD, or set [apply] password_file")
+    return f"{options.apply_user} at {options.wikidata_api_url}, with {source}"
 
 
 def writable(options: Options) -> str:
@@ -280,7 +304,8 @@ def diagnose(config_file: Path | None = None, environ: Mapping[str, str] | None 
     if options.check_embeddings:
         findings.append(_run("embedding model", lambda: model(options.check_embedding_model, options,
                                                               needed_for="pre-ranking (or use --no-embeddings)")))
-    findings += [_run("folders", lambda: writable(options)), _run("oxigraph (demo)", oxigraph),
+    findings += [_run("folders", lambda: writable(options)), _run("writes (apply)", lambda: writes(options)),
+                 _run("oxigraph (demo)", oxigraph),
                  _run("chromium (tests)", chromium)]
     return findings
 

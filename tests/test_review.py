@@ -235,3 +235,23 @@ def test_an_unknown_file_is_named(tmp_path):
     with pytest.raises(InputError, match="holds no run yet"):
         store.run_or_latest(None)
     assert Path(tmp_path / "runs.sqlite").is_file()
+
+
+def test_doctor_says_whether_apply_has_an_account_and_never_shows_the_password(tmp_path):
+    from bot.doctor import Problem, writes
+
+    def options_with(**values):
+        return load_options(None, environ={}, overrides=values)
+
+    assert "simulates" in writes(options_with())
+    with pytest.raises(Problem, match="has no BotPassword"):
+        writes(options_with(apply_user="ExampleBot@refbot"))
+    shown = writes(options_with(apply_user="ExampleBot@refbot", apply_password="s3cret-value"))
+    assert "ExampleBot@refbot" in shown and "s3cret-value" not in shown
+    secrets = tmp_path / "user-password.py"
+    secrets.write_text("('ExampleBot', BotPassword('refbot', 's3cret-value'))\n", encoding="utf-8")
+    secrets.chmod(0o644)
+    with pytest.raises(Problem, match="can be read by other users"):
+        writes(options_with(apply_user="ExampleBot@refbot", apply_password_file=str(secrets)))
+    secrets.chmod(0o600)
+    assert str(secrets) in writes(options_with(apply_user="ExampleBot@refbot", apply_password_file=str(secrets)))
