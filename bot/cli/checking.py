@@ -175,7 +175,9 @@ def run_demo(args: argparse.Namespace, options: Options) -> int:
         overrides = world.options()
         if args.serve:
             print("The demo world is served on 127.0.0.1 until you press Ctrl-C. Save this as refbot.ini to use it:\n")
-            print(ini_text(overrides))
+            print(ini_text({**overrides, "apply_user": world.bot_login, "apply_edit_delay": 0}))
+            print("Its Wikidata API takes edits from the bot account above; for `refbot apply --live`:\n")
+            print(f"export REFBOT_APPLY_PASSWORD={world.bot_password}\n", flush=True)
             try:
                 while True:
                     time.sleep(3600)

@@ -3,12 +3,16 @@
 Every site of ``data/sites/`` is served on a port of its own (so pacing and parallel fetching work per host as on
 the web), next to stand-ins for the Wikidata API, Wikipedia's REST API, the Wayback Machine and a SearXNG
 search engine. ``{site:NAME}`` in the data becomes that site's base URL. Every request is recorded in
-``requests`` (site, path and query), which the tests read.
+``requests`` (site, path, query; method and parameters, passwords hidden), which the tests read.
+
+The Wikidata stand-in is a MediaWiki + Wikibase action API that pywikibot can log in to with a BotPassword and add
+references with (``bot.demo.wikibase``): its items are the SPARQL store's, and ``wikibase`` is its state.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import socket
 import threading
 import unicodedata
@@ -16,9 +20,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.demo.sparql import Oxigraph, start_oxigraph
+from bot.demo.wikibase import HIDDEN, SECRET_PARAMETERS, Account, WikibaseApi, read_cookies, read_form
 from bot.errors import ConfigError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -37,9 +42,13 @@ class Reply:
 
 @dataclass
 class Recorded:
+    """One request: ``query`` as parsed from the URL; ``params`` the query string's and a POST form's fields."""
+
     site: str
     path: str
     query: dict[str, list[str]]
+    method: str = "GET"
+    params: dict[str, str] = field(default_factory=dict)
 
 
 def free_port() -> int:
@@ -55,17 +64,38 @@ def fold(text: str) -> str:
 
 @dataclass
 class DemoWorld:
-    """Start with :meth:`start` (or as a context manager); ``options()`` points refbot at it."""
+    """Start with :meth:`start` (or as a context manager); ``options()`` points refbot at it.
+
+    The Wikidata API lets ``bot_user`` log in with the BotPassword ``bot_password_name`` / ``bot_password`` (made
+    up when the world is made; the user is in the bot group), and any further ``accounts``.
+    """
 
     data: Path = DATA
     workdir: Path | None = None
     requests: list[Recorded] = field(default_factory=list)
+    bot_user: str = "RefbotDemo"
+    bot_password_name: str = "refbot"
+    bot_password: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
+    accounts: dict[str, Account] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.ports: dict[str, int] = {}
         self._servers: list[ThreadingHTTPServer] = []
         self._oxigraph: Oxigraph | None = None
+        self._wikibase: WikibaseApi | None = None
         self._lock = threading.Lock()
+
+    @property
+    def bot_login(self) -> str:
+        """The BotPassword's login name, ``User@name``."""
+        return f"{self.bot_user}@{self.bot_password_name}"
+
+    @property
+    def wikibase(self) -> WikibaseApi:
+        """The Wikidata API's state: its items, sessions and revisions, its faults to come (once started)."""
+        if self._wikibase is None:
+            raise RuntimeError("the demo world is not started")
+        return self._wikibase
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def __enter__(self) -> "DemoWorld":
@@ -80,18 +110,34 @@ class DemoWorld:
         sites = sorted(p.name for p in (self.data / "sites").iterdir() if p.is_dir())
         # The dead site gets a port nobody listens on: connections are refused, as for a vanished host.
         self.ports[DEAD_SITE] = free_port()
-        for site in [*SERVICES, *sites]:
-            server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(site))
-            server.daemon_threads = True
-            self.ports[site] = server.server_address[1]
-            self._servers.append(server)
+        try:
+            for site in [*SERVICES, *sites]:
+                server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(site))
+                server.daemon_threads = True
+                self.ports[site] = server.server_address[1]
+                self._servers.append(server)
+            self._start_sparql()
+            accounts = {self.bot_user: Account({self.bot_password_name: self.bot_password}), **self.accounts}
+            self._wikibase = WikibaseApi.from_store(self.sparql_url, self._json("entities.json"), accounts=accounts,
+                                                    server=self.base("wikidata"), wikipedia=self.base("wikipedia"))
+        except BaseException:
+            for server in self._servers:  # not serving yet: shutdown() would wait for ever
+                server.server_close()
+            self._servers.clear()
+            self.stop()
+            raise
+        for site, server in zip([*SERVICES, *sites], self._servers):
             threading.Thread(target=server.serve_forever, name=f"demo-{site}", daemon=True).start()
-        self._start_sparql()
         return self
 
     def stop(self) -> None:
+        # Each server notices a shutdown within half a second: let them all notice at once.
+        stopping = [threading.Thread(target=server.shutdown) for server in self._servers]
+        for thread in stopping:
+            thread.start()
+        for thread in stopping:
+            thread.join()
         for server in self._servers:
-            server.shutdown()
             server.server_close()
         self._servers.clear()
         if self._oxigraph is not None:
@@ -145,11 +191,24 @@ class DemoWorld:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+                self.serve("GET")
+
+            def do_POST(self) -> None:  # noqa: N802
+                self.serve("POST")
+
+            def serve(self, method: str) -> None:
                 parts = urlsplit(self.path)
-                query = parse_qs(parts.query)
-                with world._lock:
-                    world.requests.append(Recorded(site, unquote(parts.path), query))
-                reply = world.answer(site, unquote(parts.path), query, parts.path)
+                path, query = unquote(parts.path), parse_qs(parts.query)
+                params = {name: values[-1] for name, values in parse_qs(parts.query, keep_blank_values=True).items()}
+                reply: Reply | None = None
+                try:
+                    params |= self.form() if method == "POST" else {}
+                except ValueError:
+                    reply = Reply(400, b"<!doctype html><title>Bad request</title><p>Unreadable request body.</p>")
+                world.record(Recorded(site, path, query, method, params))
+                if reply is None:
+                    reply = world.answer(site, path, query, parts.path, method=method, params=params,
+                                         cookies=read_cookies(self.headers.get("Cookie", "")))
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(reply.body)))
@@ -158,15 +217,41 @@ class DemoWorld:
                 self.end_headers()
                 self.wfile.write(reply.body)
 
+            def form(self) -> dict[str, str]:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length < 0:
+                    raise ValueError("a negative Content-Length")
+                return read_form(self.headers.get("Content-Type", ""), self.rfile.read(length))
+
             def log_message(self, *_: Any) -> None:
                 pass
 
         return Handler
 
-    def answer(self, site: str, path: str, query: dict[str, list[str]], raw_path: str = "") -> Reply:
+    def record(self, request: Recorded) -> None:
+        """Keep a request in ``requests``, its passwords hidden."""
+        request.query = {name: [HIDDEN] if name in SECRET_PARAMETERS else values
+                         for name, values in request.query.items()}
+        request.params = {name: HIDDEN if name in SECRET_PARAMETERS else value
+                          for name, value in request.params.items()}
+        with self._lock:
+            self.requests.append(request)
+
+    def answer(self, site: str, path: str, query: dict[str, list[str]], raw_path: str = "", *, method: str = "GET",
+               params: dict[str, str] | None = None, cookies: dict[str, str] | None = None) -> Reply:
+        """The reply to one request; ``params`` (the query string's and the form's fields) and ``cookies`` are
+        the Wikidata API's."""
         routes: dict[str, Callable[[str, dict[str, list[str]], str], Reply]] = {
             "wikidata": self._wikidata, "wikipedia": self._wikipedia, "archive": self._archive,
             "search": self._search}
+        if site == "wikidata" and path == "/w/api.php":
+            if params is None:
+                params = {name: values[-1] for name, values in query.items()}
+            api = self.wikibase.answer(method, params, cookies)
+            body, kind = api.content()
+            return Reply(api.status, body, kind, api.headers)
+        if method != "GET":
+            return Reply(405, b"<!doctype html><title>Method not allowed</title>", headers=(("Allow", "GET"),))
         if path == "/robots.txt":
             return Reply(200, b"User-agent: *\nAllow: /\n", "text/plain; charset=utf-8")
         if site in routes:
@@ -185,34 +270,10 @@ class DemoWorld:
         return Reply(200, body, kind)
 
     def _wikidata(self, path: str, query: dict[str, list[str]], _raw: str) -> Reply:
-        entities = self._json("entities.json")
-        if path == "/w/api.php" and query.get("action") == ["wbgetentities"]:
-            answer: dict[str, Any] = {"entities": {}}
-            wiki = (query.get("sitefilter") or ["enwiki"])[0]
-            for item in (query.get("ids") or [""])[0].split("|"):
-                entity = entities.get(item)
-                if entity is None:
-                    answer["entities"][item] = {"id": item, "missing": ""}
-                    continue
-                links = {}
-                for name, link in (entity.get("sitelinks") or {}).items():
-                    if name == wiki:
-                        title = link["title"]
-                        links[name] = {**link, "url": f"{self.base('wikipedia')}/wiki/{quote(title.replace(' ', '_'))}"}
-                answer["entities"][item] = {"id": item, "lastrevid": entity.get("lastrevid"), "sitelinks": links}
-            return Reply(200, json.dumps(answer).encode(), "application/json; charset=utf-8")
-        if path == "/w/api.php" and query.get("action") == ["wbgetclaims"]:
-            item = (query.get("entity") or [""])[0]
-            if item not in entities:
-                return Reply(200, json.dumps({"error": {"code": "no-such-entity", "info": f"Could not find an entity "
-                                                        f"with the ID \"{item}\"."}}).encode(), "application/json")
-            wanted = (query.get("property") or [""])[0]
-            claims = {pid: values for pid, values in (entities[item].get("claims") or {}).items()
-                      if not wanted or pid == wanted}
-            return Reply(200, json.dumps({"claims": claims}).encode(), "application/json; charset=utf-8")
+        """Item pages; ``/w/api.php`` is the API's (:meth:`answer`)."""
         if path.startswith("/wiki/") or path == "/w/index.php":
             item = path.rsplit("/", 1)[-1] if path.startswith("/wiki/") else (query.get("title") or [""])[0]
-            if item in entities:
+            if item.startswith("Q") and self.wikibase.exists(item):
                 page = f"<!doctype html><title>{item} (refbot demo world)</title><h1>{item}</h1>" \
                        "<p>An invented item of refbot's offline demo world.</p>"
                 return Reply(200, page.encode())

@@ -1,0 +1,245 @@
+"""`refbot apply` writes the approved references with pywikibot to the demo world's Wikibase API stand-in, which
+records every request: the exact snaks and datatypes, base revision, summary, maxlag, bot flag and token; each
+reference once; nothing unapproved and nothing without --live; a statement removed, changed or referenced already
+is skipped with its reason; refusals end in a clear message and a recorded state, and nothing approved is lost.
+
+refbot runs as a user runs it, `python -m bot.cli apply`, in a process of its own: pywikibot reads its configuration
+once, at import.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from bot import __version__
+from bot import trace as traces
+from bot.checking.items import ItemContext
+from bot.datamodel import Statement, Value
+from bot.demo.world import DemoWorld
+from bot.references import ProposedReference, quickstatements
+from bot.review.store import ReviewLedger
+from bot.runledger import RunLedger
+from tests.test_trace import run_info, supported_check
+
+ROOT = Path(__file__).resolve().parent.parent
+ITEM = "Q990201"
+# Marta Novotná: educated at Charles University; award received: Purkyně Prize (two statements)
+PROPOSED = [("Q990201$C02516BA-149F-4F9A-B1EE-CA96C86C2934", "P69", "educated at",
+             "https://science.example/en/news/2022/03/kalous-lecture.html"),
+            ("Q990201$FD23D3AF-2C9B-4A49-A6AB-C6A9F40FEBC2", "P166", "award received",
+             "https://chronicle.example/2021/06/novotna-prize.html"),
+            ("Q990201$E3079FD3-74F2-4226-A9F1-CA27692B5767", "P166", "award received",
+             "https://gazette.example/2019/05/medal.html")]
+
+
+@pytest.fixture
+def world(tmp_path):
+    with DemoWorld(workdir=tmp_path) as running:
+        yield running
+
+
+def item_value(world: DemoWorld, guid: str) -> str:
+    return world.wikibase.statement(guid)["mainsnak"]["datavalue"]["value"]["id"]
+
+
+def trace_of(world: DemoWorld, path: Path) -> Path:
+    """A `refbot check` trace proposing a reference for each of PROPOSED, with the values the world holds."""
+    context = ItemContext(ITEM, "Marta Novotná", world.base("wikidata"),
+                          int(world.wikibase.entity(ITEM)["lastrevid"]))
+    elements = []
+    for guid, property_id, label, url in PROPOSED:
+        value = item_value(world, guid)
+        statement = Statement(ITEM, "Marta Novotná", guid, property_id, label, Value("wikibase-item", value, value))
+        reference = ProposedReference(url, date(2026, 11, 21), "Novotná honoured", "en",
+                                      quotation="Marta Novotná was honoured.")
+        check = supported_check()
+        elements.append(traces.statement_element(context, check.__class__(
+            **{**check.__dict__, "statement": statement, "reference": reference,
+               "quickstatements": quickstatements(statement, reference)})))
+    return traces.write(traces.assemble(run_info(model="qwen2.5-coder-1.5b"),
+                                        [(traces.item_element(context), elements)]), path)
+
+
+@pytest.fixture
+def setup(world, tmp_path):
+    """The ledger with the trace as run 1, and refbot.ini pointing at the world with the demo's bot account."""
+    trace = trace_of(world, tmp_path / "check.xml")
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(trace), trace)
+    store.ledger.close()
+    (tmp_path / "refbot.ini").write_text(
+        "[refbot]\ncontact = refbot-tests@example.org\n"
+        f"[wikidata]\napi_url = {world.base('wikidata')}/w/api.php\n"
+        f"[run]\nledger = {tmp_path / 'runs.sqlite'}\n[check]\nreports = {tmp_path / 'reports'}\n"
+        f"[apply]\nuser = {world.bot_login}\nedit_delay = 0\nretries = 1\nretry_wait = 1\n"
+        f"pywikibot_dir = {tmp_path / 'pywikibot'}\nreport_url = https://reports.example/run-1.html\n",
+        encoding="utf-8")
+    return run
+
+
+def refbot(tmp_path: Path, *args: str, password: str | None = None) -> subprocess.CompletedProcess:
+    environ = {key: value for key, value in os.environ.items() if not key.startswith(("REFBOT_", "PYWIKIBOT"))}
+    environ["PYTHONPATH"] = str(ROOT)
+    if password is not None:
+        environ["REFBOT_APPLY_PASSWORD"] = password
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env=environ)
+
+
+def decide(tmp_path: Path, run: int, decision: str, guids: list[str]) -> None:
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    store.decide(run, guids, decision, curator="Ada")
+    store.ledger.close()
+
+
+def edits(world: DemoWorld) -> list[dict[str, str]]:
+    return [r.params for r in world.requests if r.site == "wikidata" and r.params.get("action") == "wbsetreference"]
+
+
+def reviews(tmp_path: Path, run: int):
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    try:
+        return store.reviews(run)
+    finally:
+        store.ledger.close()
+
+
+def test_apply_writes_exactly_the_approved_references_once_and_simulates_without_live(world, setup, tmp_path):
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0], PROPOSED[1][0]])
+    decide(tmp_path, run, "rejected", [PROPOSED[2][0]])
+
+    dry = refbot(tmp_path, "apply", password=world.bot_password)
+    assert dry.returncode == 0, dry.stderr
+    assert "simulating (nothing is sent; add --live to write)" in dry.stderr
+    assert dry.stdout.count("simulated ") == 2 and f"statement={PROPOSED[0][0]}" in dry.stdout
+    assert "baserevid=" in dry.stdout and '"P854":[{"snaktype":"value"' in dry.stdout
+    assert edits(world) == [] and not any(r.params.get("action") == "login" for r in world.requests)
+    assert {review.state for review in reviews(tmp_path, run).values()} == {"approved", "rejected"}
+
+    base = int(world.wikibase.entity(ITEM)["lastrevid"])
+    live = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert live.returncode == 0, live.stderr
+    assert f"writing to {world.base('wikidata')}/w/api.php as RefbotDemo (bot flag)" in live.stderr
+    sent = edits(world)
+    assert [edit["statement"] for edit in sent] == [PROPOSED[0][0], PROPOSED[1][0]]
+    first = sent[0]
+    assert json.loads(first["snaks"]) == {
+        "P854": [{"snaktype": "value", "property": "P854", "datatype": "url",
+                  "datavalue": {"type": "string", "value": PROPOSED[0][3]}}],
+        "P813": [{"snaktype": "value", "property": "P813", "datatype": "time",
+                  "datavalue": {"type": "time", "value": {
+                      "time": "+2026-11-21T00:00:00Z", "timezone": 0, "before": 0, "after": 0, "precision": 11,
+                      "calendarmodel": "http://www.wikidata.org/entity/Q1985727"}}}],
+        "P1476": [{"snaktype": "value", "property": "P1476", "datatype": "monolingualtext",
+                   "datavalue": {"type": "monolingualtext", "value": {"text": "Novotná honoured", "language": "en"}}}],
+        "P407": [{"snaktype": "value", "property": "P407", "datatype": "wikibase-item",
+                  "datavalue": {"type": "wikibase-entityid",
+                                "value": {"entity-type": "item", "numeric-id": 1860, "id": "Q1860"}}}],
+        "P1683": [{"snaktype": "value", "property": "P1683", "datatype": "monolingualtext",
+                   "datavalue": {"type": "monolingualtext",
+                                 "value": {"text": "Marta Novotná was honoured.", "language": "en"}}}]}
+    assert json.loads(first["snaks-order"]) == ["P854", "P813", "P1476", "P407", "P1683"]
+    assert first["baserevid"] == str(base)  # the revision read just before the edit
+    assert int(sent[1]["baserevid"]) > base  # the item as the first edit left it
+    assert first["maxlag"] == "5" and first["bot"] == "" and first["assert"] == "bot"
+    assert first["token"].endswith("+\\") and len(first["token"]) > 10
+    assert first["summary"] == (f"refbot {__version__}: reference for P69 (educated at) found by qwen2.5-coder-1.5b, "
+                                "support 0.91, approved by Ada; report: https://reports.example/run-1.html")
+
+    written = reviews(tmp_path, run)
+    revisions = [revision.revid for revision in world.wikibase.revisions if revision.action == "wbsetreference"]
+    assert [written[guid].revision for guid, *_ in PROPOSED[:2]] == revisions
+    assert written[PROPOSED[0][0]].state == "written" and written[PROPOSED[2][0]].state == "rejected"
+    assert f"revision {revisions[0]}" in live.stdout
+    references = world.wikibase.statement(PROPOSED[0][0])["references"]
+    assert references[-1]["snaks"]["P854"][0]["datavalue"]["value"] == PROPOSED[0][3]
+    report = traces.read(tmp_path / "reports" / f"run-{run}.xml").getroot()
+    states = {s.get("guid"): s.find(traces.tag("review")) for s in report.iter(traces.tag("statement"))}
+    assert states[PROPOSED[0][0]].get("state") == "written"
+    assert states[PROPOSED[0][0]].get("revision") == str(revisions[0])
+    assert states[PROPOSED[0][0]].get("revision-url") == f"{world.base('wikidata')}/w/index.php?diff={revisions[0]}"
+    assert f"revision {revisions[0]}" in (tmp_path / "reports" / f"run-{run}.html").read_text(encoding="utf-8")
+
+    again = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert again.returncode == 0 and "no approved reference waits to be written" in again.stdout
+    assert len(edits(world)) == 2  # nothing twice
+
+
+def test_a_statement_removed_changed_or_referenced_already_is_skipped_with_its_reason(world, setup, tmp_path):
+    run = setup
+    decide(tmp_path, run, "approved", [guid for guid, *_ in PROPOSED])
+    world.wikibase.remove_statement(PROPOSED[0][0])
+    world.wikibase.change_value(PROPOSED[1][0], {"entity-type": "item", "numeric-id": 5, "id": "Q5"})
+    world.wikibase.add_reference(PROPOSED[2][0], "http://www.gazette.example/2019/05/medal.html#top")
+
+    result = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert result.returncode == 0, result.stderr
+    assert edits(world) == []
+    now = reviews(tmp_path, run)
+    assert {guid: (now[guid].state, now[guid].reason) for guid, *_ in PROPOSED} == {
+        PROPOSED[0][0]: ("skipped", "the statement is no longer on the item"),
+        PROPOSED[1][0]: ("skipped", "the statement's value changed since the check (now Q5)"),
+        PROPOSED[2][0]: ("skipped", "the statement already has a reference to "
+                                    "http://www.gazette.example/2019/05/medal.html#top")}
+    assert result.stdout.count("skipped ") == 3 and "3 skipped" in result.stdout
+
+
+def test_a_refused_edit_stays_approved_and_the_next_apply_writes_it(world, setup, tmp_path):
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0], PROPOSED[1][0]])
+    world.wikibase.inject("wbsetreference", "failed-save", times=1)  # an abuse filter, as Wikidata answers it
+
+    first = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert first.returncode == 1
+    assert "an abuse filter refused the edit of " + PROPOSED[0][0] in first.stdout
+    now = reviews(tmp_path, run)
+    assert now[PROPOSED[0][0]].state == "approved" and "abuse filter" in now[PROPOSED[0][0]].reason
+    assert now[PROPOSED[1][0]].state == "written"
+
+    second = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert second.returncode == 0, second.stderr
+    assert reviews(tmp_path, run)[PROPOSED[0][0]].state == "written"
+    assert [edit["statement"] for edit in edits(world)] == [PROPOSED[0][0], PROPOSED[1][0], PROPOSED[0][0]]
+
+
+def test_a_blocked_account_or_a_lagged_wiki_stops_the_apply_and_loses_nothing(world, setup, tmp_path):
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0], PROPOSED[1][0]])
+    world.wikibase.inject("wbsetreference", "blocked", times=1)
+    blocked = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert blocked.returncode == 1
+    assert "blocked" in blocked.stderr and "nothing approved is lost" in blocked.stderr
+    assert len(edits(world)) == 1  # it stopped at the first refusal
+    assert {review.state for review in reviews(tmp_path, run).values()} == {"approved", "proposed"}
+
+    world.wikibase.inject("wbsetreference", "maxlag", times=5)
+    lagged = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert lagged.returncode == 1 and "stayed lagged" in lagged.stderr
+    assert len(edits(world)) == 1 + 2  # the edit and pywikibot's one retry ([apply] retries = 1)
+    world.wikibase.clear_faults()
+    done = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert done.returncode == 0, done.stderr
+    assert {reviews(tmp_path, run)[guid].state for guid, *_ in PROPOSED[:2]} == {"written"}
+
+
+def test_a_failed_login_says_what_to_fix_and_no_credentials_send_nothing(world, setup, tmp_path):
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0]])
+    wrong = refbot(tmp_path, "apply", "--live", password="not-the-password")
+    assert wrong.returncode == 1
+    assert f"login to {world.base('wikidata')}/w/api.php as RefbotDemo failed" in wrong.stderr
+    assert "Special:BotPasswords" in wrong.stderr and "not-the-password" not in wrong.stderr + wrong.stdout
+    none = refbot(tmp_path, "apply", "--live")
+    assert none.returncode == 2 and "no BotPassword for RefbotDemo@refbot" in none.stderr
+    assert "REFBOT_APPLY_PASSWORD" in none.stderr
+    assert edits(world) == [] and reviews(tmp_path, run)[PROPOSED[0][0]].state == "approved"
+    config = (tmp_path / "pywikibot").rglob("user-config.py")
+    assert all("not-the-password" not in path.read_text() for path in config)
