@@ -243,3 +243,40 @@ def test_a_failed_login_says_what_to_fix_and_no_credentials_send_nothing(world, 
     assert edits(world) == [] and reviews(tmp_path, run)[PROPOSED[0][0]].state == "approved"
     config = (tmp_path / "pywikibot").rglob("user-config.py")
     assert all("not-the-password" not in path.read_text() for path in config)
+
+
+def test_the_botpassword_may_come_from_pywikibots_own_password_file(world, setup, tmp_path):
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[1][0]])
+    secrets = tmp_path / "user-password.py"
+    secrets.write_text(f"('RefbotDemo', BotPassword('refbot', {world.bot_password!r}))\n", encoding="utf-8")
+    secrets.chmod(0o600)
+    config = tmp_path / "refbot.ini"
+    config.write_text(config.read_text(encoding="utf-8") + f"password_file = {secrets}\n", encoding="utf-8")
+    result = refbot(tmp_path, "apply", "--live")
+    assert result.returncode == 0, result.stderr
+    assert [edit["statement"] for edit in edits(world)] == [PROPOSED[1][0]]
+    assert reviews(tmp_path, run)[PROPOSED[1][0]].state == "written"
+
+
+def test_refbot_review_serves_the_run_on_loopback_until_stopped(world, setup, tmp_path):
+    import lxml.html
+    import requests
+
+    environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
+    environ |= {"PYTHONPATH": str(ROOT), "REFBOT_REVIEW_CURATOR": "Ada"}
+    server = subprocess.Popen([sys.executable, "-m", "bot.cli", "review", "--run", str(setup)], cwd=tmp_path,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("review: http://127.0.0.1:"), server.stderr.read() if not line else line
+        page = requests.get(line.split()[-1], timeout=10)
+        assert page.status_code == 200 and "default-src 'none'" in page.headers["Content-Security-Policy"]
+        html = lxml.html.fromstring(page.text)
+        assert len(html.xpath('//form[@class="decide"]')) == 3
+        assert " ".join(html.get_element_by_id("reviewing").text_content().split()).startswith("Reviewing run 1 as Ada")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    missing = refbot(tmp_path, "review", "--run", "9")
+    assert missing.returncode == 2 and "has no run 9" in missing.stderr
