@@ -26,7 +26,7 @@ from bot.demo.world import DemoWorld
 from bot.references import ProposedReference, quickstatements
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
-from tests.test_trace import run_info, supported_check
+from test_trace import run_info, supported_check
 
 ROOT = Path(__file__).resolve().parent.parent
 ITEM = "Q990201"

@@ -22,7 +22,7 @@ from bot.review.datavalues import reference_snaks, same_url, same_value
 from bot.review.proposals import ProposedSnak
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
-from tests.test_trace import CONTEXT, STATEMENT, run_info, supported_check
+from test_trace import CONTEXT, STATEMENT, run_info, supported_check
 
 GUIDS = ("Q990201$AAAA-1", "Q990201$AAAA-2", "Q990201$AAAA-3")
 
