@@ -254,7 +254,7 @@ def writes(options: Options) -> str:
     if not options.apply_user:
         return "no account configured: `refbot apply` simulates; --live needs [apply] user and a BotPassword"
     if options.apply_password:
-        source = "the BotPassword from the environment (REFBOT_APPLY_PASSWORD) or refbot.ini"
+        source = "the BotPassword from the environment (REFBOT_APPLY_PASSWORD)"
     elif options.apply_password_file:
         path = Path(options.apply_password_file).expanduser()
         if not path.is_file():

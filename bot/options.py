@@ -22,6 +22,8 @@ from bot.etiquette import check_contact
 from bot.modelstore import default_cache
 
 SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key", "apply_password"})
+# Secrets only the environment gives: the bot's password, which can edit Wikidata.
+FROM_ENVIRONMENT_ONLY = frozenset({"apply_password"})
 # Configuration file sections; a field named <section>_<key> is written as "key" in [section], others in [refbot].
 SECTIONS = ("judge", "properties", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata",
             "check", "run", "review", "apply")
@@ -138,7 +140,7 @@ class Options:
     review_curator: str = ""
     # Writes ([apply]): the BotPassword login name (Example@refbot); its password from REFBOT_APPLY_PASSWORD or
     # pywikibot's password file; seconds between edits (pywikibot's put_throttle), maxlag, retries and their wait;
-    # where refbot keeps pywikibot's configuration; the published report the edit summary links to.
+    # where refbot keeps pywikibot's configuration; the published report the edit summary links to ({run}: the run).
     apply_user: str = ""
     apply_password: str = field(default="", repr=False)
     apply_password_file: str = ""
@@ -191,6 +193,10 @@ def _from_file(path: Path) -> dict[str, Any]:
     for section in parser.sections():
         for key, raw in parser.items(section):
             name = key if section == "refbot" else f"{section}_{key}"
+            if name in FROM_ENVIRONMENT_ONLY:
+                raise ConfigError(f"{path}: [{section}] {key}: the BotPassword is not read from refbot.ini, which may "
+                                  "sit in a repository", hint="export REFBOT_APPLY_PASSWORD, or set [apply] "
+                                  "password_file to pywikibot's password file")
             if name not in known:
                 raise ConfigError(f"{path}: unknown key [{section}] {key}",
                                   hint="see the README's configuration section")

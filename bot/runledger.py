@@ -8,6 +8,8 @@ Started again with the same worklist, the unfinished run is resumed; statements 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -63,6 +65,17 @@ class RunLedger:
 
     def close(self) -> None:
         self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All or nothing (the connection commits each statement on its own otherwise)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def open_run(self, key: str, description: str, *, new: bool = False) -> Run:
         """The latest unfinished run with this key, or a new one."""
@@ -121,7 +134,7 @@ class RunLedger:
 
     def forget(self, run: Run, guids: list[str]) -> None:
         """Drop these statements' records, so that resuming the run checks them again (refbot itself failed)."""
-        with self.db:
+        with self.transaction():
             self.db.executemany("DELETE FROM checks WHERE run_id = ? AND guid = ?", [(run.id, g) for g in guids])
 
     def items(self, run: Run, *, with_empty: bool = False) -> list[tuple[str, str, list[tuple[str, str]]]]:

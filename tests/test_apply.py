@@ -79,7 +79,7 @@ def setup(world, tmp_path):
         f"[wikidata]\napi_url = {world.base('wikidata')}/w/api.php\n"
         f"[run]\nledger = {tmp_path / 'runs.sqlite'}\n[check]\nreports = {tmp_path / 'reports'}\n"
         f"[apply]\nuser = {world.bot_login}\nedit_delay = 0\nretries = 1\nretry_wait = 1\n"
-        f"pywikibot_dir = {tmp_path / 'pywikibot'}\nreport_url = https://reports.example/run-1.html\n",
+        f"pywikibot_dir = {tmp_path / 'pywikibot'}\nreport_url = https://reports.example/run-{{run}}.html\n",
         encoding="utf-8")
     return run
 
@@ -270,7 +270,9 @@ def test_refbot_review_serves_the_run_on_loopback_until_stopped(world, setup, tm
     try:
         line = server.stdout.readline()
         assert line.startswith("review: http://127.0.0.1:"), server.stderr.read() if not line else line
-        page = requests.get(line.split()[-1], timeout=10)
+        address = line.split()[-1]
+        assert requests.get(address.split("?")[0], timeout=10).status_code == 403  # the token is needed
+        page = requests.get(address, timeout=10)
         assert page.status_code == 200 and "default-src 'none'" in page.headers["Content-Security-Policy"]
         html = lxml.html.fromstring(page.text)
         assert len(html.xpath('//form[@class="decide"]')) == 3
@@ -280,3 +282,28 @@ def test_refbot_review_serves_the_run_on_loopback_until_stopped(world, setup, tm
         server.wait(timeout=10)
     missing = refbot(tmp_path, "review", "--run", "9")
     assert missing.returncode == 2 and "has no run 9" in missing.stderr
+
+
+def test_an_apply_killed_after_sending_finds_its_edit_and_never_writes_it_again(world, setup, tmp_path):
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0]])
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    store.record_write(run, PROPOSED[0][0], "sending")  # as an apply SIGKILLed while its edit was on the wire
+    assert "stopped while sending" in store.reviews(run)[PROPOSED[0][0]].reason
+    store.ledger.close()
+    world.wikibase.add_reference(PROPOSED[0][0], PROPOSED[0][3])  # the edit had landed
+
+    result = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert result.returncode == 0, result.stderr
+    assert edits(world) == []
+    assert reviews(tmp_path, run)[PROPOSED[0][0]].state == "written"
+
+
+def test_limit_counts_the_edits_sent_failed_ones_too(world, setup, tmp_path):
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0], PROPOSED[1][0]])
+    world.wikibase.inject("wbsetreference", "failed-save", times=2)
+    result = refbot(tmp_path, "apply", "--live", "--limit", "1", password=world.bot_password)
+    assert result.returncode == 1
+    assert len(edits(world)) == 1
+    assert {review.state for review in reviews(tmp_path, run).values()} == {"approved", "proposed"}

@@ -14,7 +14,7 @@ from bot import trace as traces
 from bot.cli import main
 from bot.checking.records import Outcome
 from bot.datamodel import Statement, Value
-from bot.errors import InputError
+from bot.errors import ConfigError, InputError
 from bot.options import load_options
 from bot.references import ProposedReference, quickstatements
 from bot.review.applying import skip_reason, summary
@@ -126,12 +126,14 @@ def test_approve_reject_and_export_from_the_command_line(tmp_path, trace_file, m
     assert "proposes no reference for statement Q990201$NOPE" in capsys.readouterr().err
     assert main(["approve", *ledger]) == 2  # neither GUIDs nor --all-supported
 
-    assert main(["export", "--quickstatements", "batch.tsv", "--approved", *ledger]) == 0
+    assert main(["export", "--quickstatements", "--out", "batch.tsv", "--approved", *ledger]) == 0
     lines = (tmp_path / "batch.tsv").read_text(encoding="utf-8").splitlines()
     assert [line.split("\t")[:3] for line in lines] == [["Q990201", "P166", "Q990211"], ["Q990201", "P166", "Q990213"]]
     assert lines[0].split("\t")[3:5] == ["S854", '"https://news.example.org/1"']
-    assert main(["export", "--quickstatements", "all.tsv", *ledger]) == 0
-    assert len((tmp_path / "all.tsv").read_text(encoding="utf-8").splitlines()) == 2  # the rejected one is left out
+    assert main(["export", "--quickstatements", *ledger]) == 0
+    assert f"2 command(s) written to reports/run-{run}-quickstatements.tsv" in capsys.readouterr().out
+    every = (tmp_path / "reports" / f"run-{run}-quickstatements.tsv").read_text(encoding="utf-8")
+    assert len(every.splitlines()) == 2  # the rejected one is left out
 
     report = (tmp_path / "reports" / f"run-{run}.xml")
     assert report.is_file() and (tmp_path / "reports" / f"run-{run}.html").is_file()
@@ -181,6 +183,8 @@ def snak(datatype_value):
     ("quantity", "1.96~0.01U11573", {"amount": "+1.96", "lowerBound": "+1.95", "upperBound": "+1.97",
                                      "unit": "http://www.wikidata.org/entity/Q11573"}, True),
     ("quantity", "12480", {"amount": "+12481", "unit": "1"}, False),
+    # pywikibot's Claim.toJSON() writes bounds a quantity does not have as None
+    ("quantity", "12480", {"amount": "+12480", "unit": "1", "upperBound": None, "lowerBound": None}, True),
     ("monolingualtext", 'cs:"Hana \\"H\\" Nová"', {"text": 'Hana "H" Nová', "language": "cs"}, True),
     ("string", '"0000-0002-1825-0097"', "0000-0002-1825-0097", True),
     ("globe-coordinate", "@50.08/14.42", {"latitude": 50.08, "longitude": 14.42, "globe": "…Q2"}, True),
@@ -193,6 +197,13 @@ def test_reference_urls_are_compared_as_people_mean_them():
     assert same_url("https://www.example.org/a/#top", "http://example.org/a")
     assert same_url("HTTPS://Example.org:443/a?b=1", "https://example.org/a?b=1")
     assert not same_url("https://example.org/a", "https://example.org/b")
+    # a query or a routing fragment names another page; so does another host
+    assert not same_url("https://x.org/record?uid=123", "https://x.org/record?uid=456")
+    assert not same_url("https://x.org/view?refnum=77", "https://x.org/view")
+    assert not same_url("https://x.org/book.php?1234", "https://x.org/book.php?5678")
+    assert not same_url("https://example.org/#/person/1", "https://example.org/#/person/2")
+    assert not same_url("https://www2.example.org/a", "https://example.org/a")
+    assert same_url("https://x.org/a?b=1&c=2", "https://x.org/a?c=2&b=1")
 
 
 def test_apply_skips_a_statement_gone_changed_or_referenced_already(tmp_path, trace_file):
@@ -255,3 +266,55 @@ def test_doctor_says_whether_apply_has_an_account_and_never_shows_the_password(t
         writes(options_with(apply_user="ExampleBot@refbot", apply_password_file=str(secrets)))
     secrets.chmod(0o600)
     assert str(secrets) in writes(options_with(apply_user="ExampleBot@refbot", apply_password_file=str(secrets)))
+
+
+def test_the_botpassword_is_never_read_from_refbot_ini(tmp_path):
+    config = tmp_path / "refbot.ini"
+    config.write_text("[apply]\nuser = ExampleBot@refbot\npassword = s3cret\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="REFBOT_APPLY_PASSWORD"):
+        load_options(config, environ={})
+    config.write_text("[apply]\nuser = ExampleBot@refbot\n", encoding="utf-8")
+    assert load_options(config, environ={"REFBOT_APPLY_PASSWORD": "s3cret"}).apply_password == "s3cret"
+
+
+def test_an_import_stopped_half_way_leaves_no_run(tmp_path, trace_file, monkeypatch):
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+
+    def broken(*_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store.ledger, "record_run_element", broken)
+    with pytest.raises(KeyboardInterrupt):
+        store.import_trace(traces.read(trace_file), trace_file)
+    monkeypatch.undo()
+    assert store.ledger.latest_run() is None
+    run = store.import_trace(traces.read(trace_file), trace_file)
+    assert len(store.proposals(run)) == 3 and store.trace(run) is not None
+
+
+def test_a_reference_written_through_one_run_is_written_in_every_run_that_proposed_it(tmp_path, trace_file):
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    first = store.import_trace(traces.read(trace_file), trace_file)
+    tree = traces.read(trace_file)
+    tree.getroot().find(traces.tag("run")).set("started", "2026-11-22T10:00:00Z")  # another trace, same proposals
+    second = store.import_trace(tree, trace_file)
+    assert second != first
+    store.decide(first, [GUIDS[0]], "approved", curator="Ada")
+    store.decide(second, [GUIDS[0]], "approved", curator="Bob")
+    assert [(run, p.guid) for run, p in store.approved_unwritten([first, second])] == [(first, GUIDS[0])]
+    store.record_write(first, GUIDS[0], "written", revision=7, site="https://w.example/w/api.php")
+    assert store.reviews(second)[GUIDS[0]].state == "written"
+    assert store.approved_unwritten([first, second]) == []
+
+
+def test_a_value_with_a_double_quote_is_left_out_of_the_quickstatements_batch(options, tmp_path):
+    from bot.review.actions import export_quickstatements, reviewing
+
+    statement = replace(STATEMENT, guid="Q990201$QUOTE", property_id="P1448", property_label="official name",
+                        value=Value("monolingualtext", 'en:"The \\"Best\\" Prize"', 'The "Best" Prize'))
+    check = replace(supported_check(), statement=statement)
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
+    path = traces.write(tree, tmp_path / "quoted.xml")
+    with reviewing(options, trace=path) as (store, run):
+        batch, left_out = export_quickstatements(store, run, tmp_path / "batch.tsv", approved_only=False)
+    assert batch == [] and [p.guid for p in left_out] == ["Q990201$QUOTE"]

@@ -32,7 +32,11 @@ CURATOR = "Test Curator"
 class ReviewServer:
     options: Options
     run_id: int
-    url: str
+    page: str  # the address serve() gives, with the session's token
+
+    @property
+    def url(self) -> str:
+        return self.page.split("?", 1)[0]
 
     def reviews(self) -> dict[str, Review]:
         ledger = RunLedger(self.options.run_ledger)
@@ -42,7 +46,7 @@ class ReviewServer:
             ledger.close()
 
     def token(self, session: requests.Session) -> str:
-        page = etree.HTML(session.get(self.url, timeout=10).text)
+        page = etree.HTML(session.get(self.page, timeout=10).text)
         return page.xpath("//form[@class='decide']/input[@name='token']/@value")[0]
 
 
@@ -123,7 +127,7 @@ def decide_by_clicking(driver, guid: str, button: str, note: str = "") -> None:
 def test_approving_two_and_rejecting_one_by_clicking_lands_in_the_ledger(server, browser):
     from selenium.webdriver.common.by import By
 
-    browser.get(server.url)
+    browser.get(server.page)
     assert f"Reviewing run {server.run_id} as {CURATOR}" in " ".join(
         browser.find_element(By.ID, "reviewing").text.split())
     assert {state.get_attribute("data-state")
@@ -151,7 +155,7 @@ def test_approving_two_and_rejecting_one_by_clicking_lands_in_the_ledger(server,
 def test_a_hostile_paragraph_stays_inert(server, browser):
     from selenium.webdriver.common.by import By
 
-    browser.get(server.url)
+    browser.get(server.page)
     assert browser.title.startswith("refbot report") and "pwned" not in browser.title
     assert browser.find_elements(By.TAG_NAME, "script") == []
     assert browser.find_elements(By.TAG_NAME, "img") == []
@@ -181,7 +185,10 @@ def test_requests_without_the_token_or_from_elsewhere_are_refused(server, http):
     assert post({**decision, "token": token}, **{"Sec-Fetch-Site": "same-site"}).status_code == 403
     port = urlsplit(server.url).port
     assert post({**decision, "token": token}, Host=f"evil.example:{port}").status_code in (400, 403)
-    assert http.get(server.url, headers={"Host": f"rebound.example:{port}"}, timeout=10).status_code in (400, 403)
+    assert http.get(server.page, headers={"Host": f"rebound.example:{port}"}, timeout=10).status_code in (400, 403)
+    with requests.Session() as stranger:  # another user of this machine, without the printed address
+        assert stranger.get(server.url, timeout=10).status_code == 403
+        assert stranger.get(server.url + "?token=guess", timeout=10).status_code == 403
     assert server.reviews() == before, "a refused request changed the ledger"
 
     unknown = post({"guid": "Q1$<b>nope</b>", "decision": "approved", "token": token}, Origin=own)
@@ -193,7 +200,7 @@ def test_requests_without_the_token_or_from_elsewhere_are_refused(server, http):
 
 
 def test_every_response_carries_the_security_headers(server, http):
-    for response in (http.get(server.url, timeout=10),
+    for response in (http.get(server.page, timeout=10),
                      http.post(server.url + "decide", data={}, allow_redirects=False, timeout=10)):
         policy = response.headers["Content-Security-Policy"]
         assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy and "script-src" not in policy
@@ -202,7 +209,7 @@ def test_every_response_carries_the_security_headers(server, http):
         assert response.headers["X-Frame-Options"] == "DENY"
         assert response.headers["Cache-Control"] == "no-store"
         assert response.headers["Referrer-Policy"] in ("no-referrer", "same-origin")
-    page = http.get(server.url, timeout=10)
+    page = http.get(server.page, timeout=10)
     assert page.headers["Content-Type"].startswith("text/html") and 'name="decision"' in page.text
     assert "<script" not in page.text.lower()
 
@@ -215,8 +222,8 @@ def test_a_client_from_another_machine_is_refused(tmp_path):
     finally:
         ledger.close()
     client = make_app(options, run_id, curator=CURATOR, token="t0ken").test_client()
-    assert client.get("/", base_url="http://127.0.0.1:8765/").status_code == 200
-    remote = client.get("/", base_url="http://127.0.0.1:8765/", environ_base={"REMOTE_ADDR": "192.0.2.7"})
+    assert client.get("/?token=t0ken", base_url="http://127.0.0.1:8765/").status_code == 200
+    remote = client.get("/?token=t0ken", base_url="http://127.0.0.1:8765/", environ_base={"REMOTE_ADDR": "192.0.2.7"})
     assert remote.status_code == 403 and "own machine" in remote.get_data(as_text=True)
 
 

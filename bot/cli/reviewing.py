@@ -57,8 +57,11 @@ def add_parsers(commands: Any) -> None:
         description="Write the V1 QuickStatements commands that add the run's proposed references (tab-separated, "
                     "one a line) for curators who prefer QuickStatements.")
     _run_arguments(export)
-    export.add_argument("--quickstatements", type=Path, required=True, metavar="FILE", help="the batch file to write")
+    export.add_argument("--quickstatements", action="store_true", required=True,
+                        help="as QuickStatements V1 commands (the one format for now)")
     export.add_argument("--approved", action="store_true", help="only approved references not yet written")
+    export.add_argument("--out", type=Path, metavar="FILE",
+                        help="the batch file (default reports/run-ID-quickstatements.tsv)")
 
     apply = commands.add_parser(
         "apply", help="write the approved references to Wikidata with pywikibot (simulated unless --live)",
@@ -108,8 +111,12 @@ def run_export(args: argparse.Namespace, options: Options) -> int:
     from bot.review.actions import export_quickstatements, reviewing
 
     with reviewing(options, run_id=args.run_id) as (store, run_id):
-        chosen = export_quickstatements(store, run_id, args.quickstatements, approved_only=args.approved)
-    print(f"run {run_id}: {len(chosen)} command(s) written to {args.quickstatements}")
+        out = args.out or options.check_reports / f"run-{run_id}-quickstatements.tsv"
+        chosen, left_out = export_quickstatements(store, run_id, out, approved_only=args.approved)
+    print(f"run {run_id}: {len(chosen)} command(s) written to {out}")
+    for proposal in left_out:
+        print(f"  left out {proposal.guid}: its value holds a double quote, which QuickStatements cannot match "
+              "(use refbot apply)", file=sys.stderr)
     return EXIT_OK
 
 

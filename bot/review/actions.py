@@ -65,15 +65,19 @@ def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[s
     return changed
 
 
-def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *, approved_only: bool) -> list[Proposal]:
-    """The V1 batch of the run's proposals (only the approved, unwritten ones with ``approved_only``) at ``path``;
-    the proposals written."""
+def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *,
+                           approved_only: bool) -> tuple[list[Proposal], list[Proposal]]:
+    """The V1 batch of the run's proposals (only the approved, unwritten ones with ``approved_only``) at ``path``:
+    (the proposals written, those left out). QuickStatements finds the statement by its value and has no escapes,
+    so a statement whose value holds a double quote cannot be named: it is left out."""
     reviews = store.reviews(run_id)
     wanted = ("approved",) if approved_only else ("proposed", "approved")
     chosen = [proposal for proposal in store.proposals(run_id) if reviews[proposal.guid].state in wanted]
+    left_out = [proposal for proposal in chosen if '\\"' in proposal.value]
+    batch = [proposal for proposal in chosen if proposal not in left_out]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(quickstatements_batch(chosen), encoding="utf-8")
-    return chosen
+    path.write_text(quickstatements_batch(batch), encoding="utf-8")
+    return batch, left_out
 
 
 def apply(options: Options, *, run_id: int | None, live: bool, limit: int | None = None,
@@ -97,7 +101,8 @@ def apply(options: Options, *, run_id: int | None, live: bool, limit: int | None
         try:
             return apply_approved(store, wiki, chosen, live=live, model_of=store.model,
                                   curator_of=lambda run, guid: reviews[run][guid].curator,
-                                  report_url=options.apply_report_url, limit=limit, on_outcome=on_outcome)
+                                  report_url=lambda run: options.apply_report_url.replace("{run}", str(run)),
+                                  limit=limit, on_outcome=on_outcome)
         finally:
             if live:
                 for run in sorted({run for run, _ in chosen}):

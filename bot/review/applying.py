@@ -23,6 +23,7 @@ from bot.review.proposals import Proposal
 from bot.review.store import ReviewLedger
 
 SUMMARY_MAX = 480  # MediaWiki cuts edit summaries at 500 characters
+URL_MAX = 500  # the longest value Wikibase's URL datatype takes
 
 
 @dataclass(frozen=True)
@@ -74,15 +75,15 @@ def summary(proposal: Proposal, *, model: str, curator: str, report_url: str = "
 
 
 def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
-    """Why the reference must not be written to the statement as it is now ("" when it may be)."""
+    """Why the reference must not be written to the statement as it is now ("" when it may be); final: the
+    statement will not take this reference."""
     if current is None:
         return "the statement is no longer on the item"
+    if len(proposal.url) > URL_MAX:
+        return f"the reference URL is longer than the {URL_MAX} characters Wikidata takes"
     mainsnak = current.get("mainsnak") or {}
-    try:
-        if not same_value(proposal.datatype, proposal.value, mainsnak):
-            return f"the statement's value changed since the check (now {value_text(proposal.datatype, mainsnak)})"
-    except (ValueFormError, KeyError, TypeError) as error:
-        return f"the statement's value could not be compared with the one checked: {error}"
+    if not same_value(proposal.datatype, proposal.value, mainsnak):
+        return f"the statement's value changed since the check (now {value_text(proposal.datatype, mainsnak)})"
     for url in reference_urls(current):
         if same_url(url, proposal.url):
             return f"the statement already has a reference to {url}"
@@ -90,43 +91,66 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
 
 
 def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, Proposal]], *, live: bool,
-                   model_of: Callable[[int], str], curator_of: Callable[[int, str], str], report_url: str = "",
-                   limit: int | None = None, on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Apply ``chosen`` (run id, approved proposal) in order; at most ``limit`` edits (written or simulated)."""
+                   model_of: Callable[[int], str], curator_of: Callable[[int, str], str],
+                   report_url: Callable[[int], str] = lambda run: "", limit: int | None = None,
+                   on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """Apply ``chosen`` (run id, approved proposal) in order; at most ``limit`` edits sent (or simulated), failed
+    ones included. A WriteError that is ``fatal`` ends the apply (after recording the statement it hit)."""
     outcomes: list[Outcome] = []
-    edits = 0
+    attempts = 0
     for run_id, proposal in chosen:
-        if limit is not None and edits >= limit:
+        if limit is not None and attempts >= limit:
             break
+        if live and store.decision(run_id, proposal.guid) != "approved":
+            continue  # a curator changed their mind while this apply ran
         outcome = _apply_one(store, wiki, run_id, proposal, live=live, model=model_of(run_id),
-                             curator=curator_of(run_id, proposal.guid), report_url=report_url)
+                             curator=curator_of(run_id, proposal.guid), report_url=report_url(run_id))
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
-        if outcome.state in ("written", "simulated"):
-            edits += 1
+        if outcome.edit is not None:
+            attempts += 1
     return outcomes
 
 
 def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal, *, live: bool, model: str,
                curator: str, report_url: str) -> Outcome:
-    revision, current = wiki.statement(proposal.item, proposal.guid)
-    reason = skip_reason(proposal, current)
-    if reason:
+    def record(state: str, **details: Any) -> None:
         if live:
-            store.record_write(run_id, proposal.guid, "skipped", reason=reason, site=wiki.api_url)
+            store.record_write(run_id, proposal.guid, state, site=wiki.api_url, **details)
+
+    interrupted = store.last_attempt(run_id, proposal.guid) == "sending"
+    try:
+        revision, current = wiki.statement(proposal.item, proposal.guid)
+        reason = skip_reason(proposal, current)
+        snaks, order = reference_snaks(proposal.snaks)
+    except (ValueFormError, KeyError, TypeError) as error:  # refbot could not read a value: not the wiki's state
+        reason = f"refbot could not compare or build the values: {error}"
+        record("failed", reason=reason)
+        return Outcome(run_id, proposal, "failed", reason=reason)
+    except WriteError as error:
+        record("failed", reason=f"{error.code}: {error}")
+        if error.fatal:
+            raise
+        return Outcome(run_id, proposal, "failed", reason=str(error))
+    if interrupted and reason.startswith("the statement already has a reference"):
+        # An apply was killed between sending this edit and recording it: it landed.
+        record("written", reason="written by an apply that stopped before it recorded the revision")
+        return Outcome(run_id, proposal, "written", reason="written by an earlier apply")
+    if reason:
+        record("skipped", reason=reason)
         return Outcome(run_id, proposal, "skipped", reason=reason)
-    snaks, order = reference_snaks(proposal.snaks)
     edit = Edit(proposal.item, proposal.guid, snaks, order, revision,
                 summary(proposal, model=model, curator=curator, report_url=report_url))
     if not live:
         return Outcome(run_id, proposal, "simulated", edit=edit)
+    record("sending")
     try:
         written = wiki.add_reference(edit)
     except WriteError as error:
-        store.record_write(run_id, proposal.guid, "failed", reason=f"{error.code}: {error}", site=wiki.api_url)
+        record("failed", reason=f"{error.code}: {error}")
         if error.fatal:
             raise
         return Outcome(run_id, proposal, "failed", reason=str(error), edit=edit)
-    store.record_write(run_id, proposal.guid, "written", revision=written, site=wiki.api_url)
+    record("written", revision=written)
     return Outcome(run_id, proposal, "written", revision=written, edit=edit)

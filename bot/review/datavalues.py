@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
+from urllib.parse import urlsplit
 
 from bot.review.proposals import ProposedSnak
 
@@ -98,7 +99,8 @@ def _key(datatype: str, value: Any) -> tuple[Any, ...]:
                 precision, value.get("calendarmodel") == JULIAN)
     if datatype == "quantity":
         unit = value.get("unit", "1")
-        bounds = [_decimal(value[name]) if name in value else None for name in ("lowerBound", "upperBound")]
+        bounds = [_decimal(value[name]) if value.get(name) is not None else None
+                  for name in ("lowerBound", "upperBound")]
         return ("quantity", _decimal(value["amount"]), *bounds, "" if unit == "1" else unit.rsplit("/", 1)[-1])
     if datatype == "globe-coordinate":
         return ("point", round(float(value["latitude"]), 6), round(float(value["longitude"]), 6))
@@ -155,16 +157,21 @@ def value_text(datatype: str, mainsnak: dict[str, Any]) -> str:
 
 
 def normal_url(url: str) -> str:
-    """A URL as people mean it: ``HTTPS://www.Example.org:443/a/#top`` → ``example.org/a``."""
-    from courlan import normalize_url
-
+    """A URL as people mean it: ``HTTPS://www.Example.org:443/a/#top`` → ``example.org/a``. The scheme, the host's
+    case, ``www.``, a default port, a trailing slash and a plain fragment do not matter; the query and a routing
+    fragment (``#/person/1``, ``#!/a``) do."""
     try:
-        url = normalize_url(url.strip(), strict=False, trailing_slash=False)
+        parts = urlsplit(url.strip())
+        port = parts.port
     except ValueError:
-        url = url.strip()
-    url = re.sub(r"^[a-z][a-z0-9+.-]*://", "", url, flags=re.I).split("#", 1)[0]
-    url = re.sub(r"^www\d?\.", "", url, flags=re.I)
-    return url.rstrip("/")
+        return url.strip()
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    if port is not None and port not in (80, 443):
+        host += f":{port}"
+    path = re.sub(r"/+$", "", parts.path or "")
+    query = "&".join(sorted(part for part in parts.query.split("&") if part))
+    fragment = parts.fragment if parts.fragment.startswith(("/", "!")) else ""
+    return host + path + (f"?{query}" if query else "") + (f"#{fragment}" if fragment else "")
 
 
 def same_url(one: str, other: str) -> bool:

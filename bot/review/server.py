@@ -3,9 +3,10 @@
 Flask serves two routes under waitress, bound to 127.0.0.1: ``GET /`` renders the run's report fresh from the run
 ledger (``xslt/report.xsl`` in interactive mode), ``POST /decide`` records one decision and redirects back to the
 statement. The page has no script at all; every response forbids scripts, remote loads and framing (CSP). A request
-is refused (403) from a client that is not loopback, with a ``Host`` that is not this server's (DNS rebinding), and,
-for a POST, without this server's token (a fresh one per server), from another origin (``Origin``,
-``Sec-Fetch-Site``). Each request opens its own ledger connection (SQLite connections stay in their thread).
+is refused (403) from a client that is not loopback, with a ``Host`` that is not this server's (DNS rebinding),
+without this server's token (a fresh one per server: in the address printed, then an HttpOnly cookie; in the form
+of a POST too), and, for a POST, from another origin (``Origin``, ``Sec-Fetch-Site``). Each request opens its own
+ledger connection (SQLite connections stay in their thread).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
 }
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+COOKIE = "refbot_review"
 MAX_NOTE = 1000
 
 
@@ -87,6 +89,11 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str) -> Flas
         host = request.headers.get("Host", "").lower()
         if host not in {f"{loopback}:{port}" for loopback in LOOPBACK_NAMES}:
             return refused(f"unexpected Host header; open http://127.0.0.1:{port}/")
+        # The page needs the token too (the address `refbot review` printed carries it, then a cookie does): other
+        # users of this machine reach loopback as well.
+        given = request.args.get("token") or request.cookies.get(COOKIE, "")
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            return refused("missing or wrong session token; open the address `refbot review` printed")
         if request.method != "POST":
             return None
         if not hmac.compare_digest(request.form.get("token", "").encode(), token.encode()):
@@ -101,6 +108,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str) -> Flas
     @app.after_request
     def secure(response: Response) -> Response:
         response.headers.update(HEADERS)
+        if request.args.get("token") == token:
+            response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
         return response
 
     @app.get("/")
@@ -137,8 +146,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str) -> Flas
 def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
           on_ready: Callable[[str], None] | None = None) -> None:
     """Serve the review page of ``run_id`` on http://127.0.0.1:PORT/ (``port`` 0: a free one) until Ctrl-C;
-    ``on_ready`` gets the page's URL once the server listens. ConfigError without a curator name; InputError when
-    the ledger has no trace of the run."""
+    ``on_ready`` gets the page's URL (with the session's token) once the server listens. ConfigError without a
+    curator name; InputError when the ledger has no trace of the run."""
     from waitress.server import create_server
 
     from bot.review.store import ReviewLedger
@@ -150,10 +159,11 @@ def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
         ReviewLedger(ledger).trace(run_id)  # InputError now rather than on the first page
     finally:
         ledger.close()
-    app = make_app(options, run_id, curator=name, token=secrets.token_urlsafe(32))
+    token = secrets.token_urlsafe(32)
+    app = make_app(options, run_id, curator=name, token=token)
     # One worker thread: decisions and report writes happen one at a time.
     server: Any = create_server(app, host="127.0.0.1", port=port, threads=1, ident="refbot")
-    url = f"http://127.0.0.1:{server.effective_port}/"
+    url = f"http://127.0.0.1:{server.effective_port}/?token={token}"
     if on_ready is not None:
         on_ready(url)
     try:

@@ -31,7 +31,10 @@ CREATE TABLE IF NOT EXISTS writes (
 CREATE INDEX IF NOT EXISTS writes_by_statement ON writes (guid, state);
 """
 DECISIONS = ("approved", "rejected")
-WRITE_STATES = ("written", "skipped", "failed")
+# sending: an edit about to be sent (so that an apply killed before it recorded the outcome is noticed);
+# written and skipped are final; failed leaves the reference approved, to be tried again.
+WRITE_STATES = ("sending", "written", "skipped", "failed")
+FINAL = ("written", "skipped")
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class ReviewLedger:
         if row:
             return int(row[0])
         root = tree.getroot()
-        with self.db:
+        with self.ledger.transaction():  # all of it or nothing: an import stopped half-way is not a run
             run = self.ledger.open_run(key, f"trace {source.name}", new=True)
             self.ledger.finish(run)
             for item in root.iter(tag("item")):
@@ -142,31 +145,39 @@ class ReviewLedger:
         changed = [guid for guid in dict.fromkeys(guids)
                    if current[guid].state != decision or current[guid].note != note.strip()]
         now = iso(utc_now())
-        with self.db:
+        with self.ledger.transaction():
             self.db.executemany(
                 "INSERT INTO decisions (run_id, guid, decision, curator, decided, note) VALUES (?, ?, ?, ?, ?, ?)",
                 [(run_id, guid, decision, curator.strip(), now, note.strip()) for guid in changed])
         return changed
 
     def reviews(self, run_id: int) -> dict[str, Review]:
-        """Every proposal of the run with its state."""
+        """Every proposal of the run with its state. A reference written (through this run or another that proposed
+        it too) is written whatever the decisions say since; one skipped is skipped; otherwise the latest decision
+        stands, with the last failed attempt's reason when the reference is still approved."""
+        proposals = self.proposals(run_id)
+        guids = [proposal.guid for proposal in proposals]
         decided: dict[str, tuple[str, str, str, str]] = {}
         for guid, decision, curator, when, note in self.db.execute(
                 "SELECT guid, decision, curator, decided, note FROM decisions WHERE run_id = ? ORDER BY rowid",
                 (run_id,)):
             decided[guid] = (decision, curator, when, note)
-        written: dict[str, tuple[str, int | None, str, str, str]] = {}
-        for guid, state, revision, reason, when, site in self.db.execute(
-                "SELECT guid, state, revision, reason, at, site FROM writes WHERE run_id = ? ORDER BY rowid",
-                (run_id,)):
-            if written.get(guid, ("",))[0] not in ("written", "skipped"):
-                written[guid] = (state, revision, reason, when, site)
+        attempts: dict[str, tuple[str, int | None, str, str, str]] = {}
+        marks = ",".join("?" * len(guids))
+        for row_run, guid, state, revision, reason, when, site in self.db.execute(
+                f"SELECT run_id, guid, state, revision, reason, at, site FROM writes WHERE guid IN ({marks}) "
+                "ORDER BY rowid", guids):
+            final = attempts.get(guid, ("",))[0] in FINAL
+            if (state == "written" and attempts.get(guid, ("",))[0] != "written") or (row_run == run_id and not final):
+                attempts[guid] = (state, revision, reason, when, site)
         reviews = {}
-        for proposal in self.proposals(run_id):
+        for proposal in proposals:
             decision, curator, when, note = decided.get(proposal.guid, ("proposed", "", "", ""))
-            state, revision, reason, at, site = written.get(proposal.guid, ("", None, "", "", ""))
-            if decision == "approved" and state in ("written", "skipped"):
+            state, revision, reason, at, site = attempts.get(proposal.guid, ("", None, "", "", ""))
+            if state == "written" or (state == "skipped" and decision == "approved"):
                 decision = state
+            elif state == "sending":
+                reason = "an apply stopped while sending this edit; the next apply reads the item to see if it landed"
             done = state == "written"
             reviews[proposal.guid] = Review(decision, curator, when, note, revision if done else None,
                                             at if done else "", reason if decision != "rejected" else "",
@@ -176,7 +187,8 @@ class ReviewLedger:
     # -- writes ----------------------------------------------------------------------------------------------
     def approved_unwritten(self, run_ids: Iterable[int]) -> list[tuple[int, Proposal]]:
         """(run id, proposal) of every approved statement not yet written or skipped, oldest run first; a statement
-        approved in two runs is written once (for its first run)."""
+        approved in two runs is written once (for its first run; statement GUIDs hold a UUID, unique across
+        wikis)."""
         chosen: list[tuple[int, Proposal]] = []
         seen: set[str] = set()
         for run_id in sorted(run_ids):
@@ -187,6 +199,18 @@ class ReviewLedger:
                     seen.add(proposal.guid)
         written = {row[0] for row in self.db.execute("SELECT guid FROM writes WHERE state = 'written'")}
         return [(run_id, proposal) for run_id, proposal in chosen if proposal.guid not in written]
+
+    def last_attempt(self, run_id: int, guid: str) -> str:
+        """The state of the last write attempt of a statement in this run ("" when none)."""
+        row = self.db.execute("SELECT state FROM writes WHERE run_id = ? AND guid = ? ORDER BY rowid DESC LIMIT 1",
+                              (run_id, guid)).fetchone()
+        return row[0] if row else ""
+
+    def decision(self, run_id: int, guid: str) -> str:
+        """The latest decision on a statement of the run (``proposed`` when none)."""
+        row = self.db.execute("SELECT decision FROM decisions WHERE run_id = ? AND guid = ? ORDER BY rowid DESC "
+                              "LIMIT 1", (run_id, guid)).fetchone()
+        return row[0] if row else "proposed"
 
     def runs_with_approvals(self) -> list[int]:
         return [row[0] for row in self.db.execute("SELECT DISTINCT run_id FROM decisions ORDER BY run_id")]

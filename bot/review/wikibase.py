@@ -30,8 +30,9 @@ from bot.options import Options
 from bot.review.applying import Edit
 
 # The API errors after which no other edit of this apply can succeed.
-FATAL_CODES = {"blocked", "autoblocked", "assertuserfailed", "assertbotfailed", "permissiondenied",
-               "readonly", "mwoauth-invalid-authorization", "login"}
+# (A protected item refuses with permissiondenied or protectedpage: that statement fails, the others go on.)
+FATAL_CODES = {"blocked", "autoblocked", "assertuserfailed", "assertbotfailed", "readonly",
+               "mwoauth-invalid-authorization", "login"}
 KNOWN_SITES = {"www.wikidata.org": ("wikidata", "wikidata"), "test.wikidata.org": ("wikidata", "test")}
 
 
@@ -201,8 +202,12 @@ class PywikibotWiki:
             page.get(force=True)
         except (exceptions.NoPageError, exceptions.IsRedirectPageError):
             return 0, None  # deleted or merged: the statement is not there any more
-        except exceptions.Error as error:
-            raise WriteError(f"cannot read {item} at {self.api_url}: {error}", code="read", fatal=True) from None
+        except exceptions.Error as error:  # this item; the next may be read
+            raise WriteError(f"cannot read {item} at {self.api_url}: {error}", code="read") from None
+        except OSError as error:  # pywikibot's ConnectionError after its retries: the wiki is out of reach
+            raise WriteError(f"cannot reach {self.api_url}: {error}", code="connection", fatal=True,
+                             hint="check the network and [wikidata] api_url; the approved references are kept") \
+                from None
         for claims in page.claims.values():
             for claim in claims:
                 if claim.snak == guid:
@@ -232,6 +237,9 @@ class PywikibotWiki:
             except exceptions.Error as error:
                 raise WriteError(f"the edit of {edit.statement} failed: {error}", code="api", fatal=True,
                                  hint="try again later; the approved references are kept") from None
+            except OSError as error:
+                raise WriteError(f"cannot reach {self.api_url}: {error}", code="connection", fatal=True,
+                                 hint="the next apply reads the item to see whether the edit landed") from None
             return int(data["pageinfo"]["lastrevid"])
         raise AssertionError("unreachable")
 
