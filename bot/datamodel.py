@@ -6,8 +6,10 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-QID_PATTERN = re.compile(r"^Q[1-9][0-9]*\Z")
-PID_PATTERN = re.compile(r"^P[1-9][0-9]*\Z")
+# Wikidata's ids have 9 digits now (Q130000000); 12 leaves room and keeps a 10,000-digit "id" from any query.
+ID_DIGITS = 12
+QID_PATTERN = re.compile(rf"^Q[1-9][0-9]{{0,{ID_DIGITS - 1}}}\Z")
+PID_PATTERN = re.compile(rf"^P[1-9][0-9]{{0,{ID_DIGITS - 1}}}\Z")
 # Wikimedia language codes: en, pt-br, zh-hans, be-tarask, mul.
 LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*\Z")
 # How people write an entity: Q42, wd:Q42, https://www.wikidata.org/wiki/Q42, …/entity/Q42, …/wiki/Property:P166.
@@ -22,7 +24,9 @@ def parse_entity_id(text: str, kind: str = "item") -> str:
     pattern = QID_PATTERN if kind == "item" else PID_PATTERN
     if not pattern.match(entity):
         example = "Q42" if kind == "item" else "P166"
-        raise ValueError(f"not a Wikidata {kind} id: {text.strip()!r} (expected an id like {example})")
+        shown = text.strip() if len(text.strip()) <= 40 else text.strip()[:40] + "…"
+        raise ValueError(f"not a Wikidata {kind} id: {shown!r} (expected an id like {example}, at most "
+                         f"{ID_DIGITS} digits)")
     return entity
 
 

@@ -44,3 +44,12 @@ def test_entity_ids_are_read_in_the_forms_people_paste(text, kind, expected):
 def test_anything_else_is_not_an_entity_id(text, kind):
     with pytest.raises(ValueError, match=f"not a Wikidata {kind} id"):
         parse_entity_id(text, kind)
+
+
+def test_an_id_longer_than_any_wikidata_has_is_refused_before_it_is_sent_anywhere():
+    assert parse_entity_id("Q130000000000", "item") == "Q130000000000"  # 12 digits: room to grow
+    with pytest.raises(ValueError, match="at most 12 digits") as refused:
+        parse_entity_id("Q" + "1" * 10_000, "item")
+    assert len(str(refused.value)) < 200, "the message does not repeat the whole input"
+    with pytest.raises(ValueError):
+        Statement("Q" + "1" * 13, "x", "Q1$A", "P31", "instance of", Value("wikibase-item", "Q5", "human"))
