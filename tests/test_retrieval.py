@@ -257,3 +257,25 @@ def test_non_utf8_pages_served_with_or_without_a_charset_are_read(archive):
         assert result.outcome is Outcome.OK and result.document.language == "cs"
         assert result.paragraphs[0].text.startswith("Prezident Václav Havel v pátek v Oviedu převzal Cenu knížete "
                                                     "asturského"), path
+
+
+@pytest.mark.parametrize("broken, why", [("http://[::1", "Invalid IPv6 URL"), ("http://example.org:99999999/a", "Port"),
+                                         ("http:///nohost", "no host")])
+def test_a_malformed_url_a_page_cites_is_an_outcome_not_a_crash(archive, broken, why):
+    options = world_options(archive_availability_url=archive.server.url + "/wayback/available",
+                            archive_cdx_url=archive.server.url + "/cdx/search/cdx", archive_web_url=archive.server.url)
+    session = make_session(options)
+    result = retrieve(broken, make_fetcher(options, session), paragraph_rules(options),
+                      make_wayback(options, make_services(options, session)), access_date=date(2019, 5, 3))
+    assert result.outcome is Outcome.UNSUPPORTED and why in result.live.reason
+    assert not archive.server.requests, "nothing was asked of anyone"
+
+
+def test_refbot_fetch_names_a_malformed_url_in_one_line(capsys):
+    from bot.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["fetch", "http://[::1"])
+    assert stop.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith("refbot fetch: error: argument url: malformed URL: Invalid IPv6 URL")

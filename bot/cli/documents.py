@@ -21,7 +21,7 @@ def add_parsers(commands: Any) -> None:
         "fetch", help="fetch one URL and print its outcome and paragraphs",
         description="Fetch a URL as refbot fetches grounding documents (politeness, robots.txt, size cap, archive "
                     "fallback for dead pages) and print the outcome and the paragraphs the judge would see.")
-    fetch.add_argument("url", help="the page, PDF or text file to fetch")
+    fetch.add_argument("url", type=web_address, help="the page, PDF or text file to fetch")
     fetch.add_argument("--access-date", type=iso_date, metavar="YYYY-MM-DD",
                        help="when the page was cited; the archive prefers a snapshot from before it")
     fetch.add_argument("--archive-url", default="", metavar="URL",
@@ -45,6 +45,16 @@ def add_parsers(commands: Any) -> None:
     sources.add_argument("--all", action="store_true", help="also list paragraphs that cite nothing")
     sources.add_argument("--json", action="store_true", help="print JSON Lines, one paragraph each")
     network_options(sources)
+
+
+def web_address(text: str) -> str:
+    """An argparse type: a URL refbot can try to fetch (a malformed one is a usage error, not a page's outcome)."""
+    from bot.documents.retrieval import malformed
+
+    broken = malformed(text.strip())
+    if broken:
+        raise argparse.ArgumentTypeError(f"{broken} ({text!r}; give an http(s) address such as https://example.org/a)")
+    return text.strip()
 
 
 def run_fetch(args: argparse.Namespace, options: Options) -> int:

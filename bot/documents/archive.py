@@ -47,7 +47,10 @@ def snapshot(original: str, timestamp: str, web_url: str = "https://web.archive.
 def is_archive_url(url: str) -> bool:
     from urllib.parse import urlsplit
 
-    host = (urlsplit(url).hostname or "").lower()
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:  # a malformed URL is no archive's
+        return False
     return host in ARCHIVE_HOSTS
 
 

@@ -63,8 +63,23 @@ def wants_archive(fetched: Fetched, document: Document | None) -> bool:
     return fetched.outcome is Outcome.IRRETRIEVABLE or (fetched.ok and (document is None or not document.paragraphs))
 
 
+def malformed(url: str) -> str:
+    """Why a URL cannot be fetched at all ("" when it can be tried): pages and citations hold broken ones."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises on a port that is not a number)
+    except ValueError as error:
+        return f"malformed URL: {error}"
+    return "" if parts.hostname else "malformed URL: no host"
+
+
 def retrieve(url: str, fetcher: Fetcher, rules: ParagraphRules, wayback: Wayback | None = None, *,
              access_date: date | None = None, archive_url: str = "") -> Retrieved:
+    broken = malformed(url)
+    if broken:
+        return Retrieved(url, Fetched(url, Outcome.UNSUPPORTED, broken), None)
     live, document = read(fetcher.fetch(url), rules)
     if not wants_archive(live, document) or is_archive_url(url):
         return Retrieved(url, live, document)
