@@ -347,3 +347,47 @@ def test_writes_are_checked_as_wikibase_checks_them_and_faults_can_be_queued(own
     wikibase.end_sessions()
     assert code(write()) == "assertbotfailed"
     assert [r.method for r in world.requests if r.params.get("meta") == "userinfo"][-1] == "POST"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children = (task / "children").read_text().split()
+        found += [int(child) for child in children]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGKILL"])
+def test_refbot_demo_serve_stopped_leaves_no_sparql_server_behind(tmp_path, stop):
+    import signal
+    import time
+
+    environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
+    environ |= {"TMPDIR": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    demo = subprocess.Popen([sys.executable, "-m", "bot.cli", "demo", "--serve"], cwd=tmp_path, env=environ,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        for line in demo.stdout:
+            if line.startswith("export REFBOT_APPLY_PASSWORD="):
+                break
+        servers = [child for child in _children(demo.pid) if "oxigraph" in Path(f"/proc/{child}/cmdline").read_text()]
+        assert servers and list(tmp_path.glob("refbot-demo-store-*"))
+        demo.send_signal(getattr(signal, stop))
+        demo.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in servers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in servers), "Oxigraph outlived the demo"
+        if stop == "SIGTERM":
+            assert demo.returncode == 0
+            assert not list(tmp_path.glob("refbot-demo-store-*")), "the store directory was left behind"
+    finally:
+        if demo.poll() is None:
+            demo.kill()

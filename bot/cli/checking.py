@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from pathlib import Path
@@ -178,6 +179,7 @@ def run_demo(args: argparse.Namespace, options: Options) -> int:
             print(ini_text({**overrides, "apply_user": world.bot_login, "apply_edit_delay": 0}))
             print("Its Wikidata API takes edits from the bot account above; for `refbot apply --live`:\n")
             print(f"export REFBOT_APPLY_PASSWORD={world.bot_password}\n", flush=True)
+            signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: stop the world cleanly too
             try:
                 while True:
                     time.sleep(3600)
@@ -189,6 +191,10 @@ def run_demo(args: argparse.Namespace, options: Options) -> int:
         print(f"refbot demo: world on 127.0.0.1 (SPARQL {world.sparql_url}); checking {args.qid[0]} with the "
               f"{demo_options.judge_backend} judge ({demo_options.judge_model})", file=sys.stderr)
         return run_check(args, demo_options)
+
+
+def _interrupt(_signal: int, _frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 HANDLERS = {"check": run_check, "run": run_run, "report": run_report, "demo": run_demo}

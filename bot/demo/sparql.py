@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,22 @@ def oxigraph_binary() -> str:
     return found
 
 
+def _dies_with_parent() -> Callable[[], None] | None:
+    """On Linux, a function the child runs before exec: the kernel sends it SIGTERM when its parent dies, so a
+    server is not left behind by a demo or a test that was killed."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import signal
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up now: the child only calls it
+    set_parent_death_signal = 1  # PR_SET_PDEATHSIG
+
+    def arrange() -> None:
+        prctl(set_parent_death_signal, signal.SIGTERM)
+    return arrange
+
+
 def start_oxigraph(turtle: Path, store: Path, port: int) -> Oxigraph:
     """Load ``turtle`` into a store at ``store`` and serve it read-only on 127.0.0.1:``port``."""
     import requests
@@ -48,7 +65,7 @@ def start_oxigraph(turtle: Path, store: Path, port: int) -> Oxigraph:
         raise ServiceError(f"could not load {turtle.name}: {loaded.stderr.strip()[-300:]}", service="Oxigraph",
                            url=str(store))
     process = subprocess.Popen([binary, "serve-read-only", "--location", str(store), "--bind", f"127.0.0.1:{port}"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_dies_with_parent())
     server = Oxigraph(process, port)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

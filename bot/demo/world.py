@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import shutil
 import socket
 import threading
 import unicodedata
@@ -82,6 +83,7 @@ class DemoWorld:
         self.ports: dict[str, int] = {}
         self._servers: list[ThreadingHTTPServer] = []
         self._oxigraph: Oxigraph | None = None
+        self._store: Path | None = None
         self._wikibase: WikibaseApi | None = None
         self._lock = threading.Lock()
 
@@ -143,12 +145,15 @@ class DemoWorld:
         if self._oxigraph is not None:
             self._oxigraph.stop()
             self._oxigraph = None
+        if self._store is not None:  # the store is loaded afresh at each start: nothing to keep
+            shutil.rmtree(self._store, ignore_errors=True)
+            self._store = None
 
     def _start_sparql(self) -> None:
         import tempfile
 
-        store = Path(tempfile.mkdtemp(prefix="refbot-demo-store-", dir=self.workdir))
-        self._oxigraph = start_oxigraph(self.data / "world.ttl", store, free_port())
+        self._store = Path(tempfile.mkdtemp(prefix="refbot-demo-store-", dir=self.workdir))
+        self._oxigraph = start_oxigraph(self.data / "world.ttl", self._store, free_port())
 
     # -- addresses -------------------------------------------------------------------------------------------
     def base(self, site: str) -> str:
