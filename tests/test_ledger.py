@@ -41,6 +41,16 @@ def test_a_corrupt_line_in_the_middle_is_an_error_with_its_line(tmp_path):
         read_ledger(path)
 
 
+@pytest.mark.parametrize("content", ["my notes about the run\n", "one line, no newline", b"\x89PNG\r\n\x1a\n\x00",
+                                     '{"precision": 0.9, "recall": 0.8}\n'])
+def test_a_file_that_is_not_refbots_judgements_is_neither_read_nor_appended_to(tmp_path, content):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(InputError, match="notes.txt:1: not a file of judgements"):
+        read_ledger(path)
+    assert path.read_bytes() == (content if isinstance(content, bytes) else content.encode())
+
+
 def test_results_of_another_judge_are_not_mixed(tmp_path):
     records = {"x": judgement_record("x", True, JUDGEMENT)}
     check_same_judge(records, "m", "refbot", tmp_path)

@@ -31,7 +31,15 @@ def read_ledger(path: Path) -> dict[str, dict[str, Any]]:
     """Records by id. A last line cut short (the process was killed while writing it) is ignored."""
     if not path.exists():
         return {}
-    lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): U+2028 may occur inside JSON
+    refused = InputError("not a file of judgements written by `refbot eval --out`", path=str(path), line=1,
+                         hint="pass a new --out file; refbot appends only to its own")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise refused from None
+    if text and not text.startswith('{"id": '):  # every record begins so (json.dumps of judgement_record)
+        raise refused
+    lines = text.split("\n")  # not splitlines(): U+2028 may occur inside JSON
     while lines and not lines[-1]:
         lines.pop()
     records: dict[str, dict[str, Any]] = {}
