@@ -7,6 +7,7 @@ Started again with the same worklist, the unfinished run is resumed; statements 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,10 +56,15 @@ class RunLedger:
         try:
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
+                if not path.exists():  # only its owner may read it; SQLite gives its -wal and -shm the same mode
+                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
             self.db = sqlite3.connect(str(path) if path is not None else ":memory:", isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+            if "seconds" not in columns:  # a ledger from before runs counted their time
+                self.db.execute("ALTER TABLE runs ADD COLUMN seconds REAL NOT NULL DEFAULT 0")
         except (OSError, sqlite3.Error) as error:
             raise ConfigError(f"cannot open the run ledger {path}: {error}",
                               hint="set [run] ledger to a writable file, or pass --ledger") from None
@@ -91,6 +97,11 @@ class RunLedger:
 
     def finish(self, run: Run) -> None:
         self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (iso(utc_now()), run.id))
+
+    def add_seconds(self, run: Run, seconds: float) -> float:
+        """Count time spent on the run (each invocation adds its own); the run's total."""
+        self.db.execute("UPDATE runs SET seconds = seconds + ? WHERE id = ?", (max(0.0, seconds), run.id))
+        return float(self.db.execute("SELECT seconds FROM runs WHERE id = ?", (run.id,)).fetchone()[0])
 
     def done(self, run: Run) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT guid FROM checks WHERE run_id = ?", (run.id,))}

@@ -118,6 +118,10 @@ class Run:
     notes: list[str] = field(default_factory=list)
     failure: RefbotError | None = None  # why the last check stopped early
     _contexts: dict[str, ItemContext] = field(default_factory=dict)
+    _counted: float = 0.0  # the monotonic clock when the run's time was last added to the ledger
+
+    def __post_init__(self) -> None:
+        self._counted = self._counted or self.clock
 
     @classmethod
     def open(cls, options: Options, worklist: Worklist, *, keep: bool = True, new: bool = False,
@@ -155,6 +159,13 @@ class Run:
         return self.record.id
 
     @property
+    def services(self) -> tuple[str, ...]:
+        """The URLs of the services the options configure: no trace shows their query values."""
+        from bot.redaction import service_urls
+
+        return service_urls(self.options)
+
+    @property
     def resumed(self) -> bool:
         return self.record.resumed
 
@@ -175,7 +186,6 @@ class Run:
         a judge that becomes unavailable ends the check early, in ``RunResult.failure``."""
         from bot.checking import plan_from
         from bot.checking.batch import Breaker, check_many
-        from bot.trace import checked_statement_element, to_string
 
         deadline = self.clock + time_budget if time_budget is not None else None
         breaker = Breaker(statements=len(self.todo))
@@ -186,8 +196,7 @@ class Run:
             for context, check in check_many(self._with_items(self.todo), self.clients.tools,
                                              plan_from(self.options), workers=self.options.check_workers,
                                              deadline=deadline, breaker=breaker):
-                self.ledger.record(self.record, check.statement.guid, check.statement.item, check.outcome.value,
-                                   to_string(checked_statement_element(context, check)))
+                self._record(context, check)
                 checked.append(check)
                 if on_progress is not None:
                     on_progress(Progress(check, context, len(checked), len(self.todo)))
@@ -202,10 +211,18 @@ class Run:
             self.notes.append(f"time budget spent; {left} statement(s) left for the next run")
         if not left and failure is None:
             self.ledger.finish(self.record)
+        self._account()
         order = {statement.guid: index for index, statement in enumerate(self.todo)}
         checked.sort(key=lambda check: order[check.statement.guid])
         return RunResult(self.id, len(self.selected), tuple(checked), self.ledger.counts(self.record), self.skipped,
                          left, failure)
+
+    def _record(self, context: ItemContext, check: StatementCheck) -> None:
+        """One finished statement into the ledger, as its trace element (its URLs redacted)."""
+        from bot.trace import checked_statement_element, to_string
+
+        self.ledger.record(self.record, check.statement.guid, check.statement.item, check.outcome.value,
+                           to_string(checked_statement_element(context, check, self.services)))
 
     def trace(self, *, complete: bool | None = None) -> Any:
         """The run's trace (an lxml tree, valid against xslt/trace.xsd): every statement the run has finished,
@@ -244,6 +261,14 @@ class Run:
         xml = traces.write(tree, stem.with_suffix(".xml"))
         return xml, write_report(tree, stem.with_suffix(".html"))
 
+    def _account(self) -> float:
+        """Add the time since the last count to the run's total in the ledger (a resumed run's trace gives the
+        time of all its invocations); the total."""
+        now = time.monotonic()
+        total = self.ledger.add_seconds(self.record, now - self._counted)
+        self._counted = now
+        return total
+
     def _with_items(self, statements: Sequence[Statement]) -> Iterator[tuple[ItemContext, Statement]]:
         """(item, statement) pairs; each item is read once, when its first statement is due, and recorded."""
         for statement in statements:
@@ -256,7 +281,7 @@ class Run:
 
         self._contexts[context.item] = context
         # The item as first read in the run: statements checked before a resume keep the revision they saw.
-        self.ledger.record_item(self.record, context.item, to_string(item_element(context)))
+        self.ledger.record_item(self.record, context.item, to_string(item_element(context, self.services)))
 
     def _read_item(self, item: str, label: str, *, strict: bool = False) -> ItemContext:
         """The item's revision and article. Unless ``strict``, an item the Wikidata API does not know (deleted
@@ -290,13 +315,13 @@ class Run:
         if options.judge_backend == "openai":
             endpoints.append(("judge", options.judge_url))
         return RunInfo(mode="run" if self.kept else "check", started=self.started, finished=now_iso(),
-                       duration_s=time.monotonic() - self.clock, complete=complete,
+                       duration_s=self._account(), complete=complete,
                        judge_backend=options.judge_backend, model=judge.model_id, template=judge.template.id,
                        prompt_template=judge.template.text, threshold=options.threshold,
                        strategy=options.check_strategy, top=options.check_top,
                        embeddings=options.check_embedding_model if self.clients.tools.embed else "none",
                        endpoints=endpoints, options=sorted(options.public().items()), notes=self.notes,
-                       skipped=self.skipped, run_id=str(self.id) if self.kept else "")
+                       skipped=self.skipped, run_id=str(self.id) if self.kept else "", services=self.services)
 
 
 def _select(clients: Clients, options: Options, worklist: Worklist) -> list[Statement]:

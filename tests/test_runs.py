@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -84,9 +85,15 @@ def test_a_run_out_of_time_keeps_what_is_left_for_the_next_one_which_resumes_it(
     assert todo and result.left == len(todo) and not result.complete and result.checked == ()
     assert "time budget spent" in traces.read(xml).find("t:run", NS).findtext("t:note", namespaces=NS)
 
+    first = float(traces.read(xml).find("t:run", NS).get("duration-s"))
     with Run.open(options, worklist) as resumed:
         assert resumed.id == run.id and resumed.resumed and [s.guid for s in resumed.todo] == todo
+        started = time.monotonic()
         assert resumed.check().complete
+        xml, _ = resumed.write_trace()
+    # the run's time is both invocations' (opening, selecting and checking), not the last one's alone
+    total = float(traces.read(xml).find("t:run", NS).get("duration-s"))
+    assert total >= first + (time.monotonic() - started) * 0.99
 
 
 def test_a_dry_run_keeps_nothing_and_an_item_that_does_not_exist_is_an_input_error(world, tmp_path, llama_server):
