@@ -197,7 +197,9 @@ def judge(options: Options) -> str:
         # Without a model name the backend asks the server which one it serves: that is the check.
         served = OpenAIBackend(make_session(retries=0, api_key=options.judge_api_key), options.judge_url,
                                timeout_s=10).model_id
-        return f"openai server at {options.judge_url} serves {served}"
+        from bot.redaction import redact_url
+
+        return f"openai server at {redact_url(options.judge_url, service=True)} serves {served}"
     import torch
     import transformers
 
@@ -266,7 +268,9 @@ def writes(options: Options) -> str:
     else:
         raise Problem(WARN, f"[apply] user {options.apply_user} has no BotPassword: apply --live will refuse",
                       "export REFBOT_APPLY_PASSWORD, or set [apply] password_file")
-    return f"{options.apply_user} at {options.wikidata_api_url}, with {source}"
+    from bot.redaction import redact_url
+
+    return f"{options.apply_user} at {redact_url(options.wikidata_api_url, service=True)}, with {source}"
 
 
 def writable(options: Options) -> str:

@@ -15,18 +15,21 @@
                                  never a page's or a statement's outcome
 
 Each error carries the context a user needs (file and line, URL, model path) and, where there is one,
-a ``hint`` saying how to fix it.
+a ``hint`` saying how to fix it. No error shows a credential: every URL in a message loses its
+``user:password@`` and its secret-looking parameters, and a service's URL every query value (``bot.redaction``).
 """
 
 from __future__ import annotations
+
+from bot.redaction import redact_text, redact_url
 
 
 class RefbotError(Exception):
     """Base class; ``hint`` is a short imperative sentence telling the user what to do."""
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.hint = hint
+        super().__init__(redact_text(message))
+        self.hint = redact_text(hint) if hint else hint
 
     def __str__(self) -> str:
         message = super().__str__()
@@ -54,6 +57,8 @@ class QueryError(RefbotError):
     def __init__(self, message: str, *, query: str, endpoint: str, status: int | None = None,
                  hint: str | None = None) -> None:
         status_text = f" (HTTP {status})" if status else ""
+        message = redact_text(message, services=(endpoint,))  # the endpoint's answer may repeat its URL
+        endpoint = redact_url(endpoint, service=True)
         super().__init__(f"query {query} at {endpoint}{status_text}: {message}", hint=hint)
         self.query = query
         self.endpoint = endpoint
@@ -64,6 +69,8 @@ class ServiceError(RefbotError):
     def __init__(self, message: str, *, service: str, url: str, status: int | None = None,
                  hint: str | None = None) -> None:
         status_text = f" (HTTP {status})" if status else ""
+        message = redact_text(message, services=(url,))
+        url = redact_url(url, service=True)
         super().__init__(f"{service} at {url}{status_text}: {message}", hint=hint)
         self.service = service
         self.url = url
@@ -76,8 +83,8 @@ class JudgeError(RefbotError):
 
 class BackendUnavailable(JudgeError):
     def __init__(self, message: str, *, url: str, hint: str | None = None) -> None:
-        super().__init__(message, hint=hint)
-        self.url = url
+        super().__init__(redact_text(message, services=(url,)), hint=hint)
+        self.url = redact_url(url, service=True)
 
 
 class TraceError(RefbotError):

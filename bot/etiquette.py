@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from bot import __version__
 from bot.errors import ConfigError
+from bot.redaction import redact_url
 
 WIKIMEDIA_DOMAINS = ("wikidata.org", "wikipedia.org", "wikimedia.org", "wikimediafoundation.org",
                      "wikisource.org", "wikiquote.org", "wiktionary.org", "wikivoyage.org", "wikinews.org",
@@ -40,5 +41,5 @@ def user_agent(contact: str, library: str) -> str:
 
 def require_contact(url: str, contact: str, service: str) -> None:
     if is_wikimedia(url) and not check_contact(contact):
-        raise ConfigError(f"refusing to query {service} {url} without a contact in the User-Agent, as Wikimedia's "
-                          "User-Agent policy requires", hint=NO_CONTACT_HINT)
+        raise ConfigError(f"refusing to query {service} {redact_url(url, service=True)} without a contact in the "
+                          "User-Agent, as Wikimedia's User-Agent policy requires", hint=NO_CONTACT_HINT)

@@ -9,6 +9,7 @@ from typing import Any
 from lxml import etree
 
 from bot.assets import asset_path
+from bot.redaction import write_private
 
 _transform: Any = None
 
@@ -30,8 +31,9 @@ def render(trace: Any, **parameters: str) -> str:
 
 
 def write_report(trace: Any, path: Path) -> Path:
+    """The report, written atomically, readable by its owner only (0600): publishing it is a choice."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(render(trace), encoding="utf-8")
+    write_private(partial, render(trace))
     os.replace(partial, path)
     return path

@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import IO
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, InputError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -53,6 +54,7 @@ class RunLedger:
     def __init__(self, path: Path | None) -> None:
         """``None``: a ledger in memory, for a run that is not resumed (`refbot check`)."""
         self.path = path
+        self._claims: dict[int, IO[str]] = {}
         try:
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -70,7 +72,41 @@ class RunLedger:
                               hint="set [run] ledger to a writable file, or pass --ledger") from None
 
     def close(self) -> None:
+        for handle in self._claims.values():
+            Path(handle.name).unlink(missing_ok=True)  # (a process that opened it before sees it gone, see claim)
+            handle.close()  # and the lock goes with the file
+        self._claims.clear()
         self.db.close()
+
+    def claim(self, run: Run) -> None:
+        """Hold the run for this process until :meth:`close` (or the process's end, however it ends): a second
+        process resuming the same run would check the same statements again. InputError when another holds it."""
+        if self.path is None or run.id in self._claims:
+            return
+        import fcntl
+
+        lock = self.path.with_name(f"{self.path.name}.run-{run.id}.lock")
+        while True:
+            handle = lock.open("a+")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                handle.close()
+                raise InputError(f"run {run.id} of {self.path} is being checked by {holder}",
+                                 hint="wait for it to finish, or start a separate run with --new") from None
+            try:
+                if os.stat(lock).st_ino == os.fstat(handle.fileno()).st_ino:
+                    break  # the file still at that name: the lock is the run's
+            except FileNotFoundError:
+                pass
+            handle.close()  # its holder removed it as we opened it: take the new one
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}\n")
+        handle.flush()
+        self._claims[run.id] = handle
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

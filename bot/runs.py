@@ -139,6 +139,7 @@ class Run:
         store = RunLedger(path)
         try:
             record = store.open_run(run_key(options, worklist), worklist.description, new=new or path is None)
+            store.claim(record)  # a second process on the same run stops here, before it checks anything twice
             clients = clients or Clients.from_options(options)
             done = store.done(record)
             recent = store.recently_checked(record, options.run_recheck_days) \
@@ -161,8 +162,6 @@ class Run:
     @property
     def services(self) -> tuple[str, ...]:
         """The URLs of the services the options configure: no trace shows their query values."""
-        from bot.redaction import service_urls
-
         return service_urls(self.options)
 
     @property
@@ -331,6 +330,18 @@ def _select(clients: Clients, options: Options, worklist: Worklist) -> list[Stat
     return [statement for selection in select(clients.endpoint, worklist, selection_rules(options),
                                               page_size=options.sparql_page_size)
             for statement in selection.statements]
+
+
+def service_urls(options: Options) -> tuple[str, ...]:
+    """The URLs refbot was configured to talk to (``bot.redaction``: their requests' query values are never
+    written). The Wayback Machine's web address is left out: an archived copy is a document, evidence a reader must
+    be able to open."""
+    from bot.selection import endpoint_url
+
+    urls = (options.judge_url, endpoint_url(options.sparql_endpoint), options.search_url,
+            options.archive_availability_url, options.archive_cdx_url, options.wikipedia_article_url,
+            options.wikidata_api_url)
+    return tuple(url for url in urls if url and "://" in url)
 
 
 def run_key(options: Options, worklist: Worklist) -> str:

@@ -11,7 +11,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from lxml import etree
 
@@ -22,13 +21,12 @@ from bot.checking.records import DocumentCheck, Judged, StatementCheck
 from bot.errors import InputError, TraceError
 from bot.properties.profile import PropertyProfile
 from bot.ranking import match_spans
+from bot.redaction import open_private, redact_text, redact_url
 
 NS = "urn:refbot:trace:1"
 SCHEMA_VERSION = "1.0"
 # Characters XML 1.0 cannot hold (control characters a page or a model may produce).
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# Query parameters that may carry a credential; dropped from URLs written to the trace.
-_SECRET_PARAMETERS = re.compile(r"key|token|secret|password|auth", re.I)
 REFERENCE_LABELS = {"P854": "reference URL", "P813": "retrieved", "P1476": "title", "P407": "language of work",
                     "P1065": "archive URL", "P2960": "archive date", "P1683": "quotation"}
 
@@ -39,18 +37,6 @@ def tag(name: str) -> str:
 
 def clean(text: Any) -> str:
     return _NOT_XML.sub("", str(text))
-
-
-def public_url(url: str) -> str:
-    """A URL as the trace may show it: no user:password@, no key= or token= parameters."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                       if not _SECRET_PARAMETERS.search(k)])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _element(element_name: str, parent: Any = None, text: str | None = None, /, **attributes: Any) -> Any:
@@ -89,9 +75,27 @@ class RunInfo:
     notes: Sequence[str] = ()
     skipped: int = 0
     run_id: str = ""
+    # The configured services' URLs (``runs.service_urls``): a URL under one shows no query value.
+    services: Sequence[str] = ()
 
 
-def item_element(context: ItemContext) -> Any:
+def _redacted(element: Any, services: Sequence[str]) -> Any:
+    """``element`` with every URL in its attributes and texts redacted (``bot.redaction``), but for the text of
+    a page's paragraph, which is evidence quoted as it was published."""
+    quoted = (tag("paragraph"), tag("match"))
+    for node in element.iter():
+        for name, value in node.attrib.items():
+            if "://" in value:
+                node.set(name, redact_text(value, services=services))
+        if node.text and node.tag not in quoted:
+            node.text = redact_text(node.text, services=services)
+        if node.tail and node.tag != tag("match"):
+            node.tail = redact_text(node.tail, services=services)
+    return element
+
+
+def item_element(context: ItemContext, services: Sequence[str] = ()) -> Any:
+    """The item's element; ``services``: the configured services' URLs (see :func:`_redacted`)."""
     item = _element("item", id=context.item, label=context.label or context.item, url=context.url,
                     revision=context.revision, permalink=context.permalink)
     if context.error:
@@ -101,10 +105,11 @@ def item_element(context: ItemContext) -> Any:
         _element("article", item, wiki=article.sitelink.wiki, title=article.sitelink.title,
                  url=article.sitelink.url, revision=article.revision, permalink=article.permalink,
                  paragraphs=len(article.paragraphs))
-    return item
+    return _redacted(item, services)
 
 
-def statement_element(context: ItemContext, check: StatementCheck) -> Any:
+def statement_element(context: ItemContext, check: StatementCheck, services: Sequence[str] = ()) -> Any:
+    """The statement's element, its URLs redacted; ``services``: the configured services' URLs."""
     statement = check.statement
     element = _element("statement", guid=statement.guid, url=context.statement_url(statement.guid),
                        property=statement.property_id, property_label=statement.property_label,
@@ -131,7 +136,7 @@ def statement_element(context: ItemContext, check: StatementCheck) -> Any:
             _element("snak", node, property=snak.property_id, label=REFERENCE_LABELS.get(snak.property_id, ""),
                      value=snak.value, text=snak.text)
         _element("quickstatements", node, check.quickstatements)
-    return element
+    return _redacted(element, services)
 
 
 def review_element(statement: Any, state: str, *, curator: str = "", decided: str = "", note: str = "",
@@ -146,7 +151,7 @@ def review_element(statement: Any, state: str, *, curator: str = "", decided: st
         _element("note", element, note)
     if reason:
         _element("reason", element, reason)
-    return element
+    return _redacted(element, ())
 
 
 def _relation(parent: Any, profile: PropertyProfile) -> None:
@@ -162,10 +167,10 @@ def _relation(parent: Any, profile: PropertyProfile) -> None:
         _element("note", node, note)
 
 
-def checked_statement_element(context: ItemContext, check: StatementCheck) -> Any:
+def checked_statement_element(context: ItemContext, check: StatementCheck, services: Sequence[str] = ()) -> Any:
     """The statement's element, validated on its own; if it cannot be (a bug), an ``error`` element saying so,
     so that a run's ledger never holds an element that would make its trace invalid."""
-    element = statement_element(context, check)
+    element = statement_element(context, check, services)
     checker = schema()
     if checker.validate(etree.ElementTree(element)):
         return element
@@ -178,7 +183,7 @@ def checked_statement_element(context: ItemContext, check: StatementCheck) -> An
                         started=check.started, elapsed_s=_number(check.elapsed_s), judgements=check.asked,
                         prompt_tokens=check.prompt_tokens)
     _element("reason", fallback, f"refbot could not record this check ({problem}); this is a bug, please report it")
-    return fallback
+    return _redacted(fallback, services)
 
 
 def _document(parent: Any, document: DocumentCheck, statement: Any) -> None:
@@ -257,9 +262,10 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
                      top=info.top, embeddings=info.embeddings or "none")
     _element("prompt-template", judge, info.prompt_template)
     for service, url in info.endpoints:
-        _element("endpoint", run, service=service, url=public_url(url))
+        _element("endpoint", run, service=service, url=redact_url(url, service=True))
     for name, value in info.options:
-        shown = public_url(value) if "://" in value else value  # a URL option may hold user:password@ or a key
+        # A URL option is a service refbot talks to: it may hold user:password@ or a key under any name.
+        shown = redact_url(value, service=True) if "://" in value else value
         etree.SubElement(run, tag("option"), {"name": clean(name), "value": clean(shown)})
     outcomes = [statement.get("outcome") for statement in statements]
     judgements = list(_judgements(statements))
@@ -271,7 +277,7 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
     etree.SubElement(run, tag("summary"), {key: str(value) for key, value in summary.items()})
     for note in info.notes:
         _element("note", run, note)
-    return run
+    return _redacted(run, info.services)
 
 
 def _judgements(statements: Iterable[Any]) -> Iterable[Any]:
@@ -298,7 +304,7 @@ def assemble_elements(run: Any, items: Sequence[tuple[Any, Sequence[Any]]]) -> A
 
 
 def _copy(element: Any) -> Any:
-    return etree.fromstring(etree.tostring(element))
+    return etree.fromstring(etree.tostring(element), _parser())
 
 
 def to_string(element: Any) -> str:
@@ -306,8 +312,52 @@ def to_string(element: Any) -> str:
     return etree.tostring(element, encoding="unicode")
 
 
-def from_string(text: str) -> Any:
-    return etree.fromstring(text.encode("utf-8"))
+def from_string(text: str, source: str = "the run ledger") -> Any:
+    """An element from its XML text (as :func:`to_string` wrote it); InputError naming ``source`` when the text
+    declares a DTD (an entity could expand without bound or read a file)."""
+    return _parse(text.encode("utf-8"), source)
+
+
+# What may come before a document's root element besides a DOCTYPE: space, the XML declaration, processing
+# instructions and comments.
+_PROLOG_PART = re.compile(rb"\s+|<\?.*?\?>|<!--.*?-->", re.S)
+NO_DTD_HINT = "pass a trace written by `refbot check` or `refbot run`"
+
+
+def _parser() -> Any:
+    """lxml's parser with no entity expanded, no DTD loaded and nothing fetched from the network."""
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+
+
+def _declares_dtd(data: bytes) -> bool:
+    """Whether the prolog holds a DOCTYPE, found before anything is parsed (no entity ever expands)."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:4]:  # UTF-16: read the prolog as UTF-8
+        codec = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else (
+            "utf-16-le" if data[1:2] == b"\x00" else "utf-16-be")
+        data = data.decode(codec, "replace").encode("utf-8")
+    position = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    while (part := _PROLOG_PART.match(data, position)) is not None and part.end() > position:
+        position = part.end()
+    return data.startswith(b"<!DOCTYPE", position)
+
+
+def _no_dtd(source: str) -> InputError:
+    return InputError("a trace has no DOCTYPE; this file declares one (DTDs and entities are refused)", path=source,
+                      hint=NO_DTD_HINT)
+
+
+def _parse(data: bytes, source: str) -> Any:
+    """The root element of ``data``; InputError naming ``source`` for a DTD or text that is not XML."""
+    if _declares_dtd(data):
+        raise _no_dtd(source)
+    try:
+        root = etree.fromstring(data, _parser(), base_url=source)
+    except etree.XMLSyntaxError as error:
+        raise InputError(f"not XML: {error.msg}", path=source, line=error.lineno, hint=NO_DTD_HINT) from None
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
+        raise _no_dtd(source)
+    return root
 
 
 _schema: Any = None
@@ -331,24 +381,24 @@ def validate(tree: Any) -> None:
 
 
 def write(tree: Any, path: Path) -> Path:
-    """Validate, then write atomically (a reader never sees half a trace)."""
+    """Validate, then write atomically (a reader never sees half a trace), readable by its owner only (0600)."""
     validate(tree)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    tree.write(str(partial), xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    with open_private(partial, "wb") as stream:
+        tree.write(stream, xml_declaration=True, encoding="UTF-8", pretty_print=True)
     os.replace(partial, path)
     return path
 
 
 def read(path: Path) -> Any:
-    """A trace read back and validated; InputError naming the file when it is not one."""
+    """A trace read back and validated; InputError naming the file when it is not one, or when it declares a DTD
+    (refused before parsing: no entity is expanded, no file or URL it names is read)."""
     try:
-        tree = etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True))
+        data = path.read_bytes()
     except OSError as error:
-        raise InputError(f"cannot read the trace: {error}", path=str(path)) from None
-    except etree.XMLSyntaxError as error:
-        raise InputError(f"not XML: {error.msg}", path=str(path), line=error.lineno,
-                         hint="pass a trace written by `refbot check` or `refbot run`") from None
+        raise InputError(f"cannot read the trace: {error.strerror or error}", path=str(path)) from None
+    tree = _parse(data, str(path)).getroottree()
     if tree.getroot().tag != tag("trace"):
         raise InputError(f"not a refbot trace (root element {tree.getroot().tag})", path=str(path),
                          hint="pass a trace written by `refbot check` or `refbot run`")

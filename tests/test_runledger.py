@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import argparse
+import os
+import subprocess
+import sys
+from datetime import timedelta
 
 import pytest
 
 from bot.cli.arguments import duration
 from bot.runledger import RunLedger, utc_now
+from conftest import ROOT
 
 
 def test_an_unfinished_run_is_resumed_and_a_finished_one_is_not(tmp_path):
@@ -65,3 +68,28 @@ def test_time_budgets_read_as_people_write_them(text, seconds):
 def test_a_wrong_time_budget_is_a_usage_error(text):
     with pytest.raises(argparse.ArgumentTypeError, match="not a duration"):
         duration(text)
+
+
+def test_a_run_is_checked_by_one_process_at_a_time(tmp_path):
+    first = RunLedger(tmp_path / "runs.sqlite")
+    run = first.open_run("k", "items a.txt")
+    first.claim(run)
+    # another process resuming the same run is refused, and names who holds it
+    claim_in_another_process = (
+        "import sys; from pathlib import Path; from bot.runledger import RunLedger\n"
+        "ledger = RunLedger(Path(sys.argv[1])); run = ledger.open_run('k', 'items a.txt')\n"
+        "try:\n    ledger.claim(run)\nexcept Exception as error:\n    print(error); sys.exit(3)\n"
+        "if len(sys.argv) > 2:\n    ledger.close()\n")  # else it ends as a killed process would: lock file left
+    other = subprocess.run([sys.executable, "-c", claim_in_another_process, str(tmp_path / "runs.sqlite")],
+                           capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=60)
+    assert other.returncode == 3
+    assert f"run {run.id} of {tmp_path / 'runs.sqlite'} is being checked by process {os.getpid()}" in other.stdout
+    assert "--new" in other.stdout
+    first.close()  # finished (or killed): the run is free again, and no lock file is left
+    killed = subprocess.run([sys.executable, "-c", claim_in_another_process, str(tmp_path / "runs.sqlite")],
+                            capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=60)
+    assert killed.returncode == 0, killed.stdout  # and its lock died with it
+    again = subprocess.run([sys.executable, "-c", claim_in_another_process, str(tmp_path / "runs.sqlite"), "close"],
+                           capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=60)
+    assert again.returncode == 0, again.stdout
+    assert not list(tmp_path.glob("*.lock"))

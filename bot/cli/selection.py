@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli.arguments import EXIT_OK, clip, id_list, positive_int, sparql_options
 from bot.options import Options
+from bot.redaction import redact_url
 
 if TYPE_CHECKING:
     from bot.datamodel import Statement
@@ -109,7 +110,7 @@ def run_select(args: argparse.Namespace, options: Options) -> int:
             break
     if not args.quiet:
         print(f"refbot: {printer.count} statement(s) need a reference in {len(printer.items)} item(s); "
-              f"{skipped} skipped; endpoint {endpoint.url}", file=sys.stderr)
+              f"{skipped} skipped; endpoint {redact_url(endpoint.url, service=True)}", file=sys.stderr)
         if cut_at:
             hint = _resume_hint(printer.items, cut_at, bool(worklist.worklist_property))
             print(f"refbot: stopped at --limit {args.limit}; {hint}", file=sys.stderr)
@@ -164,8 +165,8 @@ def run_properties(args: argparse.Namespace, options: Options) -> int:
             print(f"{entry.property_id:<8} {clip(entry.label, 32):<32} {entry.datatype:<18} "
                   f"{len(entry.exceptions)} exception(s){': ' + shown if shown else ''}")
     if not args.quiet:
-        print(f"refbot: {len(constrained)} properties have a citation needed constraint; endpoint {endpoint.url}",
-              file=sys.stderr)
+        print(f"refbot: {len(constrained)} properties have a citation needed constraint; endpoint "
+              f"{redact_url(endpoint.url, service=True)}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 
@@ -49,12 +48,12 @@ class ServiceClient:
                 try:
                     response = self.session.get(url, params=params, headers=sent, timeout=self.timeout)
                 except RefusedAddress as error:
-                    raise ServiceError(str(error), service=service, url=_bare(url),
+                    raise ServiceError(str(error), service=service, url=url,
                                        hint="check the service's URL in the configuration") from error
                 except requests.RequestException as error:
                     if attempt < self.retries and not isinstance(error, requests.exceptions.ConnectionError):
                         continue
-                    raise ServiceError(f"cannot be reached: {type(error).__name__}", service=service, url=_bare(url),
+                    raise ServiceError(f"cannot be reached: {type(error).__name__}", service=service, url=url,
                                        hint="check the URL in the configuration and that the service is up"
                                        ) from error
             if response.status_code in RETRIED_STATUSES and attempt < self.retries:
@@ -68,7 +67,7 @@ class ServiceClient:
         if response.status_code >= 400:
             hint = ("check the API key" if response.status_code in (401, 403)
                     else "try again later" if response.status_code in RETRIED_STATUSES else None)
-            raise ServiceError(_summary(response), service=service, url=_bare(url), status=response.status_code,
+            raise ServiceError(_summary(response), service=service, url=url, status=response.status_code,
                                hint=hint)
         return response
 
@@ -80,14 +79,8 @@ class ServiceClient:
             return response.json()
         except (ValueError, json.JSONDecodeError):
             raise ServiceError(f"answered {response.headers.get('Content-Type', 'something')} that is not JSON: "
-                               f"{response.text[:80]!r}", service=service, url=_bare(url),
+                               f"{response.text[:80]!r}", service=service, url=url,
                                hint="check that the URL is the service's JSON API") from None
-
-
-def _bare(url: str) -> str:
-    """The URL without its query string, which may hold a key."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
 def _summary(response: requests.Response) -> str:

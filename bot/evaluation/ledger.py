@@ -10,6 +10,7 @@ from typing import IO, Any
 
 from bot.datamodel import Compared, Judgement, Verdict
 from bot.errors import ConfigError, InputError
+from bot.redaction import open_private
 
 
 def judgement_record(statement_id: str, label: bool, judgement: Judgement,
@@ -75,7 +76,7 @@ class LedgerWriter:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._repair_tail(path)
-        self._stream: IO[str] = path.open("a", encoding="utf-8")
+        self._stream: IO[str] = open_private(path, "a")  # its settings name the endpoint: owner only (0600)
 
     @staticmethod
     def _repair_tail(path: Path) -> None:
@@ -86,7 +87,8 @@ class LedgerWriter:
         if data.endswith(b"\n"):
             return
         cut = data.rfind(b"\n") + 1
-        path.write_bytes(data[:cut])
+        with open_private(path, "wb") as stream:
+            stream.write(data[:cut])
 
     def append(self, record: dict[str, Any]) -> None:
         self._stream.write(json.dumps(record, ensure_ascii=False) + "\n")

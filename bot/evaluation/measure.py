@@ -75,14 +75,17 @@ def _relations(options: Options, profiles: str) -> str:
     text = resources.files("bot.properties").joinpath("catalogue.json").read_bytes()
     catalogue = f"catalogue {hashlib.sha256(text).hexdigest()[:16]}"
     if profiles == "look-up":
+        from bot.redaction import redact_url
         from bot.selection import endpoint_url
 
-        return f"{catalogue}, cache and {endpoint_url(options.sparql_endpoint)}"
+        return f"{catalogue}, cache and {redact_url(endpoint_url(options.sparql_endpoint), service=True)}"
     return catalogue
 
 
 def write_summary(evaluation: Evaluation, dataset: Path, options: Options, path: Path) -> Path:
-    summary = evaluation.summary() | {"dataset": str(dataset), "options": options.public()}
+    """The scores and the options (no secret, each service's URL redacted), readable by its owner only (0600)."""
+    from bot.redaction import public_options, write_private
+
+    summary = evaluation.summary() | {"dataset": str(dataset), "options": public_options(options)}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return path
+    return write_private(path, json.dumps(summary, indent=2) + "\n")

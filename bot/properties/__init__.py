@@ -94,12 +94,14 @@ def _noted(profile: PropertyProfile, note: str) -> PropertyProfile:
 
 
 def make_profiles(options: Options, endpoint: SparqlEndpoint | None) -> PropertyProfiles:
+    from bot.redaction import redact_url
     from bot.selection import endpoint_url
 
     cache = ProfileCache(Path(options.properties_cache), options.properties_cache_days) \
         if options.properties_cache_days > 0 else None
-    return PropertyProfiles(endpoint=endpoint, endpoint_name=endpoint_url(options.sparql_endpoint) if endpoint
-                            else "", cache=cache, languages=options.languages)
+    # The name profiles are kept under in the cache and shown in traces: never the endpoint's password or key.
+    name = redact_url(endpoint_url(options.sparql_endpoint), service=True) if endpoint else ""
+    return PropertyProfiles(endpoint=endpoint, endpoint_name=name, cache=cache, languages=options.languages)
 
 
 def stated_claim(options: Options, subject: str, predicate: str, value: str, description: str = "",

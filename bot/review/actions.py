@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bot.errors import InputError
 from bot.options import Options
+from bot.redaction import write_private
 from bot.review.applying import Outcome, apply_approved
 from bot.review.proposals import Proposal, quickstatements_batch
 from bot.review.store import ReviewLedger
@@ -76,7 +77,7 @@ def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *,
     left_out = [proposal for proposal in chosen if '\\"' in proposal.value]
     batch = [proposal for proposal in chosen if proposal not in left_out]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(quickstatements_batch(batch), encoding="utf-8")
+    write_private(path, quickstatements_batch(batch))
     return batch, left_out
 
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from bot import __version__
 from bot.errors import WriteError
+from bot.redaction import withheld
 from bot.review.datavalues import ValueFormError, reference_snaks, reference_urls, same_url, same_value, value_text
 from bot.review.proposals import Proposal
 from bot.review.store import ReviewLedger
@@ -79,6 +80,8 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
     statement will not take this reference."""
     if current is None:
         return "the statement is no longer on the item"
+    if withheld(proposal.url):
+        return "the reference URL had a secret-looking parameter withheld from the trace; add the reference by hand"
     if len(proposal.url) > URL_MAX:
         return f"the reference URL is longer than the {URL_MAX} characters Wikidata takes"
     mainsnak = current.get("mainsnak") or {}

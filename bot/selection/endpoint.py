@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
 from bot.errors import QueryError
 from bot.selection.binding import Query
@@ -87,6 +87,15 @@ def _body(error: Exception) -> str:
     return " ".join(text.split())
 
 
+def split_endpoint(url: str) -> tuple[str, str, str, list[tuple[str, str]]]:
+    """(address without user:password@ or query, user, password, the query's parameters) of an endpoint URL."""
+    parts = urlsplit(url)
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    address = urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return address, unquote(user), unquote(password), parse_qsl(parts.query, keep_blank_values=True)
+
+
 def _mentions_timeout(body: str) -> bool:
     lowered = body.lower()
     return any(marker.lower() in lowered for marker in SERVER_TIMEOUT_MARKERS)
@@ -126,7 +135,12 @@ class SparqlEndpoint:
         from SPARQLWrapper import JSON, POST, SELECT, SPARQLWrapper
         from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
-        client = SPARQLWrapper(self.url, agent=self.user_agent)
+        address, user, password, parameters = split_endpoint(self.url)
+        client = SPARQLWrapper(address, agent=self.user_agent)
+        for name, value in parameters:  # an endpoint's own parameters (a key) beside the query
+            client.addParameter(name, value)
+        if user or password:  # sent as HTTP Basic: a user:password@ in the address would reach urllib's messages
+            client.setCredentials(user, password)
         client.setQuery(query.text)
         client.queryType = SELECT  # refbot only sends SELECT; SPARQLWrapper's guess trips over words in comments
         client.setReturnFormat(JSON)
