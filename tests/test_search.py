@@ -59,6 +59,12 @@ def test_an_allow_list_keeps_only_trusted_domains():
     assert len(keep_results(results, 2)) == 2
 
 
+def test_an_engines_malformed_urls_are_dropped_not_a_crash():
+    results = [SearchResult(url, rank=n) for n, url in enumerate(
+        ["http://[::1", "https://x.example:99999999/a", "", "https://ok.example/a"], 1)]
+    assert [r.url for r in keep_results(results, 5)] == ["https://ok.example/a"]
+
+
 def test_brave_sends_its_key_in_a_header_and_never_stores_it(recording_server, tmp_path):
     recording_server.script = lambda request: Reply(200, json.dumps({"web": {"results": [
         {"url": "https://news.example.org/1997/havel-asturias", "title": "Havel wins", "description": "Oviedo"}]}}),

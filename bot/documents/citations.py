@@ -265,8 +265,11 @@ def _absolute(url: str) -> str:
 
 def _same_page(snapshot: Any, url: str) -> bool:
     def bare(address: str) -> str:
-        parts = urlsplit(address)
-        host = (parts.hostname or "").removeprefix("www.")
+        try:
+            parts = urlsplit(address)
+            host = (parts.hostname or "").removeprefix("www.")
+        except ValueError:  # a malformed address in the article's markup
+            return address
         return f"{host}{parts.path.rstrip('/')}?{parts.query}"
     return snapshot is not None and bare(snapshot.original) == bare(url)
 

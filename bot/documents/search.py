@@ -53,8 +53,12 @@ def keep_results(results: Sequence[SearchResult], count: int, *, allow: Sequence
     kept: list[SearchResult] = []
     seen: set[str] = set()
     for result in results:
-        parts = urlsplit(result.url)
-        host = parts.hostname or ""
+        try:
+            parts = urlsplit(result.url)
+            host = parts.hostname or ""
+            parts.port  # noqa: B018 (raises on a port that is not a number)
+        except ValueError:  # an engine's malformed URL (a bad IPv6 literal, a port out of range) is no result
+            continue
         key = result.url.split("#", 1)[0].rstrip("/")
         if parts.scheme not in ("http", "https") or not host or key in seen or is_wikimedia(result.url):
             continue
