@@ -92,6 +92,8 @@ class Options:
     fetch_workers: int = 8
     fetch_cache: Path = field(default_factory=lambda: default_cache().parent / "http-cache.sqlite")
     fetch_cache_days: float = 30.0
+    # The HTTP cache's file is kept under this many megabytes (MiB), the oldest entries deleted first.
+    fetch_cache_max_mb: float = 500.0
     fetch_allow_addresses: tuple[str, ...] = ()
     # Paragraphs ([paragraph]): shorter blocks are dropped, longer ones split between sentences.
     paragraph_min_chars: int = 100
@@ -235,6 +237,7 @@ def _check(options: Options) -> Options:
          or options.fetch_delay < 0 or options.fetch_cache_days < 0,
          "fetch max_redirects, retries, backoff, delay and cache_days cannot be negative"),
         (options.fetch_workers < 1, "fetch workers must be at least 1"),
+        (not options.fetch_cache_max_mb > 0, "fetch cache_max_mb must be more than 0 (cache_days = 0: no cache)"),
         (options.paragraph_min_chars < 0, "paragraph min_chars cannot be negative"),
         (options.paragraph_max_chars < max(options.paragraph_min_chars, 50),
          "paragraph max_chars must be at least min_chars (and 50)"),
@@ -271,8 +274,8 @@ def _check(options: Options) -> Options:
     try:
         parse_networks(options.fetch_allow_addresses)
     except ValueError as error:
-        raise ConfigError(f"fetch allow_addresses: {error}", hint="list addresses or networks such as 10.0.0.5, "
-                          "192.168.0.0/16") from None
+        raise ConfigError(f"fetch allow_addresses: {error}", hint="list addresses or networks, each with an "
+                          "optional port, such as 10.0.0.5, 192.168.0.0/16, 127.0.0.1:8080, [::1]:8080") from None
     if not re.match(r"^[a-z][a-z0-9_]*wiki\Z", options.wikipedia_wiki):
         raise ConfigError(f"wikipedia wiki: not a Wikipedia site id: {options.wikipedia_wiki!r}",
                           hint="use a site id such as enwiki, cswiki, dewiki")

@@ -137,7 +137,8 @@ def check_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--reports", dest="check_reports", type=Path, metavar="DIR",
                        help="where traces and reports are written (reports/)")
     group.add_argument("--allow-address", dest="fetch_allow_addresses", type=word_list, metavar="ADDR,…",
-                       help="private addresses or networks refbot may fetch from (default: none)")
+                       help="private addresses or networks refbot may fetch from, ADDR:PORT for one port "
+                       "(default: none)")
     group.add_argument("--no-cache", dest="fetch_cache_days", action="store_const", const=0.0,
                        help="neither read nor write the HTTP cache")
     group.add_argument("-v", "--verbose", action="store_true", help="print each document and judgement")
@@ -148,7 +149,8 @@ def network_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--contact", metavar="EMAIL|URL",
                        help="your email address or user page, sent in the User-Agent (required for Wikimedia hosts)")
     group.add_argument("--allow-address", dest="fetch_allow_addresses", type=word_list, metavar="ADDR,…",
-                       help="private addresses or networks refbot may connect to (default: none)")
+                       help="private addresses or networks refbot may connect to, ADDR:PORT for one port "
+                       "(default: none)")
     group.add_argument("--delay", dest="fetch_delay", type=float, metavar="S",
                        help="pause between two requests to one host (1)")
     group.add_argument("--timeout", dest="fetch_read_timeout", type=float, metavar="S",

@@ -9,7 +9,7 @@ pure), ``archive`` (Wayback), ``retrieval`` (fetch + paragraphs + archive fallba
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from http.cookiejar import DefaultCookiePolicy
 from typing import TYPE_CHECKING
 
@@ -34,7 +34,8 @@ SECRET_HEADERS = ("Authorization", "Proxy-Authorization", "X-Subscription-Token"
 
 def make_session(options: Options, *, cache: bool = True) -> requests.Session:
     """A requests session that refuses private addresses (except those allowed) and, unless ``cache`` is
-    False or ``fetch_cache_days`` is 0, answers repeated requests from the on-disk cache."""
+    False or ``fetch_cache_days`` is 0, answers repeated requests from the on-disk cache (asked after the
+    address guard, kept apart per allow-list, within ``fetch_cache_days`` and ``fetch_cache_max_mb``)."""
     import requests
 
     from bot.documents import cache as http_cache
@@ -42,13 +43,8 @@ def make_session(options: Options, *, cache: bool = True) -> requests.Session:
 
     session: requests.Session
     if cache and options.fetch_cache_days > 0:
-        import requests_cache
-
-        options.fetch_cache.parent.mkdir(parents=True, exist_ok=True)
-        session = requests_cache.CachedSession(
-            str(options.fetch_cache), backend="sqlite", expire_after=timedelta(days=options.fetch_cache_days),
-            allowable_codes=(200, 203, 300, 301, 308, 404, 410), cache_control=False, stale_if_error=False,
-            ignored_parameters=SECRET_HEADERS, filter_fn=http_cache.admit)
+        session = http_cache.open_session(options.fetch_cache, days=options.fetch_cache_days,
+                                          max_mb=options.fetch_cache_max_mb, ignored_parameters=SECRET_HEADERS)
     else:
         session = requests.Session()
     session.headers["User-Agent"] = user_agent(options.contact, f"requests/{requests.__version__}")

@@ -18,6 +18,7 @@ repeats without a turn.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import socket
 import threading
 import time
@@ -30,6 +31,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import urllib3
 
 from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
@@ -41,6 +43,8 @@ UNTYPED = ("", "application/octet-stream", "binary/octet-stream", "application/u
 BLOCKING_STATUSES = frozenset({401, 402, 403, 451})
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
 ROBOTS_MAX_BYTES = 512 * 1024
+# The most one read of a body asks for; a read returns what has arrived (one receive), often less.
+READ_SIZE = 16 * 1024
 
 
 class Outcome(str, Enum):
@@ -248,27 +252,51 @@ class Fetcher:
                        elapsed_s=time.monotonic() - started, redirects=tuple(redirects), from_cache=from_cache)
 
     def _body(self, response: requests.Response, started: float, limit: int | None = None) -> bytes:
-        """The decoded body, at most ``limit`` (the size cap) bytes, within ``max_seconds`` of the start."""
+        """The decoded body, at most ``limit`` (the size cap) bytes, within ``max_seconds`` of the start.
+
+        The deadline holds whatever delimits the body (a length, chunks, or the server closing the connection): the
+        body is read as it arrives (one receive at a time), the deadline checked between reads, each read waiting
+        at most what is left of it; a timer shuts the socket should a single read outlast it anyway.
+        """
         limit = self.rules.max_bytes if limit is None else limit
-        remaining = self.rules.max_seconds - (time.monotonic() - started)
+        deadline = started + self.rules.max_seconds
+        raw: Any = getattr(response, "raw", None)
+        if getattr(response, "from_cache", False) or not callable(getattr(raw, "read1", None)):
+            return self._stored_body(response, limit)  # already in memory: nothing to wait for
+        sock = _socket_of(response)
         expired = threading.Event()
-        timer = threading.Timer(max(remaining, 0.0), _cut, (response, expired))
+        timer = threading.Timer(max(deadline - time.monotonic(), 0.0), _cut, (response, sock, expired))
         timer.daemon = True
         timer.start()
         body = bytearray()
         try:
-            for block in response.iter_content(16 * 1024):
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or expired.is_set():
+                    expired.set()
+                    break
+                if sock is not None:
+                    sock.settimeout(min(self.rules.read_timeout, left))
+                block = raw.read1(READ_SIZE, decode_content=True)
+                if not block:
+                    break
                 body.extend(block)
                 if len(body) > limit:
                     raise _Stop(Outcome.TOO_LARGE, f"more than {limit:,} bytes", response.status_code)
-                if expired.is_set():
-                    break
         except _Stop:
             response.close()
             raise
         except Exception as error:
             response.close()
-            if not expired.is_set():
+            if not _from_the_network(error):
+                raise  # refbot's own failure, not the page's
+            if time.monotonic() >= deadline:
+                expired.set()  # the timer's cut, or the last read's wait for what was left
+            elif not expired.is_set():
+                if _is_timeout(error):
+                    raise _Stop(Outcome.IRRETRIEVABLE, f"timed out (nothing received for "
+                                f"{self.rules.read_timeout:g} s while reading the body)", response.status_code
+                                ) from error
                 raise _Stop(Outcome.IRRETRIEVABLE, f"the connection broke while reading: {_first_line(error)}",
                             response.status_code) from error
         finally:
@@ -277,6 +305,15 @@ class Fetcher:
             response.close()
             raise _Stop(Outcome.IRRETRIEVABLE, f"timed out (still reading after {self.rules.max_seconds:g} s)",
                         response.status_code)
+        return bytes(body)
+
+    def _stored_body(self, response: requests.Response, limit: int) -> bytes:
+        body = bytearray()
+        for block in response.iter_content(READ_SIZE):
+            body.extend(block)
+            if len(body) > limit:
+                response.close()
+                raise _Stop(Outcome.TOO_LARGE, f"more than {limit:,} bytes", response.status_code)
         return bytes(body)
 
     def _check_robots(self, url: str) -> None:
@@ -338,16 +375,38 @@ def _check_scheme(url: str) -> None:
         raise _Stop(Outcome.UNSUPPORTED, f"scheme {scheme or '(none)'!r} is not http(s)")
 
 
-def _cut(response: requests.Response, expired: threading.Event) -> None:
+def _socket_of(response: requests.Response) -> socket.socket | None:
+    """The socket the body comes through: the connection's while it holds one, else the one http.client kept
+    reading from after it let the connection go (a body delimited by the server closing it)."""
+    raw = getattr(response, "raw", None)
+    sock = getattr(getattr(raw, "connection", None), "sock", None)
+    if sock is None:  # http.client's response → its buffered socket file → the socket
+        stream = getattr(getattr(raw, "_fp", None), "fp", None)
+        sock = getattr(getattr(stream, "raw", None), "_sock", None)
+    return sock if isinstance(sock, socket.socket) else None
+
+
+def _cut(response: requests.Response, sock: socket.socket | None, expired: threading.Event) -> None:
     """Called by a timer when a body takes too long: wake the reading thread by shutting the socket."""
     expired.set()
-    connection = getattr(getattr(response, "raw", None), "connection", None)
-    sock = getattr(connection, "sock", None)
-    if sock is not None:
-        try:
+    shutdown = getattr(getattr(response, "raw", None), "shutdown", None)  # urllib3's, for a socket not found
+    try:
+        if sock is not None:
             sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        elif callable(shutdown):
+            shutdown()
+    except (OSError, ValueError, RuntimeError):
+        pass  # already closed, or nothing to shut: the deadline check between reads ends it
+
+
+def _from_the_network(error: Exception) -> bool:
+    """An error the connection or the page's bytes explain (not refbot's own code)."""
+    return isinstance(error, (OSError, http.client.HTTPException, urllib3.exceptions.HTTPError,
+                              requests.RequestException)) or blames_the_page(error)
+
+
+def _is_timeout(error: Exception) -> bool:
+    return isinstance(error, (socket.timeout, urllib3.exceptions.TimeoutError, requests.exceptions.Timeout))
 
 
 def _retry_after(response: requests.Response) -> float:
