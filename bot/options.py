@@ -182,12 +182,17 @@ def _convert(name: str, raw: str) -> Any:
 
 
 def _from_file(path: Path) -> dict[str, Any]:
-    parser = configparser.ConfigParser(inline_comment_prefixes=(";", "#"))
+    # No interpolation: a % in a value (a URL's %20, a password) is the value's own.
+    parser = configparser.ConfigParser(inline_comment_prefixes=(";", "#"), interpolation=None)
     try:
         with path.open(encoding="utf-8") as stream:
             parser.read_file(stream)
     except OSError as error:
         raise ConfigError(f"cannot read configuration file {path}: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        line = path.read_bytes()[:error.start].count(b"\n") + 1
+        raise ConfigError(f"configuration file {path} is not UTF-8 (line {line})",
+                          hint="save it as UTF-8") from None
     except configparser.Error as error:
         raise ConfigError(f"configuration file {path} is not valid INI: {error.message}") from None
     known = {f.name for f in fields(Options)}

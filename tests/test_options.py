@@ -39,6 +39,26 @@ def test_bad_configuration_is_named(tmp_path, text, message):
         load_options(config, {})
 
 
+def test_a_configuration_file_not_in_utf8_is_named_with_its_line(tmp_path, capsys):
+    from bot.cli import main
+
+    config = tmp_path / "refbot.ini"
+    config.write_bytes("[fetch]\ndelay = 1\n[refbot]\ncontact = café@example.org\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"refbot.ini is not UTF-8 \(line 4\)"):
+        load_options(config, {})
+    assert main(["--config", str(config), "select", "Q42"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_percent_sign_in_a_value_is_the_values_own(tmp_path):
+    config = tmp_path / "refbot.ini"
+    config.write_text("[refbot]\ncontact = https://www.wikidata.org/wiki/User:A%C3%A9\n"
+                      "[search]\nurl = https://search.example/?a=%(b)s&c=100%\n", encoding="utf-8")
+    options = load_options(config, {})
+    assert options.contact == "https://www.wikidata.org/wiki/User:A%C3%A9"
+    assert options.search_url == "https://search.example/?a=%(b)s&c=100%"
+
+
 def test_missing_configuration_file_is_an_error():
     with pytest.raises(ConfigError, match="cannot read"):
         load_options(Path("/nonexistent/refbot.ini"), {})
