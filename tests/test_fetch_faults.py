@@ -127,6 +127,15 @@ def test_a_close_delimited_body_that_arrives_in_time_is_read_whole(raw_server):
     assert fetched.ok and fetched.content == NEWS
 
 
+def test_an_http10_body_with_a_length_on_a_connection_the_server_closes_is_read_whole(raw_server):
+    # as Python's http.server answers (the demo world's sites): http.client closes the socket after the last byte
+    head = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % len(NEWS)
+    server = RawServer(head, NEWS, piece=len(NEWS), pause=0.0)
+    raw_server.append(server)
+    fetched = fetcher_for_raw(fetch_max_seconds=5.0).fetch(server.url + "/news")
+    assert fetched.ok and fetched.content == NEWS, fetched.reason
+
+
 def test_a_gzipped_close_delimited_body_is_decoded_and_still_capped(raw_server):
     import gzip
 

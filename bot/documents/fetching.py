@@ -276,7 +276,10 @@ class Fetcher:
                     expired.set()
                     break
                 if sock is not None:
-                    sock.settimeout(min(self.rules.read_timeout, left))
+                    try:
+                        sock.settimeout(min(self.rules.read_timeout, left))
+                    except OSError:  # closed once the whole body was read (HTTP/1.0): read1 says it ended
+                        sock = None
                 block = raw.read1(READ_SIZE, decode_content=True)
                 if not block:
                     break
