@@ -127,6 +127,9 @@ class Options:
     check_require_subject: bool = True
     check_unnamed: int = 1
     check_documents: int = 8
+    # Paragraphs of one document ranked at most (ranked): the best by the names they mention; the rest are never
+    # embedded nor judged, which bounds what a huge page costs its statement.
+    check_paragraphs: int = 200
     check_workers: int = 2
     check_embeddings: bool = True
     check_embedding_model: str = "all-minilm-l6-v2"
@@ -256,6 +259,7 @@ def _check(options: Options) -> Options:
          f"check strategy {options.check_strategy!r} is not one of ranked, paper"),
         (options.check_top < 1, "check top must be at least 1"),
         (options.check_documents < 1, "check documents must be at least 1"),
+        (options.check_paragraphs < 1, "check paragraphs must be at least 1"),
         (options.check_workers < 1, "check workers must be at least 1"),
         (options.run_recheck_days < 0, "run recheck_days cannot be negative"),
         (options.properties_cache_days < 0, "properties cache_days cannot be negative"),

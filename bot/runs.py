@@ -351,6 +351,7 @@ def run_key(options: Options, worklist: Worklist) -> str:
     settings = [",".join(worklist.properties), str(worklist.limit or ""), options.check_source,
                 options.check_strategy, str(options.check_top), str(options.check_require_mention),
                 str(options.check_require_subject), str(options.check_unnamed), str(options.check_documents),
+                str(options.check_paragraphs),
                 str(options.check_embeddings), options.check_embedding_model, options.judge_backend,
                 options.judge_model, options.template, str(options.threshold), str(options.justify)]
     return hashlib.sha256("\n".join([worklist.identity, *settings]).encode()).hexdigest()[:16]

@@ -205,6 +205,7 @@ def _document(parent: Any, document: DocumentCheck, statement: Any) -> None:
         if page is not None:
             attributes |= {"title": page.title or candidate.title or None, "language": page.language or None}
     attributes["not_judged"] = document.not_judged
+    attributes["not_ranked"] = document.not_ranked or None
     node = _element("document", parent, **attributes)
     if retrieved is not None:
         if retrieved.used.reason:

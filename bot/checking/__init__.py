@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 def plan_from(options: Options) -> Plan:
     return Plan(source=options.check_source,
                 strategy=Strategy(options.check_strategy, options.check_top, options.check_require_mention,
-                                  options.check_require_subject, options.check_unnamed),
+                                  options.check_require_subject, options.check_unnamed,
+                                  considered=options.check_paragraphs),
                 documents=options.check_documents, search_results=options.search_results,
                 allow_domains=options.search_allow_domains, deny_domains=options.search_deny_domains,
                 fetch_workers=options.fetch_workers)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from bot.checking.records import Judged
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
-from bot.ranking import Embed, Ranked, rank, subject_names
+from bot.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
 from bot.subject_check import PAGE_RULES, admitting_rule, page_context, page_rule, stated_for_another
 from bot.values import must_be_written
 
@@ -33,6 +33,9 @@ class Strategy:
     # Paragraphs judged in a document that never writes the value as refbot knows it (the best about the
     # subject; the judge shrinks their support): values are paraphrased ("MP for Bossiney", "she").
     unnamed: int = 1
+    # Paragraphs of a document ranked at most (``ranked`` only): the best by the names they mention; the rest
+    # are never embedded nor judged (``not_ranked``), which bounds the work a huge page costs its statement.
+    considered: int = MAX_RANKED
 
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
@@ -50,7 +53,8 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     opening = min(paragraphs, key=lambda paragraph: paragraph.position).text if paragraphs else ""
     page = page_rule(names, title=title, opening=opening, official=official)
     context = page_context(names, title=title, opening=opening)
-    every = [_about(entry, names, page, context) for entry in rank(paragraphs, statement, embed=embed)]
+    every = [_about(entry, names, page, context)
+             for entry in rank(paragraphs, statement, embed=embed, limit=strategy.considered)]
     if strategy.require_subject:
         every = [entry for entry in every if entry.subject_rule]
     if not strategy.require_mention:
@@ -59,6 +63,11 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     if named or must_be_written(statement.value):
         return named[:strategy.top]
     return every[:min(strategy.unnamed, strategy.top)]
+
+
+def not_ranked(paragraphs: int, strategy: Strategy) -> int:
+    """How many of a document's ``paragraphs`` :func:`queue` leaves out before ranking them."""
+    return max(0, paragraphs - strategy.considered) if strategy.name != "paper" else 0
 
 
 def _about(entry: Ranked, names: list[str], page: str, context: str) -> Ranked:

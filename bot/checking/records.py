@@ -64,6 +64,9 @@ class DocumentCheck:
     judged: tuple[Judged, ...] = ()
     # Paragraphs the strategy did not send to the judge.
     not_judged: int = 0
+    # Of those, the paragraphs left out before ranking (a huge page's worst by the names they mention): never
+    # embedded nor ranked (``Strategy.considered``).
+    not_ranked: int = 0
     # An article read to find cited sources (--strategy paper judges its chunks and paragraphs) is not evidence.
     evidence: bool = True
 

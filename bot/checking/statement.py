@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
 
 from bot.checking import candidates as find
-from bot.checking.judging import Strategy, judge_in_rounds, queue
+from bot.checking.judging import Strategy, judge_in_rounds, not_ranked, queue
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
 from bot.datamodel import Claim, Paragraph, Statement, Verdict
 from bot.documents.archive import Wayback
@@ -213,7 +213,8 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
     with watch.stage("judge"):
         judged = judge_in_rounds(tools.judge, claim, queues, justify=False,
                                  first_only=plan.strategy.name == "ranked")
-    return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers))
+    return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers),
+                          not_ranked(len(result.paragraphs), plan.strategy))
             for candidate, result, answers in zip(wanted, retrieved, judged)]
 
 

@@ -15,10 +15,11 @@ def make_judge(options: Options) -> Judge:
     """Wire the backend the options name; the only place that builds sessions and loads models."""
     template = template_by_id(options.template)
     if options.judge_backend == "openai":
-        from bot.judge.openai_backend import OpenAIBackend, make_session
+        from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend, make_session
 
         session = make_session(retries=options.judge_retries, api_key=options.judge_api_key or None,
-                               pool_size=options.judge_in_flight * 4)  # each judgement's continuations too
+                               pool_size=options.judge_in_flight * 4,  # each judgement's continuations too
+                               max_wait_s=min(MAX_RETRY_WAIT_S, options.judge_timeout))
         served = options.judge_model if options.judge_model and not _is_catalogue_default(options) else None
         backend = OpenAIBackend(session, options.judge_url, served, timeout_s=options.judge_timeout,
                                 max_in_flight=options.judge_in_flight,

@@ -20,16 +20,36 @@ from bot.judge.backend import Choice, Completion, Continuations, letter_probabil
 from bot.prompts import Generation, Message
 
 DOWN_HINT = "start the server (e.g. `vllm serve MODEL`) or point --judge-url at a running one"
+# The longest wait between two tries, whatever a 429's or 503's Retry-After asks (``Retry-After: 100000`` would
+# otherwise hold the run for a day, silently); a server still refusing after the retries stops the run instead.
+MAX_RETRY_WAIT_S = 60.0
+
+
+class _CappedRetry(Retry):
+    """urllib3's Retry with every wait, Retry-After included, capped at ``max_wait_s``."""
+
+    def __init__(self, *args: Any, max_wait_s: float = MAX_RETRY_WAIT_S, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_wait_s = max_wait_s
+
+    def new(self, **kw: Any) -> _CappedRetry:
+        kw.setdefault("max_wait_s", self.max_wait_s)
+        return super().new(**kw)
+
+    def get_retry_after(self, response: Any) -> float | None:
+        seconds = super().get_retry_after(response)
+        return None if seconds is None else min(seconds, self.max_wait_s)
 
 
 def make_session(retries: int = 3, backoff_s: float = 0.5, api_key: str | None = None,
-                 pool_size: int = 10) -> requests.Session:
-    """A session that retries connection errors, 429 (honouring Retry-After) and 5xx with exponential backoff.
+                 pool_size: int = 10, max_wait_s: float = MAX_RETRY_WAIT_S) -> requests.Session:
+    """A session that retries connection errors, 429 (honouring Retry-After) and 5xx with exponential backoff,
+    waiting at most ``max_wait_s`` between two tries.
 
     Reads are retried too: a chat completion has no side effect, so sending it again is safe."""
-    retry = Retry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=backoff_s,
-                  status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
-                  respect_retry_after_header=True, raise_on_status=False)
+    retry = _CappedRetry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=backoff_s,
+                         backoff_max=max_wait_s, status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
+                         respect_retry_after_header=True, raise_on_status=False, max_wait_s=max_wait_s)
     session = requests.Session()
     adapter = requests.adapters.HTTPAdapter(max_retries=retry, pool_maxsize=max(pool_size, 1))
     session.mount("http://", adapter)
@@ -69,8 +89,12 @@ class OpenAIBackend:
             raise ConfigError(f"cannot send a request to {url}: {error}",
                               hint="pass --judge-url like http://127.0.0.1:8000/v1") from error
         if response.status_code in (429,) or response.status_code >= 500:
-            raise BackendUnavailable(f"the LLM server at {url} kept answering HTTP {response.status_code}: "
-                                     f"{response.text[:200]}", url=url, hint="check the server's log")
+            retry_after = response.headers.get("Retry-After", "").strip()
+            asked = f" (Retry-After: {retry_after[:40]})" if retry_after else ""
+            raise BackendUnavailable(f"the LLM server at {url} kept answering HTTP {response.status_code}{asked}: "
+                                     f"{' '.join(response.text[:200].split())}", url=url,
+                                     hint="check the server's log and load (--judge-in-flight), or run again later"
+                                     if asked else "check the server's log")
         if response.status_code >= 400:
             raise JudgeError(f"the LLM server at {url} refused the request: HTTP {response.status_code}: "
                              f"{response.text[:300]}")

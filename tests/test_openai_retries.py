@@ -1,0 +1,39 @@
+"""How long the `openai` judge backend waits on a server that refuses (429 with Retry-After): a recording server
+on 127.0.0.1 stands in for vLLM; the judge is built by make_judge, as a run builds it."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import pytest
+
+from bot.datamodel import Claim
+from bot.errors import BackendUnavailable
+from bot.judge import make_judge
+from bot.options import Options
+from servers import Reply
+
+CLAIM = Claim("Marie Curie", "award received", "Nobel Prize in Physics")
+SNIPPET = "In 1903 Marie Curie shared the Nobel Prize in Physics with Pierre Curie and Henri Becquerel."
+
+
+@pytest.mark.timeout(60)
+def test_a_server_asking_to_wait_a_day_fails_the_judgement_within_seconds_naming_it(recording_server):
+    recording_server.script = lambda request: Reply(429, "Too Many Requests", {"Retry-After": "100000"})
+    url = f"{recording_server.url}/v1"
+    options = dataclasses.replace(Options(), judge_backend="openai", judge_url=url, judge_model="served",
+                                  judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
+    judge = make_judge(options)
+    started = time.monotonic()
+    with pytest.raises(BackendUnavailable) as raised:
+        judge.judge(CLAIM, SNIPPET)
+    elapsed = time.monotonic() - started
+    assert str(raised.value).startswith(f"the LLM server at {url}/chat/completions kept answering HTTP 429 "
+                                        "(Retry-After: 100000): Too Many Requests (")
+    assert raised.value.url == f"{url}/chat/completions"
+    assert elapsed < 20
+    chats = [request.started for request in recording_server.requests if request.path.endswith("/chat/completions")]
+    assert len(chats) == 3  # the first try and two retries
+    # Each wait is the server's Retry-After cut to the judge's timeout (0.5 s), not a day.
+    assert all(0.4 <= later - earlier < 5 for earlier, later in zip(chats, chats[1:]))

@@ -1,0 +1,82 @@
+"""A huge page costs its statement a bounded amount of work: at most ``MAX_RANKED`` of its paragraphs, the best by
+the names they mention, are embedded and ranked; the rest are counted as not ranked."""
+
+from __future__ import annotations
+
+import json
+
+from bot.checking.judging import Strategy, queue
+from bot.checking.statement import Plan, Tools, check_statement
+from bot.datamodel import Paragraph, Statement, Value
+from bot.documents import make_fetcher, make_search, make_services, make_session, paragraph_rules
+from bot.judge.engine import Judge
+from bot.prompts import REFBOT
+from bot.ranking import MAX_RANKED, rank
+from documents_world import HTML, world_options
+from servers import Reply, routed
+from test_judging_order import Scripted
+
+CURIE = Statement("Q7186", "Marie Curie", "Q7186$A1", "P166", "award received",
+                  Value("wikibase-item", "Q38104", "Nobel Prize in Physics"))
+PARAGRAPHS = 3 * MAX_RANKED
+# Late in the page, the one paragraph that also names the subject (and that the scripted judge confirms).
+NAMING_BOTH = 2 * MAX_RANKED + 50
+
+
+def text(number: int) -> str:
+    if number == NAMING_BOTH:
+        return (f"Record {number}: Marie Curie received the Nobel Prize in Physics in 1903, as the committee "
+                "confirmed in its minutes, together with Pierre Curie and Henri Becquerel.")
+    return (f"Record {number} of the archive lists a laureate of the Nobel Prize in Physics for that year, with the "
+            "citation read at the ceremony in Stockholm and the committee's notes on the nominations.")
+
+
+class CountingEmbedder:
+    """A stand-in for the sentence-embedding model that counts the texts it is given."""
+
+    def __init__(self) -> None:
+        self.texts = 0
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        self.texts += len(texts)
+        return [[float("Curie" in text), 1.0] for text in texts]
+
+
+def test_at_most_max_ranked_paragraphs_are_embedded_the_best_by_their_names():
+    paragraphs = [Paragraph(text(number), "https://big.example/", number) for number in range(PARAGRAPHS)]
+    embed = CountingEmbedder()
+    ranked = rank(paragraphs, CURIE, embed=embed, limit=MAX_RANKED)
+    assert embed.texts == MAX_RANKED + 1  # the statement, then the paragraphs kept
+    assert len(ranked) == MAX_RANKED
+    assert ranked[0].paragraph.position == NAMING_BOTH  # kept though late: it names the subject too
+    # The others tie on their names: the earliest are kept.
+    assert sorted(r.paragraph.position for r in ranked[1:]) == list(range(MAX_RANKED - 1))
+    assert len(rank(paragraphs, CURIE)) == PARAGRAPHS  # without a limit, every paragraph
+    assert queue(paragraphs, CURIE, Strategy(considered=10), embed)[0].paragraph.position == NAMING_BOTH
+
+
+def test_a_page_of_many_paragraphs_naming_the_value_is_ranked_within_the_cap_and_says_so(recording_server):
+    body = "<html><body><article><h1>Laureates</h1>" + "".join(
+        f"<p>{text(number)}</p>" for number in range(PARAGRAPHS)) + "</article></body></html>"
+    page = f"{recording_server.url}/laureates"
+    recording_server.script = routed({
+        "/search": Reply(200, json.dumps({"results": [{"url": page, "title": "Laureates"}]}),
+                         {"Content-Type": "application/json"}),
+        "/laureates": Reply(200, body, HTML)})
+    options = world_options(search_backend="searxng", search_url=recording_server.url)
+    session = make_session(options)
+    embed, backend = CountingEmbedder(), Scripted()
+    tools = Tools(Judge(backend, REFBOT, justify=False), make_fetcher(options, session), paragraph_rules(options),
+                  search=make_search(options, make_services(options, session)), embed=embed)
+    check = check_statement(CURIE, tools, Plan(source="web", fetch_workers=1))
+    document, = check.documents
+    assert document.readable and len(document.retrieved.paragraphs) == PARAGRAPHS
+    assert embed.texts == MAX_RANKED + 1
+    assert document.not_ranked == PARAGRAPHS - MAX_RANKED
+    assert document.not_judged == PARAGRAPHS - len(document.judged)
+    assert check.outcome.value == "supported" and document.supporting[0].ranked.paragraph.position == NAMING_BOTH
+    from bot import trace as traces
+    from test_trace import CONTEXT
+
+    element = traces.statement_element(CONTEXT, check).find(traces.tag("document"))
+    assert element.get("not-ranked") == str(PARAGRAPHS - MAX_RANKED), "the trace says how much was never ranked"
