@@ -76,7 +76,11 @@ def test_a_page_of_many_paragraphs_naming_the_value_is_ranked_within_the_cap_and
     assert document.not_judged == PARAGRAPHS - len(document.judged)
     assert check.outcome.value == "supported" and document.supporting[0].ranked.paragraph.position == NAMING_BOTH
     from bot import trace as traces
-    from test_trace import CONTEXT
+    from test_trace import CONTEXT, run_info
 
     element = traces.statement_element(CONTEXT, check).find(traces.tag("document"))
     assert element.get("not-ranked") == str(PARAGRAPHS - MAX_RANKED), "the trace says how much was never ranked"
+    from bot.report import render
+
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
+    assert f"{PARAGRAPHS - MAX_RANKED} never ranked" in " ".join(render(tree).split()), "and the report shows it"

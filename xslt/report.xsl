@@ -266,6 +266,8 @@
         — <xsl:value-of select="@outcome"/>
         <xsl:if test="@status"> (HTTP <xsl:value-of select="@status"/>)</xsl:if>,
         <xsl:value-of select="@paragraphs"/> paragraph(s), <xsl:value-of select="count(t:judgement)"/> judged
+        <xsl:if test="@not-ranked"> (<xsl:value-of select="@not-ranked"/> never ranked: only the paragraphs
+          naming the item and the value most are, up to [check] paragraphs)</xsl:if>
         <xsl:if test="@archive-url"> · archived copy
           <xsl:call-template name="link"><xsl:with-param name="url" select="@archive-url"/>
             <xsl:with-param name="text" select="@archive-timestamp"/></xsl:call-template></xsl:if>
