@@ -307,3 +307,43 @@ def test_limit_counts_the_edits_sent_failed_ones_too(world, setup, tmp_path):
     assert result.returncode == 1
     assert len(edits(world)) == 1
     assert {review.state for review in reviews(tmp_path, run).values()} == {"approved", "proposed"}
+
+
+def test_an_apply_sigkilled_while_its_edit_lands_writes_each_reference_once(world, setup, tmp_path):
+    import signal
+    import time
+
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0], PROPOSED[1][0]])
+    world.wikibase.delay_answer("wbsetreference", 60)  # the edit is made; its answer never reaches refbot
+    environ = {key: value for key, value in os.environ.items() if not key.startswith(("REFBOT_", "PYWIKIBOT"))}
+    environ |= {"PYTHONPATH": str(ROOT), "REFBOT_APPLY_PASSWORD": world.bot_password}
+    apply = subprocess.Popen([sys.executable, "-m", "bot.cli", "apply", "--live"], cwd=tmp_path, env=environ,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not any(r.action == "wbsetreference" for r in world.wikibase.revisions) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    apply.send_signal(signal.SIGKILL)
+    apply.wait(timeout=10)
+    assert len(edits(world)) == 1
+    assert reviews(tmp_path, run)[PROPOSED[0][0]].state == "approved"  # refbot never heard back
+
+    world.wikibase.clear_faults()
+    again = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert again.returncode == 0, again.stderr
+    assert [edit["statement"] for edit in edits(world)] == [PROPOSED[0][0], PROPOSED[1][0]], "each edit once"
+    now = reviews(tmp_path, run)
+    assert now[PROPOSED[0][0]].state == "written" and now[PROPOSED[1][0]].state == "written"
+
+
+@pytest.mark.parametrize("fault", [{"error": "badtoken"}, {"status": 503}, {"error": "maxlag"}, {"status": 429}])
+def test_a_stale_token_a_server_error_or_a_lag_once_still_writes_each_reference_once(world, setup, tmp_path, fault):
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0], PROPOSED[1][0]])
+    world.wikibase.inject("wbsetreference", fault.get("error"), status=fault.get("status", 200),
+                          retry_after=1 if fault.get("status") == 429 else None)
+    result = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert result.returncode == 0, result.stderr
+    landed = [revision.statement for revision in world.wikibase.revisions if revision.action == "wbsetreference"]
+    assert landed == [PROPOSED[0][0], PROPOSED[1][0]]
+    assert {reviews(tmp_path, run)[guid].state for guid in landed} == {"written"}

@@ -271,6 +271,7 @@ class WikibaseApi:
         self._lock = threading.RLock()
         self._sessions: dict[str, Session] = {}
         self._faults: dict[str, deque[ApiReply]] = {}
+        self._delays: dict[str, deque[float]] = {}
         self._next_revid = max((int(e.get("lastrevid") or 0) for e in self._entities.values()), default=0) + 1
         # A statement's last change: a write based on an older revision conflicts.
         self._changed = {statement["id"]: int(entity.get("lastrevid") or 0)
@@ -310,10 +311,17 @@ class WikibaseApi:
             self._faults.setdefault(action, deque()).extend(
                 ApiReply(status, copy.deepcopy(body), tuple(headers.items())) for _ in range(times))
 
+    def delay_answer(self, action: str, seconds: float, *, times: int = 1) -> None:
+        """Hold the answer to the next ``times`` requests of ``action`` for ``seconds`` after carrying them out: a
+        write that landed while its client waits (and may be killed) for the answer."""
+        with self._lock:
+            self._delays.setdefault(action, deque()).extend([seconds] * times)
+
     def clear_faults(self) -> None:
-        """Forget the faults not yet answered."""
+        """Forget the faults and delays not yet answered."""
         with self._lock:
             self._faults.clear()
+            self._delays.clear()
 
     def end_sessions(self) -> None:
         """Forget every session (as after a server's session store is lost): clients must log in again."""
@@ -372,6 +380,16 @@ class WikibaseApi:
         """Answer one request to ``/w/api.php``: ``method`` GET or POST, its parameters (the query string's and
         the form's), its cookies."""
         action = params.get("action", "")
+        reply = self._answer(action, method, params, cookies)
+        with self._lock:
+            delays = self._delays.get(action)
+            delay = delays.popleft() if delays else 0.0
+        if delay:
+            time.sleep(delay)
+        return reply
+
+    def _answer(self, action: str, method: str, params: Mapping[str, str],
+                cookies: Mapping[str, str] | None) -> ApiReply:
         with self._lock:
             queued = self._faults.get(action)
             if queued:
