@@ -222,6 +222,7 @@ class Run:
 
         self.ledger.record(self.record, check.statement.guid, check.statement.item, check.outcome.value,
                            to_string(checked_statement_element(context, check, self.services)))
+        self._account()  # a run killed later keeps the time spent up to here
 
     def trace(self, *, complete: bool | None = None) -> Any:
         """The run's trace (an lxml tree, valid against xslt/trace.xsd): every statement the run has finished,
