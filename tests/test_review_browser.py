@@ -110,16 +110,33 @@ def browser(tmp_path_factory) -> Iterator[object]:
         driver.quit()
 
 
+def detached(element) -> bool:
+    """Whether the page the element was found in has gone (the form was posted and a new page loaded).
+
+    Chromium may answer a query about a node of a replaced document with a generic error ("Node with given id
+    does not belong to the document") instead of a stale-element one, depending on when the query lands."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error) or "No node with given id" in str(error):
+            return True
+        raise
+    return False
+
+
 def decide_by_clicking(driver, guid: str, button: str, note: str = "") -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     form = driver.find_element(By.CSS_SELECTOR, f'form.decide[data-guid="{guid}"]')
     if note:
         form.find_element(By.CSS_SELECTOR, "input[name='note']").send_keys(note)
     form.find_element(By.CSS_SELECTOR, f"button.{button}").click()
-    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(form))
+    WebDriverWait(driver, 15).until(lambda _: detached(form))
     WebDriverWait(driver, 15).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, f'div.review[data-guid="{guid}"]'))
 
