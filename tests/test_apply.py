@@ -347,3 +347,30 @@ def test_a_stale_token_a_server_error_or_a_lag_once_still_writes_each_reference_
     landed = [revision.statement for revision in world.wikibase.revisions if revision.action == "wbsetreference"]
     assert landed == [PROPOSED[0][0], PROPOSED[1][0]]
     assert {reviews(tmp_path, run)[guid].state for guid in landed} == {"written"}
+
+
+def test_a_session_lost_mid_apply_is_logged_in_again_and_each_reference_written_once(world, setup, tmp_path):
+    """The wiki forgets refbot's session (an expired login) while an apply runs: the next edit's token is refused,
+    pywikibot logs in again, and the apply goes on."""
+    import threading
+    import time
+
+    run = setup
+    decide(tmp_path, run, "approved", [PROPOSED[0][0], PROPOSED[1][0]])
+    world.wikibase.delay_answer("wbsetreference", 1.5)
+
+    def forget_sessions() -> None:
+        deadline = time.monotonic() + 60
+        while not world.wikibase.revisions and time.monotonic() < deadline:
+            time.sleep(0.02)
+        world.wikibase.end_sessions()  # while the first edit's answer is held
+
+    thread = threading.Thread(target=forget_sessions, daemon=True)
+    thread.start()
+    result = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    thread.join()
+    assert result.returncode == 0, result.stderr
+    landed = [revision for revision in world.wikibase.revisions if revision.action == "wbsetreference"]
+    assert [revision.statement for revision in landed] == [PROPOSED[0][0], PROPOSED[1][0]]
+    assert {revision.user for revision in landed} == {world.bot_user} and all(r.bot for r in landed)
+    assert {reviews(tmp_path, run)[guid].state for guid in (PROPOSED[0][0], PROPOSED[1][0])} == {"written"}

@@ -25,7 +25,7 @@ import re
 import secrets
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from email import policy
@@ -46,6 +46,7 @@ SERVED_BY = "refbot-demo"
 
 ACTIONS = ("login", "clientlogin", "logout", "query", "paraminfo", "wbgetentities", "wbgetclaims", "wbsetreference")
 POSTED = ("login", "clientlogin", "logout", "wbsetreference")
+TOKEN_CHECKED = ("wbsetreference",)
 QUERY_MODULES = {"prop": ("info",), "list": ("allusers",), "meta": ("siteinfo", "tokens", "userinfo", "wikibase")}
 TOKEN_TYPES = ("createaccount", "csrf", "login", "patrol", "rollback", "userrights", "watch")
 ANONYMOUS_RIGHTS = ("read", "edit", "createpage", "createaccount", "writeapi", "item-term", "property-term")
@@ -267,6 +268,7 @@ class WikibaseApi:
         self.wikipedia = wikipedia.rstrip("/")
         self.site_id = site_id
         self.revisions: list[Revision] = []
+        self.faults_served: Counter[str] = Counter()  # injected faults answered, by error code or HTTP status
         self._entities = {entity_id: copy.deepcopy(dict(entity)) for entity_id, entity in entities.items()}
         self._lock = threading.RLock()
         self._sessions: dict[str, Session] = {}
@@ -384,6 +386,8 @@ class WikibaseApi:
         with self._lock:
             delays = self._delays.get(action)
             delay = delays.popleft() if delays else 0.0
+            if delay:
+                self.faults_served["answer held"] += 1
         if delay:
             time.sleep(delay)
         return reply
@@ -393,7 +397,10 @@ class WikibaseApi:
         with self._lock:
             queued = self._faults.get(action)
             if queued:
-                return queued.popleft()
+                reply = queued.popleft()
+                code = dict(reply.headers).get("MediaWiki-API-Error")
+                self.faults_served[code or f"HTTP {reply.status}"] += 1
+                return reply
             session_id = (cookies or {}).get(SESSION_COOKIE, "")
             session = self._sessions.get(session_id)
             if session is not None and session.user is not None and session.user not in self.accounts:
@@ -407,6 +414,8 @@ class WikibaseApi:
                     raise ApiError("badvalue", f'Unrecognized value for parameter "action": {action}.')
                 if action in POSTED and call.method != "POST":
                     raise ApiError("mustbeposted", f'The "{action}" module requires a POST request.')
+                if action in TOKEN_CHECKED:  # MediaWiki checks the token before the assertion
+                    self._check_token(call)
                 self._check_assert(call)
                 body = handlers[action](call)
             except ApiError as error:

@@ -123,7 +123,7 @@ class PywikibotWiki:
     def __init__(self, options: Options, *, live: bool) -> None:
         self.api_url = options.wikidata_api_url
         self.live = live
-        account = Account.parse(options.apply_user) if options.apply_user else None
+        self._account = account = Account.parse(options.apply_user) if options.apply_user else None
         if live and account is None:
             raise ConfigError("no account to write with", hint="set [apply] user to your BotPassword login name "
                               "(Example@refbot) and REFBOT_APPLY_PASSWORD, or [apply] password_file")
@@ -188,6 +188,12 @@ class PywikibotWiki:
                              fatal=True, hint="give the BotPassword the grant “Edit existing pages”")
         self.bot = "bot" in rights
 
+    def _login_again(self) -> None:
+        """Forget what pywikibot believes of the login and its tokens, and log in (a session the wiki ended)."""
+        del self.repo.userinfo
+        self.repo.tokens.clear()
+        self._login(self._account)
+
     @property
     def account(self) -> str:
         name = self.repo.username() if self.live else ""
@@ -222,10 +228,19 @@ class PywikibotWiki:
             parameters: dict[str, Any] = dict(edit.parameters())
             if self.bot:
                 parameters["bot"] = True
-            request = self.repo.simple_request(token=self.repo.tokens["csrf"], **parameters)
-            request["assert"] = "bot" if self.bot else "user"
             try:
+                request = self.repo.simple_request(token=self.repo.tokens["csrf"], **parameters)
+                request["assert"] = "bot" if self.bot else "user"
                 data = request.submit()
+            except KeyError as error:
+                # The wiki forgot the session (an expired login): pywikibot logs in again while it fetches a new
+                # token, then keeps the logged-out user it read on the way and finds no token for it.
+                if attempt == 1:
+                    self._login_again()
+                    continue
+                raise WriteError(f"the login to {self.api_url} was lost and could not be renewed: {error}",
+                                 code="login", fatal=True, hint="run apply again; the approved references are kept") \
+                    from None
             except exceptions.APIError as error:
                 # After a lost session pywikibot logs in again but resends the old token once: try once more.
                 if error.code == "badtoken" and attempt == 1:
