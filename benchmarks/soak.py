@@ -56,6 +56,7 @@ from bot import trace as traces  # noqa: E402
 from bot.demo.world import free_port  # noqa: E402
 from bot.options import ini_text  # noqa: E402
 from soak_world import HOSTILE_TEXT, PWNED, Rates, SoakWorld, SparqlProxy, generate  # noqa: E402
+from soak_writes import WriteResult, print_writes, write_phase  # noqa: E402
 
 
 def peak_rss(pid: int) -> int:
@@ -181,6 +182,19 @@ def run_finished(ledger: Path) -> bool:
     return bool(row and row[0])
 
 
+def refbot_command(ini: Path) -> list[str]:
+    refbot = Path(sys.executable).parent / "refbot"
+    return [str(refbot if refbot.exists() else shutil.which("refbot") or "refbot"), "--config", str(ini), "-q"]
+
+
+def last_run(ledger: Path) -> int:
+    db = sqlite3.connect(str(ledger))
+    try:
+        return int(db.execute("SELECT MAX(id) FROM runs").fetchone()[0])
+    finally:
+        db.close()
+
+
 def kill_points(rng: random.Random, statements: int, kills: int) -> list[int]:
     low, high = max(2, statements // 10), max(3, statements * 9 // 10)
     span = list(range(low, high))
@@ -194,9 +208,7 @@ def run_refbot(args: argparse.Namespace, ini: Path, items: Path, tmp: Path, ledg
     kills = kill_points(rng, args.statements, args.kills)
     judge_kill = rng.randint(max(1, args.statements * 3 // 10), max(2, args.statements * 7 // 10))
     print(f"soak: SIGKILL refbot at {kills} finished statements; kill the judge at {judge_kill}", flush=True)
-    refbot = Path(sys.executable).parent / "refbot"
-    command = [str(refbot if refbot.exists() else shutil.which("refbot") or "refbot"), "--config", str(ini), "-q",
-               "run", "--items", str(items)]
+    command = [*refbot_command(ini), "run", "--items", str(items)]
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     watch = LedgerWatch(ledger)
     invocations: list[Invocation] = []
@@ -338,6 +350,9 @@ def main() -> int:
     parser.add_argument("--judge-down", type=float, default=5.0, help="seconds the judge stays dead (5)")
     parser.add_argument("--max-minutes", type=float, default=30.0, help="give up after this long (30)")
     parser.add_argument("--max-invocations", type=int, default=25, help="give up after this many refbot starts")
+    parser.add_argument("--approve", type=int, default=300,
+                        help="supported statements a curator approves, written by `refbot apply --live` under "
+                             "faults and kills (300)")
     parser.add_argument("--workdir", type=Path, help="keep everything here (default: a temporary directory)")
     args = parser.parse_args()
     args.items = args.items or max(1, round(args.statements / 3.3))
@@ -356,6 +371,7 @@ def main() -> int:
     world = SoakWorld(data=tmp / "data", workdir=tmp, seed=args.seed, rates=rates, hang_s=args.read_timeout + 1.5)
     judge = JudgeServer(args.model, free_port())
     proxy: SparqlProxy | None = None
+    writes: WriteResult | None = None
     try:
         world.start()
         proxy = SparqlProxy(world.sparql_url, rate=rates.sparql_429, seed=args.seed)
@@ -367,7 +383,9 @@ def main() -> int:
                     "fetch_backoff": 0.5, "fetch_delay": 0.1, "fetch_cache": tmp / "http-cache.sqlite",
                     "properties_cache": tmp / "properties", "check_workers": args.workers,
                     "check_embeddings": not args.no_embeddings, "sparql_backoff": 1.0,
-                    "threshold": args.threshold}
+                    "threshold": args.threshold, "apply_user": world.bot_login, "apply_edit_delay": 0.0,
+                    "apply_retries": 3, "apply_retry_wait": 1.0, "apply_maxlag": 5,
+                    "apply_pywikibot_dir": tmp / "pywikibot"}
         ini = tmp / "refbot.ini"
         ini.write_text(ini_text(settings), encoding="utf-8")
         items = tmp / "items.txt"
@@ -376,6 +394,11 @@ def main() -> int:
         invocations, watch, events = run_refbot(args, ini, items, tmp, ledger, judge, run_started)
         run_wall = time.monotonic() - run_started
         judge.watch()
+        if not events["timed_out"] and args.approve > 0:
+            secret = {"REFBOT_APPLY_PASSWORD": world.bot_password}
+            writes = write_phase(world, refbot_command(ini), {**os.environ, **secret}, tmp, ledger, last_run(ledger),
+                                 approve=args.approve, seed=args.seed,
+                                 max_seconds=max(60.0, args.max_minutes * 60 - (time.monotonic() - began)))
     finally:
         judge.kill()
         if proxy is not None:
@@ -383,6 +406,8 @@ def main() -> int:
         world.stop()
 
     failures: list[str] = []
+    if writes is not None:
+        failures += writes.failures
     # -- the ledger --------------------------------------------------------------------------------------------
     db = sqlite3.connect(str(ledger))
     runs = db.execute("SELECT id, finished, seconds FROM runs ORDER BY id").fetchall()
@@ -488,6 +513,8 @@ def main() -> int:
           f"statements)")
     for name, value in browser.items():
         print(f"  {'report: ' + name:<34} {value}")
+    if writes is not None:
+        print_writes(writes)
     print("\n== soak: resources ==")
     print(f"  {'statements/hour':<34} {len(checked) / run_wall * 3600:>8.0f}   ({len(checked)} in {run_wall:.0f} s "
           f"of run phase, kills and restarts included; the ledger counts {runs[-1][2]:.0f} s, "

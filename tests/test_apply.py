@@ -297,6 +297,8 @@ def test_an_apply_killed_after_sending_finds_its_edit_and_never_writes_it_again(
     assert result.returncode == 0, result.stderr
     assert edits(world) == []
     assert reviews(tmp_path, run)[PROPOSED[0][0]].state == "written"
+    assert "an earlier apply sent it and stopped before it heard back" in result.stdout
+    assert "revision None" not in result.stdout
 
 
 def test_limit_counts_the_edits_sent_failed_ones_too(world, setup, tmp_path):

@@ -133,7 +133,8 @@ def run_apply(args: argparse.Namespace, options: Options) -> int:
         proposal = outcome.proposal
         head = f"{outcome.state:<9} {proposal.guid} {proposal.property_id} → {proposal.value_text}"
         if outcome.state == "written":
-            print(f"{head}  revision {outcome.revision}")
+            print(f"{head}  revision {outcome.revision}" if outcome.revision is not None
+                  else f"{head}  ({outcome.reason})")
         elif outcome.state == "simulated" and outcome.edit is not None:
             print(head)
             for name, value in outcome.edit.parameters().items():

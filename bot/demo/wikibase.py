@@ -319,6 +319,11 @@ class WikibaseApi:
         with self._lock:
             self._delays.setdefault(action, deque()).extend([seconds] * times)
 
+    def end_delays(self) -> None:
+        """Answer at once again: forget the holds not yet applied (a held answer already waiting still waits)."""
+        with self._lock:
+            self._delays.clear()
+
     def clear_faults(self) -> None:
         """Forget the faults and delays not yet answered."""
         with self._lock:

@@ -139,7 +139,8 @@ def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal,
     if interrupted and reason.startswith("the statement already has a reference"):
         # An apply was killed between sending this edit and recording it: it landed.
         record("written", reason="written by an apply that stopped before it recorded the revision")
-        return Outcome(run_id, proposal, "written", reason="written by an earlier apply")
+        return Outcome(run_id, proposal, "written", reason="already on the item: an earlier apply sent it and stopped "
+                       "before it heard back")
     if reason:
         record("skipped", reason=reason)
         return Outcome(run_id, proposal, "skipped", reason=reason)
