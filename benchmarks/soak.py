@@ -59,15 +59,28 @@ from soak_world import HOSTILE_TEXT, PWNED, Rates, SoakWorld, SparqlProxy, gener
 from soak_writes import WriteResult, print_writes, write_phase  # noqa: E402
 
 
-def peak_rss(pid: int) -> int:
-    """The process's peak resident set so far (VmHWM), in bytes; 0 once it is gone."""
+def peak_rss(pid: int, field: str = "VmHWM") -> int:
+    """The process's peak resident set so far (VmHWM; VmRSS: its resident set now), in bytes; 0 once it is gone."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     return 0
+
+
+def memory_growth(samples: list[tuple[int, int]]) -> tuple[int, int, int, int] | None:
+    """(statements done, resident set) at a quarter and at the end of an invocation's statements, from its samples
+    of (statements done, VmRSS): the model and the first pages are loaded by the quarter; what grows after it grows
+    with the statements. None when the invocation did too little to tell."""
+    if len(samples) < 8 or samples[-1][0] - samples[0][0] < 8:
+        return None
+    first, last = samples[0][0], samples[-1][0]
+    quarter = first + (last - first) // 4
+    at_quarter = max(rss for done, rss in samples if done <= quarter)
+    at_end = max(rss for done, rss in samples if done >= last - (last - first) // 10)
+    return quarter, at_quarter, last, at_end
 
 
 def mb(size: float) -> str:
@@ -136,6 +149,7 @@ class Invocation:
     killed: bool = False
     peak: int = 0
     log: Path | None = None
+    samples: list[tuple[int, int]] = field(default_factory=list)  # (statements done, VmRSS)
 
     @property
     def how(self) -> str:
@@ -230,6 +244,7 @@ def run_refbot(args: argparse.Namespace, ini: Path, items: Path, tmp: Path, ledg
             invocation.peak = max(invocation.peak, peak_rss(process.pid))
             judge.watch()
             done = watch.poll()
+            invocation.samples.append((done, peak_rss(process.pid, "VmRSS")))
             if time.monotonic() > deadline:
                 events["timed_out"] = True
                 process.send_signal(signal.SIGKILL)
@@ -521,6 +536,12 @@ def main() -> int:
           "not the killed processes' time)")
     print(f"  {'peak RSS, refbot':<34} {mb(max((i.peak for i in invocations), default=0)):>12}")
     print(f"  {'peak RSS, llama.cpp server':<34} {mb(judge.peak):>12}")
+    longest = max(invocations, key=lambda i: i.done_after - i.done_before)
+    growth = memory_growth(longest.samples)
+    if growth is not None:
+        quarter, at_quarter, last, at_end = growth
+        print(f"  {'RSS as statements are checked':<34} {mb(at_quarter):>12} at {quarter} statements, {mb(at_end)} at "
+              f"{last} (refbot #{longest.number}, the longest invocation: {at_end / at_quarter - 1:+.0%})")
     ledger_size = sum(p.stat().st_size for p in tmp.glob("runs.sqlite*") if p.is_file())
     print(f"  {'ledger size':<34} {mb(ledger_size):>12}")
     print(f"  {'trace size':<34} {mb(xml.stat().st_size if xml.exists() else 0):>12}   report "
