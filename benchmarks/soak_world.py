@@ -73,6 +73,7 @@ class Rates:
     dead: float = 0.05
     hostile: float = 0.04
     sparql_429: float = 0.03
+    service_5xx: float = 0.03  # of reads from the Wikidata API, Wikipedia, the Wayback Machine and search
 
 
 def _coined(rng: random.Random, used: set[str]) -> str:
@@ -377,8 +378,16 @@ class SoakWorld(DemoWorld):
                 body, kind = hostile_body(spec["kind"], spec["title"], spec["sentence"], self.seed)
                 return Reply(200, body, kind)
             self._count("pages served")
-        elif site == "archive" and path.startswith("/web/"):
-            self._count("archived copies asked")
+        elif site in SERVICES and method == "GET":
+            key = f"{site}{raw_path or path}"
+            with self._count_lock:
+                asked = self._asked[key]
+                self._asked[key] += 1
+            if _unit(self.seed, "service", key, asked) < self.rates.service_5xx:
+                self._count(f"5xx from {site}")
+                return Reply(503, b"<!doctype html><title>503</title><p>Injected fault: try again later.</p>")
+            if site == "archive" and path.startswith("/web/"):
+                self._count("archived copies asked")
         return super().answer(site, path, query, raw_path, method=method, params=params, cookies=cookies)
 
     def _count(self, name: str) -> None:
