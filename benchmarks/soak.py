@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A soak run: `refbot run` over a generated Wikidata-shaped world on loopback, with faults, killed and resumed.
 
-    benchmarks/soak.py [--statements 1000] [--items 300] [--hosts 24] [--seed 1] [--kills 3] [--workdir DIR]
-    benchmarks/soak.py --statements 60 --items 20 --hosts 20     # the short version, a few minutes
+    benchmarks/soak.py [--statements 1000] [--items 300] [--hosts 24] [--seed 1] [--kills 3] [--approve 300]
+                       [--workdir DIR]
+    benchmarks/soak.py --statements 60 --items 20 --hosts 20 --approve 40   # the short version (tests/test_soak.py)
 
 The world (``benchmarks/soak_world.py``): ``--statements`` unsourced statements over ``--items`` invented people in
 Oxigraph (with the demo world's property declarations and citation-needed constraints), their pages on ``--hosts``
@@ -10,15 +11,24 @@ loopback hosts, the demo's search, Wikipedia and Wayback stand-ins. Faults: ~10 
 ~5 % hang past the read timeout, ~5 % of pages are dead (half with an archived copy), ~4 % are hostile (10 MB
 bodies, binary as text/html, invalid UTF-8, NUL and control characters, ``<script>``, ``]]>``, ``</textarea>``,
 ``javascript:`` links, 10,000-paragraph pages, a malformed PDF); the SPARQL endpoint sits behind a proxy that
-answers 429 with ``Retry-After: 1`` for ~3 % of requests. The judge is the ``openai`` backend against llama.cpp's
+answers 429 with ``Retry-After: 1`` for ~3 % of requests; the Wikidata API, Wikipedia, the Wayback Machine and search
+answer 503 to ~3 % of reads. The judge is the ``openai`` backend against llama.cpp's
 server (``scripts/llama_server.py``) with the small test model; that server is SIGKILLed once mid-run and started
 again. `refbot run` itself is SIGKILLed ``--kills`` times, at random numbers of finished statements, and started
 again each time (also after it stops with exit 1 because the judge went away) until it exits 0.
 
+Then the write phase (``benchmarks/soak_writes.py``): a curator approves ``--approve`` supported statements and
+rejects a fifth of the rest; `refbot apply --live` writes to the world's Wikibase API stand-in while it answers
+maxlag, edit conflicts, a stale token, a lost session, 5xx and 429, and is SIGKILLed once while an edit lands (its
+answer held) and once at random, and started again until every approved reference is written. The stand-in's own
+record of revisions is the proof: each approved statement edited once by the bot, no other statement edited.
+
 At the end it prints: statements per outcome, lost (must be 0), checked twice (must be 0), whether the trace is
 valid against xslt/trace.xsd, whether the HTML report, opened in headless Chromium, ran no script and kept every
-statement in its element, statements/hour, peak RSS, ledger and trace sizes, and where the time went. Exit status
-1 if a statement was lost or checked twice, the trace is invalid, the report ran a script, or the run did not finish.
+statement in its element, the writes (once each, none unapproved, the faults served), statements/hour, peak RSS and
+how the resident set grows as statements are checked, ledger and trace sizes, and where the time went. Exit status
+1 if a statement was lost or checked twice, the trace is invalid, the report ran a script, the run did not finish,
+or a reference was written twice, written without approval or never written.
 
 Lost: a generated GUID without a row in the ledger's ``checks`` for the (single, resumed) run. Checked twice: a
 duplicate (run, GUID) row (the primary key forbids them), or a row that was seen, while refbot ran (the ledger is

@@ -30,6 +30,7 @@ class Snak:
     property_id: str
     value: str  # as QuickStatements writes it
     text: str  # as a curator reads it
+    label: str = ""  # the property's label, when the trace gave it
 
 
 @dataclass(frozen=True)

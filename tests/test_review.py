@@ -19,7 +19,6 @@ from bot.options import load_options
 from bot.references import ProposedReference, quickstatements
 from bot.review.applying import skip_reason, summary
 from bot.review.datavalues import reference_snaks, same_url, same_value
-from bot.review.proposals import ProposedSnak
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
 from test_trace import CONTEXT, STATEMENT, run_info, supported_check
@@ -148,7 +147,7 @@ def test_the_proposed_reference_as_wbsetreference_takes_it():
     reference = ProposedReference("https://news.example.org/a", date(2026, 11, 21), 'A "quoted" title', "cs",
                                   "https://web.archive.org/web/2019/https://news.example.org/a", date(2019, 5, 1),
                                   "Novotná získala cenu.")
-    snaks = tuple(ProposedSnak(s.property_id, "", s.value, s.text) for s in reference.snaks())
+    snaks = tuple(reference.snaks())
     values, order = reference_snaks(snaks)
     assert order == ["P854", "P813", "P1476", "P407", "P1065", "P2960", "P1683"]
     assert values["P854"] == [{"snaktype": "value", "property": "P854", "datatype": "url",

@@ -12,9 +12,9 @@ from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, positive_int
 from bot.options import Options
 
 
-def _run_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--run", dest="run_id", type=positive_int, metavar="ID",
-                        help="the run (as `refbot run` printed it; default: the latest)")
+def _run_arguments(parser: argparse.ArgumentParser,
+                   run_help: str = "the run (as `refbot run` printed it; default: the latest)") -> None:
+    parser.add_argument("--run", dest="run_id", type=positive_int, metavar="ID", help=run_help)
     parser.add_argument("--ledger", dest="run_ledger", type=Path, metavar="FILE",
                         help="the run ledger (SQLite; default reports/runs.sqlite)")
 
@@ -69,10 +69,7 @@ def add_parsers(commands: Any) -> None:
                     "recorded) when the statement is gone, its value changed, or it has the reference already, and "
                     "otherwise add the reference in one edit. Without --live nothing is sent: the edits are "
                     "printed. Each edit's revision is recorded; nothing is written twice.")
-    apply.add_argument("--run", dest="run_id", type=positive_int, metavar="ID",
-                       help="only this run's approvals (default: every run's)")
-    apply.add_argument("--ledger", dest="run_ledger", type=Path, metavar="FILE",
-                       help="the run ledger (SQLite; default reports/runs.sqlite)")
+    _run_arguments(apply, "only this run's approvals (default: every run's)")
     apply.add_argument("--live", action="store_true", help="really edit the wiki ([wikidata] api_url)")
     apply.add_argument("--limit", type=positive_int, metavar="N", help="at most N edits")
 

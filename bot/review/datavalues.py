@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
-from bot.review.proposals import ProposedSnak
+from bot.references import Snak
 
 GREGORIAN = "http://www.wikidata.org/entity/Q1985727"
 JULIAN = "http://www.wikidata.org/entity/Q1985786"
@@ -65,7 +65,7 @@ def datavalue(datatype: str, raw: str, text: str = "") -> dict[str, Any]:
     raise ValueFormError(f"refbot does not write {datatype} values")
 
 
-def reference_snaks(snaks: tuple[ProposedSnak, ...]) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+def reference_snaks(snaks: tuple[Snak, ...]) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
     """The ``snaks`` and ``snaks-order`` of ``wbsetreference`` for a proposed reference."""
     result: dict[str, list[dict[str, Any]]] = {}
     for snak in snaks:

@@ -8,15 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from bot.references import Snak
 from bot.trace import tag
-
-
-@dataclass(frozen=True)
-class ProposedSnak:
-    property_id: str
-    label: str
-    value: str  # as QuickStatements writes it
-    text: str  # as a curator reads it
 
 
 @dataclass(frozen=True)
@@ -34,10 +27,10 @@ class Proposal:
     item_revision: int | None  # the item's revision the check read
     support: float  # the best support among the paragraphs that support the statement
     url: str  # the reference URL (P854)
-    snaks: tuple[ProposedSnak, ...]
+    snaks: tuple[Snak, ...]
     quickstatements: str
 
-    def snak(self, property_id: str) -> ProposedSnak | None:
+    def snak(self, property_id: str) -> Snak | None:
         return next((snak for snak in self.snaks if snak.property_id == property_id), None)
 
 
@@ -55,7 +48,7 @@ def statement_proposal(item: Any, statement: Any) -> Proposal | None:
         datatype=statement.get("datatype"), value=statement.get("value"), value_text=statement.get("value-text"),
         item_revision=int(revision) if revision else None, support=max(supports, default=0.0),
         url=reference.get("url"),
-        snaks=tuple(ProposedSnak(snak.get("property"), snak.get("label"), snak.get("value"), snak.get("text"))
+        snaks=tuple(Snak(snak.get("property"), snak.get("value"), snak.get("text"), snak.get("label"))
                     for snak in reference.iter(tag("snak"))),
         quickstatements=reference.findtext(tag("quickstatements")) or "")
 
