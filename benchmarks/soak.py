@@ -47,6 +47,7 @@ import random
 import shutil
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,17 +81,21 @@ def peak_rss(pid: int, field: str = "VmHWM") -> int:
     return 0
 
 
-def memory_growth(samples: list[tuple[int, int]]) -> tuple[int, int, int, int] | None:
-    """(statements done, resident set) at a quarter and at the end of an invocation's statements, from its samples
-    of (statements done, VmRSS): the model and the first pages are loaded by the quarter; what grows after it grows
-    with the statements. None when the invocation did too little to tell."""
-    if len(samples) < 8 or samples[-1][0] - samples[0][0] < 8:
-        return None
+def rss_by_tenth(samples: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(statements done at the tenth's end, median VmRSS) for each tenth of an invocation's statements, from its
+    samples of (statements done, VmRSS), the start-up before the first statement left out; a memory that grows
+    with the statements climbs from tenth to tenth, a bounded one levels off. [] when it did too little to tell."""
+    samples = [(done, rss) for done, rss in samples if rss and done > samples[0][0]]
+    if len(samples) < 20 or samples[-1][0] - samples[0][0] < 20:
+        return []
     first, last = samples[0][0], samples[-1][0]
-    quarter = first + (last - first) // 4
-    at_quarter = max(rss for done, rss in samples if done <= quarter)
-    at_end = max(rss for done, rss in samples if done >= last - (last - first) // 10)
-    return quarter, at_quarter, last, at_end
+    tenths = []
+    for tenth in range(10):
+        low, high = first + (last - first) * tenth / 10, first + (last - first) * (tenth + 1) / 10
+        inside = [rss for done, rss in samples if low <= done <= high]
+        if inside:
+            tenths.append((round(high), int(statistics.median(inside))))
+    return tenths
 
 
 def mb(size: float) -> str:
@@ -547,11 +552,18 @@ def main() -> int:
     print(f"  {'peak RSS, refbot':<34} {mb(max((i.peak for i in invocations), default=0)):>12}")
     print(f"  {'peak RSS, llama.cpp server':<34} {mb(judge.peak):>12}")
     longest = max(invocations, key=lambda i: i.done_after - i.done_before)
-    growth = memory_growth(longest.samples)
-    if growth is not None:
-        quarter, at_quarter, last, at_end = growth
-        print(f"  {'RSS as statements are checked':<34} {mb(at_quarter):>12} at {quarter} statements, {mb(at_end)} at "
-              f"{last} (refbot #{longest.number}, the longest invocation: {at_end / at_quarter - 1:+.0%})")
+    tenths = rss_by_tenth(longest.samples)
+    if tenths:
+        print(f"  {'RSS as statements are checked':<34} median VmRSS of refbot #{longest.number} (the longest "
+              "invocation) by tenth of its statements:")
+        print("    " + ", ".join(f"{done}: {rss / 1e6:,.0f}" for done, rss in tenths) + " MB")
+        half = len(tenths) // 2
+        early, late = statistics.median(r for _, r in tenths[:half]), statistics.median(r for _, r in tenths[half:])
+        print(f"  {'  second half vs first half':<34} {late / early - 1:>+8.0%}")
+    with (tmp / "rss.tsv").open("w", encoding="utf-8") as samples:
+        samples.write("invocation\tstatements done\tVmRSS bytes\n")
+        for invocation in invocations:
+            samples.writelines(f"{invocation.number}\t{done}\t{rss}\n" for done, rss in invocation.samples)
     ledger_size = sum(p.stat().st_size for p in tmp.glob("runs.sqlite*") if p.is_file())
     print(f"  {'ledger size':<34} {mb(ledger_size):>12}")
     print(f"  {'trace size':<34} {mb(xml.stat().st_size if xml.exists() else 0):>12}   report "

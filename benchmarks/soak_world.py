@@ -354,8 +354,6 @@ class SoakWorld(DemoWorld):
     def record(self, request: Any) -> None:  # the soak counts requests instead of keeping them all
         with self._count_lock:
             self.stats[f"requests {request.site if request.site in SERVICES else 'pages'}"] += 1
-            if request.site == "search":
-                self.searches[(request.query.get("q") or [""])[0]] += 1
 
     def answer(self, site: str, path: str, query: dict[str, list[str]], raw_path: str = "", *, method: str = "GET",
                params: dict[str, str] | None = None, cookies: dict[str, str] | None = None) -> Reply:
@@ -388,6 +386,9 @@ class SoakWorld(DemoWorld):
                 return Reply(503, b"<!doctype html><title>503</title><p>Injected fault: try again later.</p>")
             if site == "archive" and path.startswith("/web/"):
                 self._count("archived copies asked")
+            if site == "search":  # answered: a search asked again after a 503 is a retry, not a second check
+                with self._count_lock:
+                    self.searches[(query.get("q") or [""])[0]] += 1
         return super().answer(site, path, query, raw_path, method=method, params=params, cookies=cookies)
 
     def _count(self, name: str) -> None:
