@@ -187,3 +187,53 @@ def template_by_id(template_id: str) -> Template:
     except KeyError:
         raise ConfigError(f"unknown prompt template {template_id!r}",
                           hint=f"choose one of: {', '.join(TEMPLATES)}") from None
+
+
+# -- text to SPARQL (`refbot select --ask`, bot.asking) ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SparqlTemplate:
+    """The prompts that turn a question and its graph fragment into SPARQL: ``user`` asks for a query (the first
+    candidate with ``generation``, the others with ``sampling``), ``repair`` shows a refused candidate with the
+    checker's reason once, ``choose`` asks which candidate's results answer the question."""
+
+    id: str
+    system: str
+    user: str  # {question} {fragment} {limit}
+    repair: str  # {query} {reason}
+    choose: str  # {question} {options} {letters}
+    generation: Generation
+    sampling: Generation
+
+
+ASK_SPARQL = SparqlTemplate(
+    id="ask-sparql",
+    system=(
+        "You write SPARQL 1.1 SELECT queries for Wikidata's graph. Rules:\n"
+        "- Return the query only, in a ```sparql block.\n"
+        "- SELECT DISTINCT ?item, and nothing the question does not need.\n"
+        "- Use only the ids listed under Terms; never guess another id.\n"
+        "- The prefixes wd: wdt: p: ps: pq: wikibase: prov: rdfs: are declared already.\n"
+        "- A property's value: ?item wdt:P27 wd:Q213 . A class and its subclasses: ?item wdt:P31/wdt:P279* wd:Q5 .\n"
+        "- A statement, to ask about its references: ?item p:P166 ?statement . ?statement ps:P166 ?value .\n"
+        "- A statement without a reference, not deprecated: ?statement wikibase:rank ?rank . "
+        "FILTER(?rank != wikibase:DeprecatedRank) FILTER NOT EXISTS { ?statement prov:wasDerivedFrom ?reference . }\n"
+        "- Dates: FILTER(YEAR(?date) >= 1801 && YEAR(?date) <= 1900). No SERVICE, no FROM."),
+    user=(
+        "Example.\nQuestion: people educated at Charles University whose employer has no reference\n"
+        "Terms:\n- property P69 \"educated at\"\n- item Q31519 \"Charles University\"\n"
+        "- property P108 \"employer\"; its statements need a reference\n"
+        "```sparql\nSELECT DISTINCT ?item WHERE {\n  ?item wdt:P69 wd:Q31519 .\n  ?item p:P108 ?statement .\n"
+        "  ?statement wikibase:rank ?rank .\n  FILTER(?rank != wikibase:DeprecatedRank)\n"
+        "  FILTER NOT EXISTS { ?statement prov:wasDerivedFrom ?reference . }\n}\nLIMIT {limit}\n```\n\n"
+        "Question: {question}\nTerms:\n{fragment}\n"),
+    repair=(
+        "This query was refused: {reason}\n```sparql\n{query}\n```\n"
+        "Write the query again, following the rules, in a ```sparql block."),
+    choose=(
+        "Question: {question}\nEach query below was run; a sample of the items it returned is shown.\n\n{options}\n\n"
+        "Which query answers the question? Answer with its letter only: {letters}."),
+    generation=Generation(max_tokens=320, temperature=0.0, seed=42),
+    sampling=Generation(max_tokens=320, temperature=0.7, top_p=0.95, seed=42),
+)
+SPARQL_TEMPLATES: Mapping[str, SparqlTemplate] = MappingProxyType({ASK_SPARQL.id: ASK_SPARQL})

@@ -187,7 +187,7 @@ def snak_groups(snaks: Iterable[JSON]) -> tuple[JSON, list[str]]:
 
 
 def entities_from_store(endpoint: str) -> dict[str, JSON]:
-    """Wikibase JSON of the store's items that have statements, and of its properties (datatype and terms)."""
+    """Wikibase JSON of the store's items (those with statements or terms) and properties (datatype and terms)."""
     types = {local_name(row["property"]["value"]): DATATYPES.get(local_name(row["type"]["value"]), "string")
              for row in sparql_rows(endpoint, PROPERTY_TYPES_QUERY)}
     nodes: dict[str, dict[str, Term]] = {}
@@ -230,6 +230,8 @@ def entities_from_store(endpoint: str) -> dict[str, JSON]:
         entities[property_id] = {"type": "property", "datatype": datatype, "claims": {}}
     for row in sparql_rows(endpoint, TERMS_QUERY):
         entity_id = local_name(row["entity"]["value"])
+        if entity_id not in entities and re.fullmatch(r"Q[1-9]\d*", entity_id):
+            entities[entity_id] = {"type": "item", "claims": {}}  # an item that is only a value, or only named
         if entity_id in entities:
             term = {"language": row["text"]["xml:lang"], "value": row["text"]["value"]}
             terms = entities[entity_id].setdefault(row["kind"]["value"], {})

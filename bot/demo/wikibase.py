@@ -25,6 +25,7 @@ import re
 import secrets
 import threading
 import time
+import unicodedata
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -248,6 +249,11 @@ class Call:
         return self.session.user if self.session is not None else None
 
 
+def _folded(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return " ".join("".join(char for char in decomposed if not unicodedata.combining(char)).split())
+
+
 def new_token() -> str:
     """A fresh token, in MediaWiki's form (hex digits and ``+\\``)."""
     return secrets.token_hex(20) + ANONYMOUS_TOKEN
@@ -413,7 +419,8 @@ class WikibaseApi:
             call = Call(method.upper(), params, session_id, session)
             handlers = {"login": self._login, "clientlogin": self._clientlogin, "logout": self._logout,
                         "query": self._query, "paraminfo": self._paraminfo, "wbgetentities": self._wbgetentities,
-                        "wbgetclaims": self._wbgetclaims, "wbsetreference": self._wbsetreference}
+                        "wbgetclaims": self._wbgetclaims, "wbsetreference": self._wbsetreference,
+                        "wbsearchentities": self._wbsearchentities}
             try:
                 if action not in handlers:
                     raise ApiError("badvalue", f'Unrecognized value for parameter "action": {action}.')
@@ -572,6 +579,39 @@ class WikibaseApi:
             entities[entity_id] = (self._shown(entity, props, languages, wikis) if entity is not None
                                    else {"id": entity_id, "missing": ""})
         return {"entities": entities, "success": 1}
+
+    def _wbsearchentities(self, call: Call) -> JSON:
+        """The search box's lookup: items whose label or alias in ``language`` starts with ``search`` (case and
+        accents aside), an exact label first, then an exact alias, then prefixes; among equals the item with more
+        sitelinks (Wikidata ranks by popularity), then the lower id."""
+        text = " ".join(call.params.get("search", "").split())
+        language = call.params.get("language", "")
+        if not text or not language:
+            raise ApiError("missingparam", 'The "search" and "language" parameters must be set.')
+        wanted = _folded(text)
+        kind = call.params.get("type", "item")
+        found: list[tuple[tuple[int, int, int], JSON]] = []
+        for entity in self._entities.values():
+            if entity["type"] != kind:
+                continue
+            label = (entity.get("labels", {}).get(language) or {}).get("value", "")
+            names = [("label", label)] if label else []
+            names += [("alias", alias["value"]) for alias in entity.get("aliases", {}).get(language, [])]
+            ranks = [(0 if _folded(name) == wanted else 2, 0 if term == "label" else 1, term, name)
+                     for term, name in names if _folded(name).startswith(wanted)]
+            if not ranks:
+                continue
+            exact, term_rank, term, name = min(ranks)
+            popularity = -len(entity.get("sitelinks") or {})
+            found.append(((exact + term_rank, popularity, int(entity["id"][1:])), {
+                "id": entity["id"], "title": entity.get("title", entity["id"]),
+                "concepturi": f"http://www.wikidata.org/entity/{entity['id']}",
+                "url": f"{self.server}/wiki/{entity['id']}", "label": label,
+                "description": (entity.get("descriptions", {}).get(language) or {}).get("value", ""),
+                "match": {"type": term, "language": language, "text": name}}))
+        limit = int(call.params.get("limit", "7")) if call.params.get("limit", "7").isdigit() else 7
+        return {"searchinfo": {"search": text}, "search": [entry for _, entry in sorted(found, key=lambda f: f[0])]
+                [:max(1, min(limit, 50))], "success": 1}
 
     def _shown(self, entity: JSON, props: set[str], languages: set[str] | None, wikis: set[str] | None) -> JSON:
         """An entity as ``wbgetentities`` shows it with ``props``, ``languages`` and ``sitefilter``."""

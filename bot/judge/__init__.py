@@ -4,6 +4,7 @@ transformers in-process)."""
 from __future__ import annotations
 
 from bot.errors import ConfigError
+from bot.judge.backend import Backend
 from bot.judge.engine import Judge
 from bot.options import Options
 from bot.prompts import template_by_id
@@ -12,8 +13,14 @@ BACKENDS = ("transformers", "openai")
 
 
 def make_judge(options: Options) -> Judge:
-    """Wire the backend the options name; the only place that builds sessions and loads models."""
+    """The judge over the backend the options name."""
     template = template_by_id(options.template)
+    return Judge(make_backend(options), template, threshold=options.threshold, justify=options.justify)
+
+
+def make_backend(options: Options) -> Backend:
+    """Wire the backend the options name; the only place that builds sessions and loads models."""
+    backend: Backend
     if options.judge_backend == "openai":
         from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend, make_session
 
@@ -29,12 +36,12 @@ def make_judge(options: Options) -> Judge:
         from bot.judge.transformers_backend import TransformersBackend
 
         path = modelstore.resolve(options.judge_model, options.model_cache, transformers=True)
-        backend = TransformersBackend(path, threads=options.threads,  # type: ignore[assignment]
+        backend = TransformersBackend(path, threads=options.threads,
                                       context_tokens=options.judge_context or 8192, dtype=options.judge_dtype)
     else:
         raise ConfigError(f"unknown judge backend {options.judge_backend!r}",
                           hint=f"choose one of: {', '.join(BACKENDS)}")
-    return Judge(backend, template, threshold=options.threshold, justify=options.justify)
+    return backend
 
 
 def _is_catalogue_default(options: Options) -> bool:
@@ -44,4 +51,4 @@ def _is_catalogue_default(options: Options) -> bool:
     return options.judge_model == Defaults().judge_model
 
 
-__all__ = ["Judge", "make_judge", "BACKENDS"]
+__all__ = ["Judge", "make_judge", "make_backend", "BACKENDS"]

@@ -1,0 +1,192 @@
+"""A question → a checked query and its worklist, as Auto-KGQAGPT does it: link the question's words, show the model
+the fragment, let it write ``n`` candidates (one repair each when the checker refuses one), run the valid ones, and
+choose: the only candidate with items, or the model's pick among samples of their results (ties to the simpler
+query). The model, the endpoint and the lookup are parameters; every query sent has passed ``bot.asking.safety``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from bot.asking.fragment import Triple, fragment_text, known_ids
+from bot.asking.linking import Link
+from bot.asking.safety import Checked, QueryRefused, check
+from bot.datamodel import QID_PATTERN
+from bot.errors import QueryError
+from bot.prompts import SparqlTemplate
+from bot.selection.binding import Query, entity_id
+
+if TYPE_CHECKING:
+    from bot.judge.backend import Backend
+    from bot.selection.endpoint import SparqlEndpoint
+
+SAMPLE = 5  # items of each candidate's result shown to the model when it chooses
+LETTERS = "abcdefgh"
+
+
+@dataclass
+class Written:
+    """One candidate: what the model wrote, what the checker said, what the endpoint returned."""
+
+    number: int
+    written: str  # the model's query (after a repair, the repaired one)
+    sent: str = ""  # the query sent (prefixes and LIMIT added); "" when it was refused or not run
+    refused: str = ""  # the checker's reason, when it stayed refused
+    repaired: str = ""  # the first refusal's reason, when a repair followed
+    items: list[str] = field(default_factory=list)
+    error: str = ""  # the endpoint's error
+    same_as: int | None = None  # the earlier candidate with the same query
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.sent)
+
+
+@dataclass
+class Answer:
+    question: str
+    links: list[Link]
+    fragment: str
+    candidates: list[Written]
+    chosen: Written | None
+    why: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+def fill(text: str, **values: object) -> str:
+    """The template with its ``{name}`` placeholders filled; other braces (SPARQL's) stay as they are."""
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", str(value))
+    return text
+
+
+def extracted(answer: str) -> str:
+    """The query in a model's answer: its ```sparql block (or any fenced block), else the text from the first
+    PREFIX or SELECT on."""
+    fenced = re.findall(r"```[ \t]*(?:sparql|SPARQL|sql)?[ \t]*\n(.*?)(?:```|\Z)", answer, re.DOTALL)
+    if fenced:
+        return max(fenced, key=lambda block: ("SELECT" in block.upper(), len(block))).strip()
+    start = re.search(r"\b(PREFIX|SELECT)\b", answer, re.IGNORECASE)
+    return answer[start.start():].strip() if start else answer.strip()
+
+
+def _normalised(query: str) -> str:
+    return " ".join(query.split()).casefold()
+
+
+class Asker:
+    """``Asker(backend, endpoint, template).ask(question, links, triples)``."""
+
+    def __init__(self, backend: Backend, endpoint: SparqlEndpoint, template: SparqlTemplate, *, candidates: int = 3,
+                 limit: int = 500, labels: Callable[[Sequence[str]], dict[str, str]] | None = None) -> None:
+        self.backend, self.endpoint, self.template = backend, endpoint, template
+        self.count, self.limit, self.labels = max(1, candidates), limit, labels
+        self.prompt_tokens = self.completion_tokens = 0
+
+    def ask(self, question: str, links: list[Link], triples: dict[str, list[Triple]]) -> Answer:
+        started = time.monotonic()
+        self.prompt_tokens = self.completion_tokens = 0
+        fragment = fragment_text(links, triples)
+        known = known_ids(links, triples)
+        messages = [{"role": "system", "content": self.template.system},
+                    {"role": "user", "content": fill(self.template.user, question=question,
+                                                     fragment=fragment or "(no term of the graph was recognised)",
+                                                     limit=self.limit)}]
+        written: list[Written] = []
+        for number in range(1, self.count + 1):
+            candidate = self._write(number, messages, known)
+            earlier = next((w for w in written if _normalised(w.written) == _normalised(candidate.written)), None)
+            if earlier is not None:
+                candidate.same_as, candidate.sent, candidate.items = earlier.number, earlier.sent, earlier.items
+                candidate.refused, candidate.error = earlier.refused, earlier.error
+            elif candidate.valid:
+                self._run(candidate)
+            written.append(candidate)
+        chosen, why = self._choose(question, written)
+        return Answer(question, links, fragment, written, chosen, why, self.prompt_tokens, self.completion_tokens,
+                      time.monotonic() - started)
+
+    def _complete(self, messages: list[dict[str, str]], number: int) -> str:
+        generation = self.template.generation if number == 1 else replace(
+            self.template.sampling, seed=self.template.sampling.seed + number)
+        completion = self.backend.complete(messages, generation)
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        return completion.text
+
+    def _write(self, number: int, messages: list[dict[str, str]], known: set[str]) -> Written:
+        answer = self._complete(messages, number)
+        candidate = Written(number, extracted(answer))
+        checked: Checked | None = None
+        try:
+            checked = check(candidate.written, limit=self.limit, known=known)
+        except QueryRefused as refusal:
+            candidate.repaired = str(refusal)
+            again = [*messages, {"role": "assistant", "content": answer},
+                     {"role": "user", "content": fill(self.template.repair, query=candidate.written,
+                                                      reason=refusal)}]
+            candidate.written = extracted(self._complete(again, number))
+            try:
+                checked = check(candidate.written, limit=self.limit, known=known)
+            except QueryRefused as second:
+                candidate.refused = str(second)
+        if checked is not None:
+            candidate.sent = checked.text
+        return candidate
+
+    def _run(self, candidate: Written) -> None:
+        try:
+            rows = self.endpoint.select(Query(f"candidate {candidate.number} of refbot select --ask", candidate.sent))
+        except QueryError as error:
+            candidate.error = str(error)
+            return
+        seen: dict[str, None] = {}
+        for row in rows:
+            term = row.get("item")
+            if term is not None and term.kind == "uri":
+                item = entity_id(term.value)
+                if QID_PATTERN.match(item):
+                    seen.setdefault(item, None)
+        candidate.items = sorted(seen, key=lambda item: int(item[1:]))  # the worklist in a stable order
+
+    def _choose(self, question: str, written: list[Written]) -> tuple[Written | None, str]:
+        answered = [w for w in written if w.same_as is None and w.items]
+        if not answered:
+            return None, ("no candidate returned items" if any(w.valid and not w.error for w in written)
+                          else "no candidate could be run")
+        groups: dict[frozenset[str], list[Written]] = {}
+        for candidate in answered:
+            groups.setdefault(frozenset(candidate.items), []).append(candidate)
+        simplest = [min(group, key=lambda w: (len(_normalised(w.sent)), w.number)) for group in groups.values()]
+        simplest.sort(key=lambda w: w.number)
+        if len(simplest) == 1:
+            others = len(answered) - 1
+            return simplest[0], ("the only candidate that returned items" if not others else
+                                 f"{others + 1} candidates returned the same items; the simplest query")
+        options = []
+        names = self.labels([i for w in simplest for i in w.items[:SAMPLE]]) if self.labels else {}
+        for letter, candidate in zip(LETTERS, simplest):
+            sample = ", ".join(f"{names[i]} ({i})" if names.get(i) else i for i in candidate.items[:SAMPLE])
+            more = f" and {len(candidate.items) - SAMPLE} more" if len(candidate.items) > SAMPLE else ""
+            options.append(f"{letter}) {len(candidate.items)} item(s): {sample}{more}\n```sparql\n"
+                           f"{candidate.written}\n```")
+        letters = LETTERS[:len(simplest)]
+        messages = [{"role": "system", "content": self.template.system},
+                    {"role": "user", "content": fill(self.template.choose, question=question,
+                                                     options="\n\n".join(options), letters=", ".join(letters))}]
+        choice = self.backend.choose(messages, list(letters))
+        self.prompt_tokens += choice.prompt_tokens
+        if not choice.probabilities:
+            return simplest[0], "the model named no candidate: the first that returned items"
+        best = max(choice.probabilities.values())
+        tied = [letter for letter in letters if choice.probabilities.get(letter, 0.0) >= best - 1e-6]
+        picked = min((simplest[letters.index(letter)] for letter in tied),
+                     key=lambda w: (len(_normalised(w.sent)), w.number))
+        return picked, (f"the model chose candidate {picked.number} (p = {best:.2f}) among "
+                        f"{len(simplest)} with different items")

@@ -1,0 +1,167 @@
+"""From a question's linked terms to a chosen query, against a real Oxigraph store: candidates written by a scripted
+model (its answers are the input here; the real model is exercised in test_asking_cli), refused ones repaired once,
+equal ones run once, and the choice — the only candidate with items, the simplest of equal ones, or the model's
+letter among different ones. Nothing reaches the endpoint that the checker refused."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from bot.asking.ask import Asker, extracted, fill
+from bot.asking.fragment import Triple
+from bot.asking.linking import Link
+from bot.demo.world import free_port
+from bot.judge.backend import Choice, Completion
+from bot.prompts import ASK_SPARQL
+from bot.selection.endpoint import SparqlEndpoint
+
+TURTLE = """\
+@prefix wd: <http://www.wikidata.org/entity/> .
+@prefix wdt: <http://www.wikidata.org/prop/direct/> .
+@prefix p: <http://www.wikidata.org/prop/> .
+@prefix ps: <http://www.wikidata.org/prop/statement/> .
+@prefix s: <http://www.wikidata.org/entity/statement/> .
+@prefix wikibase: <http://wikiba.se/ontology#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+
+wd:Q1001 rdfs:label "Ada"@en ; wdt:P31 wd:Q5 ; wdt:P27 wd:Q213 ; p:P166 s:a1 .
+s:a1 ps:P166 wd:Q77 ; wikibase:rank wikibase:NormalRank .
+wd:Q1002 rdfs:label "Bea"@en ; wdt:P31 wd:Q5 ; wdt:P27 wd:Q213 ; p:P166 s:b1 .
+s:b1 ps:P166 wd:Q77 ; wikibase:rank wikibase:NormalRank ; prov:wasDerivedFrom <http://example.org/ref/1> .
+wd:Q1003 rdfs:label "Cyril"@en ; wdt:P31 wd:Q5 ; wdt:P27 wd:Q36 ; p:P166 s:c1 .
+s:c1 ps:P166 wd:Q77 ; wikibase:rank wikibase:NormalRank .
+wd:Q1004 rdfs:label "Dana"@en ; wdt:P31 wd:Q5 ; wdt:P27 wd:Q213 ; p:P166 s:d1 .
+s:d1 ps:P166 wd:Q77 ; wikibase:rank wikibase:DeprecatedRank .
+"""
+LINKS = [Link("property", "P166", "award received", "award or recognition received", "awards", 1.0, True),
+         Link("property", "P27", "country of citizenship", "the object is a country", "citizens", 0.95),
+         Link("entity", "Q213", "Czechia", "country in Central Europe", "Czech", 1.0)]
+TRIPLES = {"Q213": [Triple("Q213", "P31", "Q6256", "country")]}
+UNSOURCED_CZECH = """```sparql
+SELECT DISTINCT ?item WHERE {
+  ?item wdt:P27 wd:Q213 .
+  ?item p:P166 ?statement .
+  ?statement wikibase:rank ?rank .
+  FILTER(?rank != wikibase:DeprecatedRank)
+  FILTER NOT EXISTS { ?statement prov:wasDerivedFrom ?reference . }
+}
+```"""
+ALL_CZECH = "```sparql\nSELECT DISTINCT ?item WHERE { ?item wdt:P27 wd:Q213 . ?item p:P166 ?statement . }\n```"
+
+
+@dataclass
+class Scripted:
+    """A model whose answers are given: ``answers`` in order for complete(), ``letters`` for choose()."""
+
+    answers: list[str]
+    letters: dict[str, float] = field(default_factory=dict)
+    model_id: str = "scripted"
+    max_in_flight: int = 1
+    asked: list[list[dict[str, str]]] = field(default_factory=list)
+    generations: list[object] = field(default_factory=list)
+    choices: list[str] = field(default_factory=list)
+
+    def complete(self, messages, generation) -> Completion:
+        self.asked.append(list(messages))
+        self.generations.append(generation)
+        return Completion(self.answers.pop(0), 100, 40)
+
+    def choose(self, messages, letters) -> Choice:
+        self.choices.append(messages[-1]["content"])
+        return Choice(dict(self.letters), 200)
+
+
+class Recording:
+    """The real endpoint, with the queries sent to it kept."""
+
+    def __init__(self, endpoint: SparqlEndpoint) -> None:
+        self.endpoint, self.sent = endpoint, []
+
+    def select(self, query):
+        self.sent.append(query.text)
+        return self.endpoint.select(query)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    from servers import start_oxigraph
+
+    directory = tmp_path_factory.mktemp("ask")
+    (directory / "world.ttl").write_text(TURTLE, encoding="utf-8")
+    server = start_oxigraph(directory / "world.ttl", directory / "store", free_port())
+    yield SparqlEndpoint(server.url, "refbot/test (ops@example.org)", timeout=10.0, retries=0)
+    server.stop()
+
+
+def asker(store, model: Scripted, candidates: int = 3) -> tuple[Asker, Recording]:
+    endpoint = Recording(store)
+    return Asker(model, endpoint, ASK_SPARQL, candidates=candidates, limit=50,
+                 labels=lambda ids: {"Q1001": "Ada", "Q1004": "Dana"}), endpoint
+
+
+def test_the_prompt_shows_the_fragment_and_the_queries_are_extracted_from_the_answers(store):
+    model = Scripted([UNSOURCED_CZECH, "Here it is: SELECT ?item WHERE { ?item wdt:P27 wd:Q213 }", UNSOURCED_CZECH])
+    ask, endpoint = asker(store, model)
+    answer = ask.ask("awards of Czech people that cite nothing", LINKS, TRIPLES)
+    prompt = model.asked[0][1]["content"]
+    assert "Question: awards of Czech people that cite nothing" in prompt
+    assert '- item Q213 "Czechia"' in prompt and "Q213 instance of (P31) Q6256 \"country\"" in prompt
+    assert "its statements need a reference" in prompt and "LIMIT 50" in prompt
+    assert model.generations[0].temperature == 0.0 and model.generations[1].temperature > 0
+    assert answer.candidates[0].items == ["Q1001"], "referenced and deprecated statements are left out"
+    assert answer.candidates[1].written.startswith("SELECT ?item") and answer.candidates[1].items
+    assert answer.candidates[2].same_as == 1 and len(endpoint.sent) == 2, "an equal candidate is not run again"
+    assert all(text.rstrip().endswith("LIMIT 50") for text in endpoint.sent)
+    assert answer.prompt_tokens >= 300 and answer.completion_tokens == 120
+
+
+def test_a_refused_candidate_is_repaired_once_with_the_reason_and_never_sent(store):
+    unsafe = "```sparql\nDELETE WHERE { ?item ?p ?o }\n```"
+    service = ("```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 . "
+               "SERVICE wikibase:label { bd:serviceParam wikibase:language 'en' } }\n```")
+    model = Scripted([unsafe, UNSOURCED_CZECH, service, service])
+    ask, endpoint = asker(store, model, candidates=2)
+    answer = ask.ask("awards of Czech people that cite nothing", LINKS, TRIPLES)
+    first, second = answer.candidates
+    assert first.repaired.startswith("DELETE changes data") and first.valid and not first.refused
+    assert "DELETE changes data" in model.asked[1][-1]["content"] and model.asked[1][-2]["role"] == "assistant"
+    assert second.refused.startswith("SERVICE") and not second.valid and second.items == []
+    assert len(endpoint.sent) == 1 and "DELETE" not in endpoint.sent[0] and "SERVICE" not in endpoint.sent[0]
+    assert answer.chosen is first and answer.why == "the only candidate that returned items"
+
+
+def test_candidates_with_the_same_items_choose_the_simplest_and_different_ones_ask_the_model(store):
+    same = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 ; p:P166 ?s . ?s wikibase:rank ?r . " \
+           "FILTER(?r != wikibase:DeprecatedRank) FILTER NOT EXISTS { ?s prov:wasDerivedFrom ?x } }\n```"
+    answer = asker(store, Scripted([UNSOURCED_CZECH, same]), candidates=2)[0].ask("q", LINKS, TRIPLES)
+    assert answer.chosen.number == 2 and "same items" in answer.why  # the shorter query
+
+    model = Scripted([UNSOURCED_CZECH, ALL_CZECH], letters={"a": 0.2, "b": 0.8})
+    answer = asker(store, model, candidates=2)[0].ask("awards of Czech people", LINKS, TRIPLES)
+    assert answer.chosen.number == 2 and answer.chosen.items == ["Q1001", "Q1002", "Q1004"]
+    assert "the model chose candidate 2" in answer.why
+    options = model.choices[0]
+    assert "a) 1 item(s): Ada (Q1001)" in options and "b) 3 item(s): Ada (Q1001), Q1002, Dana (Q1004)" in options
+
+    tie = Scripted([UNSOURCED_CZECH, ALL_CZECH], letters={"a": 0.5, "b": 0.5})
+    assert asker(store, tie, candidates=2)[0].ask("q", LINKS, TRIPLES).chosen.number == 2  # the simpler query
+
+
+def test_no_items_or_no_valid_candidate_chooses_nothing_and_says_why(store):
+    empty = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 ; wdt:P31 wd:Q6256 }\n```"
+    answer = asker(store, Scripted([empty]), candidates=1)[0].ask("q", LINKS, TRIPLES)
+    assert answer.chosen is None and answer.why == "no candidate returned items"
+    unknown = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q999 }\n```"
+    answer = asker(store, Scripted([unknown, unknown]), candidates=1)[0].ask("q", LINKS, TRIPLES)
+    assert answer.chosen is None and answer.why == "no candidate could be run"
+    assert answer.candidates[0].refused.startswith("unknown Wikidata id(s) Q999")
+
+
+def test_templates_keep_sparql_braces_and_answers_yield_their_query():
+    assert fill("{question} { ?item ?p ?o } LIMIT {limit}", question="q?", limit=5) == "q? { ?item ?p ?o } LIMIT 5"
+    assert extracted("Sure!\n```sparql\nSELECT ?item WHERE {}\n```\nDone.") == "SELECT ?item WHERE {}"
+    assert extracted("PREFIX x: <http://x/>\nSELECT ?item WHERE {}").startswith("PREFIX x:")
+    assert extracted("```\nSELECT ?item WHERE {}") == "SELECT ?item WHERE {}"
