@@ -26,7 +26,7 @@ SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key", "apply_password"})
 FROM_ENVIRONMENT_ONLY = frozenset({"apply_password"})
 # Configuration file sections; a field named <section>_<key> is written as "key" in [section], others in [refbot].
 SECTIONS = ("judge", "properties", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata",
-            "check", "run", "review", "apply")
+            "check", "run", "ask", "review", "apply")
 
 
 def section_key(name: str) -> tuple[str, str]:
@@ -141,6 +141,9 @@ class Options:
     # Scheduled runs ([run]): the ledger that makes a run resumable, and how long a checked statement rests.
     run_ledger: Path = Path("reports/runs.sqlite")
     run_recheck_days: float = 30.0
+    # Worklists asked in plain words ([ask]): candidate queries the model writes, and the most items one returns.
+    ask_candidates: int = 3
+    ask_limit: int = 500
     # Curators' review ([review]): the name decisions are recorded with.
     review_curator: str = ""
     # Writes ([apply]): the BotPassword login name (Example@refbot); its password from REFBOT_APPLY_PASSWORD or
@@ -262,6 +265,8 @@ def _check(options: Options) -> Options:
         (options.check_paragraphs < 1, "check paragraphs must be at least 1"),
         (options.check_workers < 1, "check workers must be at least 1"),
         (options.run_recheck_days < 0, "run recheck_days cannot be negative"),
+        (not 1 <= options.ask_candidates <= 8, "ask candidates must be between 1 and 8"),
+        (not 1 <= options.ask_limit <= 10_000, "ask limit must be between 1 and 10000"),
         (options.properties_cache_days < 0, "properties cache_days cannot be negative"),
         (options.apply_edit_delay < 0 or options.apply_retry_wait < 0 or options.apply_retries < 0,
          "apply edit_delay, retries and retry_wait cannot be negative"),

@@ -29,6 +29,8 @@ find list show give me items statements cite cites citing nothing no none not ne
 sourced reference references referenced unreferenced unsourced lack lacking missing many much
 """.split())
 
+# Prepositions that end many property labels ("educated at", "instance of", "located in"): they may end an n-gram.
+ENDING = frozenset("of at in for by on from with to".split())
 WORD = re.compile(r"[\w][\w'’.-]*[\w]|[\w]")
 
 
@@ -74,12 +76,14 @@ def words(question: str) -> list[str]:
 
 
 def ngrams(tokens: Sequence[str], *, longest: int = MAX_WORDS) -> list[tuple[int, int]]:
-    """(start, end) spans, longest first and left to right within a length; none starts or ends on a stop word."""
+    """(start, end) spans, longest first and left to right within a length; none starts on a stop word, and none
+    ends on one but a preposition after another word (as in "educated at")."""
     spans = []
     for size in range(min(longest, len(tokens)), 0, -1):
         for start in range(len(tokens) - size + 1):
             end = start + size
-            if tokens[start].casefold() in STOPWORDS or tokens[end - 1].casefold() in STOPWORDS:
+            last = tokens[end - 1].casefold()
+            if tokens[start].casefold() in STOPWORDS or (last in STOPWORDS and not (size > 1 and last in ENDING)):
                 continue
             spans.append((start, end))
     return spans

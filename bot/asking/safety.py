@@ -168,3 +168,19 @@ def _ids(algebra: Any) -> list[str]:
                     found.add(iri[len(namespace):])
                     break
     return sorted(found, key=lambda i: (i[0], int(i[1:])))
+
+
+def statement_properties(text: str) -> list[str]:
+    """The properties whose statement nodes a query reaches (``p:P166``), in id order; [] when it does not parse."""
+    from rdflib.plugins.sparql.algebra import translateQuery
+    from rdflib.plugins.sparql.parser import parseQuery
+    from rdflib.term import URIRef
+
+    try:
+        algebra = translateQuery(parseQuery(prologue(text) + text)).algebra
+    except Exception:  # noqa: BLE001 (check() says why)
+        return []
+    namespace = PREFIXES["p"]
+    found = {str(node)[len(namespace):] for node in _walk(algebra)
+             if isinstance(node, URIRef) and str(node).startswith(namespace)}
+    return sorted((pid for pid in found if re.fullmatch(r"P[1-9][0-9]{0,11}", pid)), key=lambda pid: int(pid[1:]))

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.arguments import EXIT_OK, clip, id_list, positive_int, sparql_options
+from bot.cli import asking
+from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, clip, id_list, positive_int, sparql_options
 from bot.options import Options
 from bot.redaction import redact_url
 
@@ -39,6 +40,7 @@ def add_parsers(commands: Any) -> None:
                         help="start the worklist after this item (to resume a listing)")
     select.add_argument("--json", action="store_true",
                         help="print JSON Lines, one statement each, for later stages instead of a table")
+    asking.add_arguments(select, source)
     sparql_options(select)
 
     properties = commands.add_parser(
@@ -66,12 +68,13 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Combinations argparse cannot express."""
     if args.command != "select":
         return
-    chosen = [name for name, given in (("QID", args.qids), ("--items", args.items), ("--query", args.query))
-              if given]
+    asking.validate(parser, args)
+    chosen = [name for name, given in (("QID", args.qids), ("--items", args.items), ("--query", args.query),
+                                       ("--ask", args.ask)) if given]
     if len(chosen) > 1:
         parser.error(f"{' and '.join(chosen)} cannot be combined: name the items one way")
     if not chosen and not args.property:
-        parser.error("name items (QID, --items FILE or --query) or a --property for a worklist")
+        parser.error("name items (QID, --items FILE, --query or --ask) or a --property for a worklist")
     if not chosen and len(args.property) > 1:
         parser.error("a worklist is for one --property at a time")
     if args.after and chosen:
@@ -83,7 +86,15 @@ def run_select(args: argparse.Namespace, options: Options) -> int:
     from bot.selection.worklists import Worklist, select
 
     properties = args.property or ()
-    if args.items:
+    endpoint = make_endpoint(options)
+    if args.ask:
+        asked, _ = asking.ask_worklist(args, options, endpoint)
+        if asked is None:
+            return EXIT_PARTIAL
+        worklist = asked if not properties else Worklist.of_items(asked.items, properties=properties,
+                                                                  source=asked.source)
+        args.limit = args.limit or asking.FIRST_PAGE
+    elif args.items:
         worklist = Worklist.from_file(args.items, properties=properties)
     elif args.query:
         worklist = Worklist.from_query(args.query, properties=properties)
@@ -91,7 +102,6 @@ def run_select(args: argparse.Namespace, options: Options) -> int:
         worklist = Worklist.of_items(args.qids, properties=properties)
     else:
         worklist = Worklist.for_property(args.property[0], properties=properties)
-    endpoint = make_endpoint(options)
     printer = _StatementPrinter(args.json)
     skipped = 0
     cut_at: str | None = None  # the first item not printed in full when --limit stopped the listing

@@ -54,13 +54,27 @@ def _dies_with_parent() -> Callable[[], None] | None:
     return arrange
 
 
-def start_oxigraph(turtle: Path, store: Path, port: int) -> Oxigraph:
-    """Load ``turtle`` into a store at ``store`` and serve it read-only on 127.0.0.1:``port``."""
+# The truthy triples the Query Service derives from best-rank statements (``wdt:``), for a store written as
+# statements only (``p:``/``ps:``, each best-rank statement typed ``wikibase:BestRank``, as WDQS's RDF has them).
+TRUTHY = """PREFIX wikibase: <http://wikiba.se/ontology#>
+INSERT { ?item ?direct ?value } WHERE {
+  ?property wikibase:claim ?claim ; wikibase:statementProperty ?statementProperty ; wikibase:directClaim ?direct .
+  ?item ?claim ?statement .
+  ?statement a wikibase:BestRank ; ?statementProperty ?value .
+}"""
+
+
+def start_oxigraph(turtle: Path, store: Path, port: int, *, truthy: bool = False) -> Oxigraph:
+    """Load ``turtle`` into a store at ``store`` (with ``truthy``: and derive the ``wdt:`` triples of its best-rank
+    statements) and serve it read-only on 127.0.0.1:``port``."""
     import requests
 
     binary = oxigraph_binary()
     loaded = subprocess.run([binary, "load", "--location", str(store), "--file", str(turtle)],
                             capture_output=True, text=True)
+    if loaded.returncode == 0 and truthy:
+        loaded = subprocess.run([binary, "update", "--location", str(store), "--update", TRUTHY],
+                                capture_output=True, text=True)
     if loaded.returncode != 0:
         raise ServiceError(f"could not load {turtle.name}: {loaded.stderr.strip()[-300:]}", service="Oxigraph",
                            url=str(store))

@@ -153,7 +153,7 @@ class DemoWorld:
         import tempfile
 
         self._store = Path(tempfile.mkdtemp(prefix="refbot-demo-store-", dir=self.workdir))
-        self._oxigraph = start_oxigraph(self.data / "world.ttl", self._store, free_port())
+        self._oxigraph = start_oxigraph(self.data / "world.ttl", self._store, free_port(), truthy=True)
 
     # -- addresses -------------------------------------------------------------------------------------------
     def base(self, site: str) -> str:

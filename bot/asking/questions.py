@@ -1,0 +1,99 @@
+"""`refbot select --ask` as a library call: the clients the options name (the SPARQL endpoint, the Wikidata API's
+search, the judge's model) wired to the pure stages, and what an answer leaves behind — the saved query and the
+JSON record of how it was chosen."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot import __version__
+from bot.asking.ask import Answer, Asker
+from bot.asking.entities import EntitySearch
+from bot.asking.fragment import defining_triples
+from bot.asking.linking import link
+from bot.asking.properties import IndexCache, property_index
+from bot.asking.safety import statement_properties
+from bot.errors import InputError
+from bot.options import Options
+from bot.prompts import ASK_SPARQL
+
+if TYPE_CHECKING:
+    from bot.judge.backend import Backend
+    from bot.selection.endpoint import SparqlEndpoint
+
+MAX_QUESTION = 500  # characters
+
+
+def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint | None = None,
+                    backend: Backend | None = None, candidates: int | None = None) -> Answer:
+    """Link the question, show the model its fragment, check and run its candidates, choose one."""
+    from bot.documents import make_services, make_session
+    from bot.judge import make_backend
+    from bot.selection import make_endpoint
+    from bot.selection.terms import fetch_terms
+
+    question = " ".join(question.split())
+    if not question:
+        raise InputError("the question is empty", hint='ask in words, e.g. --ask "awards of Czech chemists"')
+    if len(question) > MAX_QUESTION:
+        raise InputError(f"the question is {len(question)} characters long; at most {MAX_QUESTION} are taken")
+    endpoint = endpoint or make_endpoint(options)
+    language = options.languages[0]
+    index = property_index(endpoint, IndexCache(options.properties_cache, options.properties_cache_days), language,
+                           date.today())
+    search = EntitySearch(make_services(options, make_session(options, cache=False)), options.wikidata_api_url,
+                          language)
+    links = link(question, index, search)
+    triples = defining_triples(endpoint, [item.id for item in links if item.kind == "entity"], language)
+
+    def labels(ids: Any) -> dict[str, str]:
+        return {entity: terms.label for entity, terms in fetch_terms(endpoint, ids, options.languages).items()
+                if terms.label}
+
+    asker = Asker(backend or make_backend(options), endpoint, ASK_SPARQL,
+                  candidates=candidates or options.ask_candidates, limit=options.ask_limit, labels=labels)
+    return asker.ask(question, links, triples)
+
+
+def worklist_properties(answer: Answer) -> list[str]:
+    """The properties whose statements the chosen query asks about (its ``p:`` patterns) and that need a reference:
+    the statements a run of the worklist checks. Empty: every unsourced statement of the items."""
+    if answer.chosen is None:
+        return []
+    needed = {item.id for item in answer.links if item.kind == "property" and item.citation_needed}
+    return [pid for pid in statement_properties(answer.chosen.sent) if pid in needed]
+
+
+def record(answer: Answer, *, model: str) -> dict[str, Any]:
+    """What a saved query's JSON record holds: enough to see again how it was chosen."""
+    return {
+        "question": answer.question, "refbot": __version__, "model": model, "template": ASK_SPARQL.id,
+        "asked": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "links": [asdict(item) for item in answer.links], "fragment": answer.fragment,
+        "candidates": [{"number": c.number, "written": c.written, "sent": c.sent, "refused": c.refused,
+                        "repaired": c.repaired, "items": len(c.items), "error": c.error, "same_as": c.same_as}
+                       for c in answer.candidates],
+        "chosen": answer.chosen.number if answer.chosen else None, "why": answer.why,
+        "prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
+        "seconds": round(answer.seconds, 2)}
+
+
+def save(answer: Answer, path: Path, *, model: str) -> tuple[Path, Path]:
+    """The chosen query at ``path`` (the question as a comment first), its record beside it (``.json``)."""
+    if answer.chosen is None:
+        raise InputError(f"nothing to save: {answer.why}", hint="ask again in other words, or with --explain")
+    if path.suffix != ".rq":
+        raise InputError(f"{path} does not end in .rq", hint="save the query as a .rq file for --query")
+    question = " ".join(answer.question.split())
+    header = (f"# {question}\n# Written by {model} for `refbot select --ask` (refbot {__version__}); chosen: "
+              f"{answer.why}.\n# How: {path.with_suffix('.json').name}\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(header + answer.chosen.sent.rstrip() + "\n", encoding="utf-8")
+    beside = path.with_suffix(".json")
+    beside.write_text(json.dumps(record(answer, model=model), ensure_ascii=False, indent=1) + "\n",
+                      encoding="utf-8")
+    return path, beside

@@ -1,0 +1,91 @@
+"""``refbot select --ask "QUESTION"``: the query a model wrote for the question, why it was chosen, and (through
+``refbot select``) the first page of its worklist; ``--save`` keeps the query for ``--query`` and scheduled runs,
+``--explain`` shows how it was found (``bot.asking``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.cli.arguments import clip, positive_int
+from bot.options import Options
+
+if TYPE_CHECKING:
+    from bot.asking.ask import Answer
+    from bot.selection.endpoint import SparqlEndpoint
+    from bot.selection.worklists import Worklist
+
+FIRST_PAGE = 20  # statements listed after an asked query unless --limit says otherwise
+
+
+def add_arguments(parser: argparse.ArgumentParser, source: Any) -> None:
+    source.add_argument("--ask", metavar="QUESTION",
+                        help="name the items in plain words: a model writes the SPARQL from the terms of the graph "
+                             "the question names, refbot checks and runs it (e.g. \"awards of Czech chemists that "
+                             "cite nothing\")")
+    parser.add_argument("--save", type=Path, metavar="FILE.rq",
+                        help="with --ask: keep the chosen query (and FILE.json, how it was chosen) for --query")
+    parser.add_argument("--explain", action="store_true",
+                        help="with --ask: show the linked terms, the fragment, every candidate and the tokens spent")
+    parser.add_argument("--candidates", dest="ask_candidates", type=positive_int, metavar="N",
+                        help="with --ask: queries the model writes ([ask] candidates, 3)")
+
+
+def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if not args.ask and (args.save or args.explain or args.ask_candidates):
+        parser.error("--save, --explain and --candidates go with --ask")
+
+
+def ask_worklist(args: argparse.Namespace, options: Options,
+                 endpoint: SparqlEndpoint) -> tuple[Worklist | None, Answer]:
+    """Answer the question (printing the query and, with --explain, how); the worklist of its items, or None."""
+    from bot.asking.questions import answer_question, save, worklist_properties
+    from bot.selection.worklists import Worklist
+
+    answer = answer_question(options, args.ask, endpoint=endpoint, candidates=options.ask_candidates)
+    model = options.judge_model if options.judge_backend == "transformers" else f"{options.judge_model} (served)"
+    if args.explain:
+        explain(answer)
+    if answer.chosen is None:
+        print(f"refbot select: no query: {answer.why}", file=sys.stderr)
+        return None, answer
+    print(f"# {answer.question}\n# chosen: {answer.why}; {len(answer.chosen.items)} item(s)")
+    print(answer.chosen.sent.rstrip())
+    print()
+    if args.save:
+        query, beside = save(answer, args.save, model=model)
+        print(f"refbot select: saved {query} (and {beside.name}); run it with `refbot run --query {query}`",
+              file=sys.stderr)
+    properties = worklist_properties(answer)
+    return Worklist.of_items(answer.chosen.items, properties=properties, source=f"question {args.ask!r}"), answer
+
+
+def explain(answer: Answer) -> None:
+    print("== terms linked ==")
+    for item in answer.links:
+        need = ", needs a reference" if item.citation_needed else ""
+        print(f"  {item.kind:<8} {item.id:<10} {clip(item.label, 36):<36} ← \"{item.words}\" "
+              f"({item.score:.2f}{need})")
+    if not answer.links:
+        print("  (none)")
+    print("== fragment shown to the model ==")
+    print("\n".join(f"  {line}" for line in (answer.fragment or "(empty)").splitlines()))
+    print("== candidates ==")
+    for candidate in answer.candidates:
+        if candidate.same_as is not None:
+            state = f"the same as candidate {candidate.same_as}"
+        elif candidate.refused:
+            state = f"refused: {candidate.refused}"
+        elif candidate.error:
+            state = f"the endpoint failed: {candidate.error}"
+        else:
+            state = f"{len(candidate.items)} item(s)"
+        repaired = f" (repaired after: {candidate.repaired})" if candidate.repaired else ""
+        chosen = "  ← chosen" if candidate is answer.chosen else ""
+        print(f"  {candidate.number}. {state}{repaired}{chosen}")
+        print("\n".join(f"     {line}" for line in candidate.written.splitlines()))
+    print(f"== {answer.prompt_tokens} prompt and {answer.completion_tokens} completion tokens, "
+          f"{answer.seconds:.1f} s; {answer.why} ==")
+    print()

@@ -1,0 +1,93 @@
+"""`refbot select --ask` on the demo world: the real small model behind llama.cpp's server writes the candidates,
+the demo's Oxigraph store and Wikibase stand-in answer; and a saved query is a worklist for `--query`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.asking.ask import Asker
+from bot.asking.fragment import defining_triples
+from bot.asking.linking import Link
+from bot.asking.questions import save, worklist_properties
+from bot.asking.safety import check
+from bot.demo.world import DemoWorld
+from bot.prompts import ASK_SPARQL
+from bot.selection.endpoint import SparqlEndpoint
+from conftest import ROOT
+from test_asking_ask import Scripted
+
+QUESTION = "awards of people educated at Charles University that cite nothing"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with DemoWorld(workdir=tmp_path_factory.mktemp("demo")) as running:
+        yield running
+
+
+def refbot(tmp_path: Path, world: DemoWorld, *args: str, judge_url: str = "") -> subprocess.CompletedProcess:
+    ini = tmp_path / "refbot.ini"
+    ini.write_text(
+        "[refbot]\ncontact = refbot-tests@example.org\n"
+        f"[sparql]\nendpoint = {world.sparql_url}\n"
+        f"[wikidata]\napi_url = {world.base('wikidata')}/w/api.php\n"
+        f"[properties]\ncache = {tmp_path / 'properties'}\n"
+        f"[judge]\nbackend = openai\nurl = {judge_url or 'http://127.0.0.1:9/v1'}\n"
+        "[fetch]\nallow_addresses = 127.0.0.1\n", encoding="utf-8")
+    environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
+    environ["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-m", "bot.cli", "--config", str(ini), *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env=environ)
+
+
+@pytest.mark.model
+def test_select_ask_links_the_question_and_shows_every_candidate_with_the_test_model(world, llama_server, tmp_path):
+    result = refbot(tmp_path, world, "select", "--ask", QUESTION, "--explain", "--candidates", "2",
+                    judge_url=llama_server.url)
+    assert result.returncode in (0, 1), result.stderr
+    out = result.stdout
+    terms = out.split("== fragment shown to the model ==")[0]
+    assert re.search(r"property +P166 +award received +← \"awards\" \(1\.00, needs a reference\)", terms), out
+    assert re.search(r"property +P69 +educated at +← \"educated at\"", terms)
+    assert re.search(r"entity +Q990215 +Charles University +← \"Charles University\"", terms)
+    assert "item Q990215 \"Charles University\"" in out
+    assert [int(n) for n in re.findall(r"^  (\d)\. ", out, re.MULTILINE)] == [1, 2]
+    assert re.search(r"== \d+ prompt and \d+ completion tokens", out)
+    if result.returncode == 0:  # a query was chosen: it is printed as sent, and it passed the checker
+        sent = out.split("# chosen: ", 1)[1].split("\n", 1)[1].split("\n\n", 1)[0]
+        assert sent.rstrip().endswith("LIMIT 500") and "SERVICE" not in sent.upper()
+        check(sent, limit=500, known=set(re.findall(r"\b[PQ]\d+\b", terms)) | {"P31", "P279"})
+    else:
+        assert "refbot select: no query:" in result.stderr
+
+
+def test_a_saved_answer_is_a_query_file_for_select_query_with_its_record(world, tmp_path):
+    endpoint = SparqlEndpoint(world.sparql_url, "refbot/test (ops@example.org)", timeout=10.0, retries=0)
+    links = [Link("property", "P166", "award received", "", "awards", 1.0, True),
+             Link("property", "P69", "educated at", "", "educated at", 1.0, True),
+             Link("entity", "Q990215", "Charles University", "", "Charles University", 1.0)]
+    written = ("```sparql\nSELECT DISTINCT ?item WHERE {\n  ?item wdt:P69 wd:Q990215 .\n  ?item p:P166 ?statement .\n"
+               "  ?statement wikibase:rank ?rank .\n  FILTER(?rank != wikibase:DeprecatedRank)\n"
+               "  FILTER NOT EXISTS { ?statement prov:wasDerivedFrom ?reference . }\n}\n```")
+    answer = Asker(Scripted([written]), endpoint, ASK_SPARQL, candidates=1, limit=500).ask(
+        QUESTION, links, defining_triples(endpoint, ["Q990215"], "en"))
+    assert answer.chosen is not None and answer.chosen.items, answer.why
+    assert worklist_properties(answer) == ["P166"], "the statements the question is about, not its filters"
+    query, beside = save(answer, tmp_path / "asked" / "awards.rq", model="scripted")
+    assert query.read_text(encoding="utf-8").startswith(f"# {QUESTION}\n")
+    kept = json.loads(beside.read_text(encoding="utf-8"))
+    assert kept["question"] == QUESTION and kept["chosen"] == 1 and kept["candidates"][0]["items"] == len(
+        answer.chosen.items)
+
+    listed = refbot(tmp_path, world, "select", "--query", str(query), "--property", "P166", "--json")
+    assert listed.returncode == 0, listed.stderr
+    statements = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert statements and {s["item"] for s in statements} <= set(answer.chosen.items)
+    assert {s["property"] for s in statements} == {"P166"}
