@@ -38,15 +38,18 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         parser.error("--save, --explain and --candidates go with --ask")
 
 
-def ask_worklist(args: argparse.Namespace, options: Options,
-                 endpoint: SparqlEndpoint) -> tuple[Worklist | None, Answer]:
-    """Answer the question (printing the query and, with --explain, how); the worklist of its items, or None."""
+def ask_worklist(args: argparse.Namespace, options: Options, endpoint: SparqlEndpoint, *,
+                 properties: tuple[str, ...] = (), limit: int | None = None,
+                 by_query: bool = False) -> tuple[Worklist | None, Answer]:
+    """Answer the question (printing the query and, with --explain, how); the worklist of its items (``by_query``:
+    of the query, which a resumed run recognises), or None. ``properties``: the user's, else the question's."""
     from bot.asking.questions import answer_question, save, worklist_properties
+    from bot.selection.binding import Query
     from bot.selection.worklists import Worklist
 
     answer = answer_question(options, args.ask, endpoint=endpoint, candidates=options.ask_candidates)
     model = options.judge_model if options.judge_backend == "transformers" else f"{options.judge_model} (served)"
-    if args.explain:
+    if getattr(args, "explain", False):
         explain(answer)
     if answer.chosen is None:
         print(f"refbot select: no query: {answer.why}", file=sys.stderr)
@@ -54,12 +57,15 @@ def ask_worklist(args: argparse.Namespace, options: Options,
     print(f"# {answer.question}\n# chosen: {answer.why}; {len(answer.chosen.items)} item(s)")
     print(answer.chosen.sent.rstrip())
     print()
-    if args.save:
+    if getattr(args, "save", None):
         query, beside = save(answer, args.save, model=model)
         print(f"refbot select: saved {query} (and {beside.name}); run it with `refbot run --query {query}`",
               file=sys.stderr)
-    properties = worklist_properties(answer)
-    return Worklist.of_items(answer.chosen.items, properties=properties, source=f"question {args.ask!r}"), answer
+    source = f"question {answer.question!r}"
+    properties = properties or tuple(worklist_properties(answer))
+    if by_query:
+        return Worklist(source, query=Query(source, answer.chosen.sent), properties=properties, limit=limit), answer
+    return Worklist.of_items(answer.chosen.items, properties=properties, source=source, limit=limit), answer
 
 
 def explain(answer: Answer) -> None:

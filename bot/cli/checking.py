@@ -42,6 +42,9 @@ def add_parsers(commands: Any) -> None:
     source.add_argument("--query", metavar="NAME|FILE.rq", help="a SPARQL query whose ?item column names the items")
     source.add_argument("--worklist", type=id_list("property"), metavar="PID",
                         help="items with unsourced statements of this property")
+    source.add_argument("--ask", metavar="QUESTION",
+                        help="the items a question in plain words names (as `refbot select --ask`; save the query "
+                             "with `select --ask --save` to run the same items again)")
     run.add_argument("--property", type=id_list("property"), action="extend", metavar="PID",
                      help="only statements of this property (repeatable)")
     run.add_argument("--limit", type=positive_int, metavar="N", help="check at most N statements in this run")
@@ -133,9 +136,19 @@ def run_run(args: argparse.Namespace, options: Options) -> int:
     from bot.selection.worklists import Worklist
 
     narrowed = {"properties": args.property or (), "limit": args.limit}
-    worklist = Worklist.from_file(args.items, **narrowed) if args.items else \
-        Worklist.from_query(args.query, **narrowed) if args.query else \
-        Worklist.for_property(args.worklist[0], **narrowed)
+    if args.ask:
+        from bot.cli.asking import ask_worklist
+        from bot.selection import make_endpoint
+
+        asked, _ = ask_worklist(args, options, make_endpoint(options), properties=tuple(args.property or ()),
+                                limit=args.limit, by_query=True)
+        if asked is None:
+            return EXIT_PARTIAL
+        worklist = asked
+    else:
+        worklist = Worklist.from_file(args.items, **narrowed) if args.items else \
+            Worklist.from_query(args.query, **narrowed) if args.query else \
+            Worklist.for_property(args.worklist[0], **narrowed)
     with Run.open(options, worklist, new=args.new) as run:
         if not args.quiet:
             state = f"resuming run {run.id} ({run.done_before} done)" if run.resumed else f"run {run.id}"

@@ -88,11 +88,10 @@ def run_select(args: argparse.Namespace, options: Options) -> int:
     properties = args.property or ()
     endpoint = make_endpoint(options)
     if args.ask:
-        asked, _ = asking.ask_worklist(args, options, endpoint)
+        asked, _ = asking.ask_worklist(args, options, endpoint, properties=tuple(properties))
         if asked is None:
             return EXIT_PARTIAL
-        worklist = asked if not properties else Worklist.of_items(asked.items, properties=properties,
-                                                                  source=asked.source)
+        worklist = asked
         args.limit = args.limit or asking.FIRST_PAGE
     elif args.items:
         worklist = Worklist.from_file(args.items, properties=properties)
