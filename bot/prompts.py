@@ -212,24 +212,27 @@ ASK_SPARQL = SparqlTemplate(
         "You write SPARQL 1.1 SELECT queries for Wikidata's graph. Rules:\n"
         "- Return the query only, in a ```sparql block.\n"
         "- SELECT DISTINCT ?item, and nothing the question does not need.\n"
-        "- Use only the ids listed under Terms; never guess another id.\n"
+        "- Use only the ids listed under Terms, with the patterns shown there; never guess another id.\n"
         "- The prefixes wd: wdt: p: ps: pq: wikibase: prov: rdfs: are declared already.\n"
-        "- A property's value: ?item wdt:P27 wd:Q213 . A class and its subclasses: ?item wdt:P31/wdt:P279* wd:Q5 .\n"
-        "- A statement, to ask about its references: ?item p:P166 ?statement . ?statement ps:P166 ?value .\n"
-        "- A statement without a reference, not deprecated: ?statement wikibase:rank ?rank . "
-        "FILTER(?rank != wikibase:DeprecatedRank) FILTER NOT EXISTS { ?statement prov:wasDerivedFrom ?reference . }\n"
-        "- Dates: FILTER(YEAR(?date) >= 1801 && YEAR(?date) <= 1900). No SERVICE, no FROM."),
+        "- Members of a class and its subclasses: ?item wdt:P31/wdt:P279* wd:Q… .\n"
+        "- Years: FILTER(YEAR(?date) >= 1801 && YEAR(?date) <= 1900). Absence: FILTER NOT EXISTS { … }.\n"
+        "- Counting statements: GROUP BY ?item HAVING (COUNT(DISTINCT ?statement) >= 2).\n"
+        "- No SERVICE, no FROM."),
     user=(
-        "Example.\nQuestion: people educated at Charles University whose employer has no reference\n"
-        "Terms:\n- property P69 \"educated at\"\n- item Q31519 \"Charles University\"\n"
-        "- property P108 \"employer\"; its statements need a reference\n"
-        "```sparql\nSELECT DISTINCT ?item WHERE {\n  ?item wdt:P69 wd:Q31519 .\n  ?item p:P108 ?statement .\n"
-        "  ?statement wikibase:rank ?rank .\n  FILTER(?rank != wikibase:DeprecatedRank)\n"
+        "Example.\nQuestion: mountains in Nepal whose elevation has no reference\nTerms:\n"
+        "- item Q8502 \"mountain\"\n- item Q837 \"Nepal\"\n- property P17 \"country\"\n"
+        "    its value: ?item wdt:P17 ?value .\n"
+        "- property P2044 \"elevation above sea level\"; its statements need a reference\n"
+        "    its statements without a reference: ?item p:P2044 ?statement . ?statement wikibase:rank ?rank . "
+        "FILTER(?rank != wikibase:DeprecatedRank) FILTER NOT EXISTS { ?statement prov:wasDerivedFrom ?reference . }\n"
+        "```sparql\nSELECT DISTINCT ?item WHERE {\n  ?item wdt:P31/wdt:P279* wd:Q8502 .\n  ?item wdt:P17 wd:Q837 .\n"
+        "  ?item p:P2044 ?statement .\n  ?statement wikibase:rank ?rank .\n"
+        "  FILTER(?rank != wikibase:DeprecatedRank)\n"
         "  FILTER NOT EXISTS { ?statement prov:wasDerivedFrom ?reference . }\n}\nLIMIT {limit}\n```\n\n"
         "Question: {question}\nTerms:\n{fragment}\n"),
     repair=(
         "This query was refused: {reason}\n```sparql\n{query}\n```\n"
-        "Write the query again, following the rules, in a ```sparql block."),
+        "The ids you may use: {ids}. Write the query again, following the rules, in a ```sparql block."),
     choose=(
         "Question: {question}\nEach query below was run; a sample of the items it returned is shown.\n\n{options}\n\n"
         "Which query answers the question? Answer with its letter only: {letters}."),

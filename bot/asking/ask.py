@@ -76,6 +76,10 @@ def extracted(answer: str) -> str:
     return answer[start.start():].strip() if start else answer.strip()
 
 
+def _id_order(entity: str) -> tuple[str, int]:
+    return entity[0], int(entity[1:])
+
+
 def _normalised(query: str) -> str:
     return " ".join(query.split()).casefold()
 
@@ -129,8 +133,8 @@ class Asker:
         except QueryRefused as refusal:
             candidate.repaired = str(refusal)
             again = [*messages, {"role": "assistant", "content": answer},
-                     {"role": "user", "content": fill(self.template.repair, query=candidate.written,
-                                                      reason=refusal)}]
+                     {"role": "user", "content": fill(self.template.repair, query=candidate.written, reason=refusal,
+                                                      ids=", ".join(sorted(known, key=_id_order)))}]
             candidate.written = extracted(self._complete(again, number))
             try:
                 checked = check(candidate.written, limit=self.limit, known=known)

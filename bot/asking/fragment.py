@@ -55,6 +55,9 @@ def fragment_text(links: Iterable[Link], triples: Mapping[str, Sequence[Triple]]
             need = "; its statements need a reference" if item.citation_needed else ""
             lines.append(f"- property {item.id} {_quoted(item.label)} (the question's \"{item.words}\""
                          f"{need}): {item.description or 'no description'}")
+            lines.append(f"    its value: ?item wdt:{item.id} ?value .")
+            if item.citation_needed:
+                lines.append(f"    its statements without a reference: {unsourced_pattern(item.id)}")
         else:
             lines.append(f"- item {item.id} {_quoted(item.label)} (the question's \"{item.words}\"): "
                          f"{item.description or 'no description'}")
@@ -63,6 +66,14 @@ def fragment_text(links: Iterable[Link], triples: Mapping[str, Sequence[Triple]]
                 lines.append(f"    {item.id} {DEFINING.get(triple.property_id, triple.property_id)} "
                              f"({triple.property_id}) {value}")
     return "\n".join(lines)
+
+
+def unsourced_pattern(property_id: str, statement: str = "?statement") -> str:
+    """The project's convention for a statement that needs a reference, as the prompt teaches it: not deprecated,
+    and no reference at all (``unsourced-statements.rq`` then applies refbot's finer rule to the items)."""
+    return (f"?item p:{property_id} {statement} . {statement} wikibase:rank ?rank . "
+            f"FILTER(?rank != wikibase:DeprecatedRank) "
+            f"FILTER NOT EXISTS {{ {statement} prov:wasDerivedFrom ?reference . }}")
 
 
 def known_ids(links: Iterable[Link], triples: Mapping[str, Sequence[Triple]]) -> set[str]:

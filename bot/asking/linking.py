@@ -134,6 +134,8 @@ def link(question: str, index: PropertyIndex, lookup: Lookup | None = None, *,
                 continue
             text = " ".join(tokens[start:end])
             ranked = _best_entity(text, lookup(text), entity_match)
+            if ranked is None and _singular(text) != text:  # a prefix search does not find "painter" for "painters"
+                ranked = _best_entity(text, lookup(_singular(text)), entity_match)
             if ranked is not None:
                 found.append((start, ranked))
                 taken[start:end] = [True] * (end - start)

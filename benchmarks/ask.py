@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""`refbot select --ask` measured: 44 worklist questions written for refbot, each with a gold query, over a generated
+Wikidata-shaped world (``benchmarks/ask_world.py``) served on loopback by the demo world's machinery.
+
+    benchmarks/ask.py [--candidates 3] [--kind simple|compound|negation|count] [--first N] [--seed 1]
+                      [--judge transformers|openai] [--judge-url URL] [--model NAME]
+
+It prints, per question, whether the chosen query returns exactly the gold item set (execution accuracy), how many
+candidates were valid, the tokens and seconds; then the totals by kind, questions with no valid candidate, and the
+input tokens a prompt listing the whole property list would need (for this world's properties, and at Wikidata's
+scale: the mean tokens of one property line × 12,500 properties).
+
+Gold sets count statements the way the prompt teaches: not deprecated, no ``prov:wasDerivedFrom`` at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+
+from ask_world import generate  # noqa: E402
+from bot.asking.properties import IndexCache, property_index  # noqa: E402
+from bot.asking.questions import answer_question  # noqa: E402
+from bot.demo.world import DemoWorld  # noqa: E402
+from bot.options import Options, load_options  # noqa: E402
+from bot.selection.binding import Query, entity_id  # noqa: E402
+
+WIKIDATA_PROPERTIES = 12_500
+PREFIXES = """PREFIX wd: <http://www.wikidata.org/entity/>
+PREFIX wdt: <http://www.wikidata.org/prop/direct/>
+PREFIX p: <http://www.wikidata.org/prop/>
+PREFIX ps: <http://www.wikidata.org/prop/statement/>
+PREFIX wikibase: <http://wikiba.se/ontology#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+"""
+
+
+def unsourced(pid: str, n: int = 1) -> str:
+    return (f"?item p:{pid} ?s{n} . ?s{n} wikibase:rank ?r{n} . FILTER(?r{n} != wikibase:DeprecatedRank) "
+            f"FILTER NOT EXISTS {{ ?s{n} prov:wasDerivedFrom ?x{n} . }}")
+
+
+def gold(*patterns: str, having: str = "") -> str:
+    body = " ".join(patterns)
+    if having:
+        return f"SELECT ?item WHERE {{ {body} }} GROUP BY ?item HAVING ({having})"
+    return f"SELECT DISTINCT ?item WHERE {{ {body} }}"
+
+
+def questions(world: dict) -> list[tuple[str, str, str]]:
+    """(kind, question, gold query); a few name the world's own towns, universities and awards."""
+    label = world["labels"]
+    town, uni, uni2, award = (world["towns"][0], world["universities"][0], world["universities"][4],
+                              world["awards"][0])
+    return [
+        ("simple", "people whose date of birth has no reference", gold("?item wdt:P31 wd:Q5 .", unsourced("P569"))),
+        ("simple", "dates of death without a reference", gold(unsourced("P570"))),
+        ("simple", "awards received that cite nothing", gold(unsourced("P166"))),
+        ("simple", "people whose alma mater is unsourced", gold(unsourced("P69"))),
+        ("simple", "employers without a source", gold(unsourced("P108"))),
+        ("simple", "towns whose population needs a source", gold("?item wdt:P31 wd:Q3957 .", unsourced("P1082"))),
+        ("simple", "cities with an unsourced population figure", gold("?item wdt:P31 wd:Q515 .",
+                                                                      unsourced("P1082"))),
+        ("simple", "universities whose inception has no reference", gold("?item wdt:P31 wd:Q3918 .",
+                                                                         unsourced("P571"))),
+        ("simple", "awards whose date of foundation is unsourced", gold("?item wdt:P31 wd:Q618779 .",
+                                                                        unsourced("P571"))),
+        ("simple", "birth dates that cite nothing", gold(unsourced("P569"))),
+        ("simple", "items with an unsourced inception", gold(unsourced("P571"))),
+        ("simple", "human settlements whose population has no reference",
+         gold("?item wdt:P31/wdt:P279* wd:Q486972 .", unsourced("P1082"))),
+        ("simple", "people with an unsourced employer", gold(unsourced("P108"))),
+        ("simple", "prizes received without a reference", gold(unsourced("P166"))),
+        ("simple", "people whose date of death needs a source", gold(unsourced("P570"))),
+        ("simple", "places whose population is not referenced", gold(unsourced("P1082"))),
+        ("compound", "dates of death of Czech painters without a reference",
+         gold("?item wdt:P27 wd:Q213 ; wdt:P106 wd:Q1028181 .", unsourced("P570"))),
+        ("compound", "awards of Polish chemists that cite nothing",
+         gold("?item wdt:P27 wd:Q36 ; wdt:P106 wd:Q593644 .", unsourced("P166"))),
+        ("compound", "birth dates of Austrian architects without a source",
+         gold("?item wdt:P27 wd:Q40 ; wdt:P106 wd:Q42973 .", unsourced("P569"))),
+        ("compound", "employers of German writers that need a reference",
+         gold("?item wdt:P27 wd:Q183 ; wdt:P106 wd:Q36180 .", unsourced("P108"))),
+        ("compound", "population of Slovak towns without a reference",
+         gold("?item wdt:P31 wd:Q3957 ; wdt:P17 wd:Q214 .", unsourced("P1082"))),
+        ("compound", "inception of Czech universities without a source",
+         gold("?item wdt:P31 wd:Q3918 ; wdt:P17 wd:Q213 .", unsourced("P571"))),
+        ("compound", "awards of painters born in the 19th century that cite nothing",
+         gold("?item wdt:P106 wd:Q1028181 ; wdt:P569 ?born . FILTER(YEAR(?born) >= 1801 && YEAR(?born) <= 1900)",
+              unsourced("P166"))),
+        ("compound", "dates of death of chemists born before 1900 without a reference",
+         gold("?item wdt:P106 wd:Q593644 ; wdt:P569 ?born . FILTER(YEAR(?born) < 1900)", unsourced("P570"))),
+        ("compound", "Slovak politicians whose alma mater is unsourced",
+         gold("?item wdt:P27 wd:Q214 ; wdt:P106 wd:Q82955 .", unsourced("P69"))),
+        ("compound", "German cities whose population has no reference",
+         gold("?item wdt:P31 wd:Q515 ; wdt:P17 wd:Q183 .", unsourced("P1082"))),
+        ("compound", f"people born in {label[town]} whose date of birth is unsourced",
+         gold(f"?item wdt:P19 wd:{town} .", unsourced("P569"))),
+        ("compound", f"awards of people educated at {label[uni]} that cite nothing",
+         gold(f"?item wdt:P69 wd:{uni} .", unsourced("P166"))),
+        ("compound", f"employers of people who received the {label[award]} without a reference",
+         gold(f"?item wdt:P166 wd:{award} .", unsourced("P108"))),
+        ("compound", "Czech writers born after 1950 whose date of birth needs a source",
+         gold("?item wdt:P27 wd:Q213 ; wdt:P106 wd:Q36180 ; wdt:P569 ?born . FILTER(YEAR(?born) > 1950)",
+              unsourced("P569"))),
+        ("compound", "Austrian painters whose awards cite nothing",
+         gold("?item wdt:P27 wd:Q40 ; wdt:P106 wd:Q1028181 .", unsourced("P166"))),
+        ("compound", f"architects educated at {label[uni2]} whose employer is unsourced",
+         gold(f"?item wdt:P106 wd:Q42973 ; wdt:P69 wd:{uni2} .", unsourced("P108"))),
+        ("negation", "Czech painters without any award whose date of birth is unsourced",
+         gold("?item wdt:P27 wd:Q213 ; wdt:P106 wd:Q1028181 . FILTER NOT EXISTS { ?item wdt:P166 ?award . }",
+              unsourced("P569"))),
+        ("negation", "people with an unsourced date of birth who have no date of death",
+         gold(unsourced("P569"), "FILTER NOT EXISTS { ?item wdt:P570 ?died . }")),
+        ("negation", "chemists with unsourced awards who have no employer",
+         gold("?item wdt:P106 wd:Q593644 .", unsourced("P166"), "FILTER NOT EXISTS { ?item wdt:P108 ?employer . }")),
+        ("negation", "Polish people not educated anywhere whose date of death has no reference",
+         gold("?item wdt:P27 wd:Q36 .", unsourced("P570"), "FILTER NOT EXISTS { ?item wdt:P69 ?school . }")),
+        ("negation", "writers with unsourced awards who are not German citizens",
+         gold("?item wdt:P106 wd:Q36180 .", unsourced("P166"), "FILTER NOT EXISTS { ?item wdt:P27 wd:Q183 . }")),
+        ("negation", "towns with an unsourced population that are not in Czechia",
+         gold("?item wdt:P31 wd:Q3957 .", unsourced("P1082"), "FILTER NOT EXISTS { ?item wdt:P17 wd:Q213 . }")),
+        ("count", "people with more than two unsourced awards",
+         gold(unsourced("P166"), having="COUNT(DISTINCT ?s1) > 2")),
+        ("count", "towns with at least two unsourced population figures",
+         gold("?item wdt:P31 wd:Q3957 .", unsourced("P1082"), having="COUNT(DISTINCT ?s1) >= 2")),
+        ("count", "people with two or more unsourced alma mater statements",
+         gold(unsourced("P69"), having="COUNT(DISTINCT ?s1) >= 2")),
+        ("count", "cities with more than one population figure lacking a reference",
+         gold("?item wdt:P31 wd:Q515 .", unsourced("P1082"), having="COUNT(DISTINCT ?s1) > 1")),
+        ("count", "painters with at least two awards without a reference",
+         gold("?item wdt:P106 wd:Q1028181 .", unsourced("P166"), having="COUNT(DISTINCT ?s1) >= 2")),
+        ("count", "Czech people with more than one unsourced award",
+         gold("?item wdt:P27 wd:Q213 .", unsourced("P166"), having="COUNT(DISTINCT ?s1) > 1")),
+    ]
+
+
+def items_of(endpoint, text: str) -> set[str]:
+    rows = endpoint.select(Query("gold", PREFIXES + text))
+    return {entity_id(row["item"].value) for row in rows if row.get("item") is not None}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidates", type=int, default=3, help="queries the model writes per question (3)")
+    parser.add_argument("--kind", choices=("simple", "compound", "negation", "count"), help="only these questions")
+    parser.add_argument("--first", type=int, help="only the first N questions (of the kind)")
+    parser.add_argument("--seed", type=int, default=1, help="the world (1)")
+    parser.add_argument("--people", type=int, default=800, help="people in the world (800)")
+    parser.add_argument("--judge", default="transformers", choices=("transformers", "openai"), help="the backend")
+    parser.add_argument("--judge-url", default="", help="an OpenAI-compatible server (with --judge openai)")
+    parser.add_argument("--model", default="", help="the model (default: refbot's judge model, or the server's)")
+    args = parser.parse_args()
+
+    from bot.judge import make_backend
+    from bot.selection import make_endpoint
+
+    tmp = Path(tempfile.mkdtemp(prefix="refbot-ask-"))
+    world_data = generate(tmp / "data", people=args.people, seed=args.seed)
+    chosen_questions = [q for q in questions(world_data) if not args.kind or q[0] == args.kind][:args.first]
+    with DemoWorld(data=tmp / "data", workdir=tmp) as world:
+        settings = {**world.options(), "properties_cache": tmp / "properties", "ask_candidates": args.candidates,
+                    "ask_limit": 2000, "judge_backend": args.judge}
+        if args.judge_url:
+            settings["judge_url"] = args.judge_url
+        if args.model:
+            settings["judge_model"] = args.model
+        (tmp / "refbot.ini").write_text("", encoding="utf-8")  # nothing from the user's own configuration
+        options: Options = load_options(tmp / "refbot.ini", environ={}, overrides=settings)
+        endpoint = make_endpoint(options)
+        backend = make_backend(options)
+        print(f"ask: {len(chosen_questions)} question(s); world of {len(world_data['people'])} people "
+              f"(seed {args.seed}); model {getattr(backend, 'model_id', options.judge_model)}; "
+              f"{args.candidates} candidate(s) each", flush=True)
+        results = []
+        for number, (kind, question, gold_query) in enumerate(chosen_questions, start=1):
+            expected = items_of(endpoint, gold_query)
+            started = time.monotonic()
+            answer = answer_question(options, question, endpoint=endpoint, backend=backend)
+            got = set(answer.chosen.items) if answer.chosen else set()
+            valid = sum(1 for c in answer.candidates if c.valid)
+            right = answer.chosen is not None and got == expected
+            results.append((kind, right, valid, answer.prompt_tokens, answer.completion_tokens,
+                            time.monotonic() - started))
+            print(f"{number:>2} {kind:<9} {'ok ' if right else 'NO '} gold {len(expected):>4} chosen "
+                  f"{len(got) if answer.chosen else '-':>4}  valid {valid}/{len(answer.candidates)}  "
+                  f"{answer.prompt_tokens:>5}+{answer.completion_tokens:<4} tok {results[-1][5]:6.1f} s  {question}",
+                  flush=True)
+        index = property_index(endpoint, IndexCache(options.properties_cache), "en", date.today())
+        lines = [f"{t.id} {t.label}: {t.description} (also: {', '.join(t.aliases)})" for t in index.properties]
+        per_line = statistics.mean(backend.count_tokens(line) for line in lines)
+        whole_world = backend.count_tokens("\n".join(lines))
+    print("\n== ask: execution accuracy ==")
+    kinds = Counter(kind for kind, *_ in results)
+    for kind in ("simple", "compound", "negation", "count"):
+        if kinds[kind]:
+            right = sum(1 for k, ok, *_ in results if k == kind and ok)
+            print(f"  {kind:<10} {right:>3}/{kinds[kind]:<3} {right / kinds[kind]:6.1%}")
+    right = sum(1 for _, ok, *_ in results if ok)
+    print(f"  {'all':<10} {right:>3}/{len(results):<3} {right / max(1, len(results)):6.1%}")
+    valid = sum(r[2] for r in results)
+    written = len(results) * args.candidates
+    print(f"  candidates valid {valid}/{written}; questions with no valid candidate "
+          f"{sum(1 for r in results if r[2] == 0)}")
+    prompts = [r[3] for r in results]
+    print(f"  tokens per question: {statistics.mean(prompts):.0f} prompt, "
+          f"{statistics.mean(r[4] for r in results):.0f} completion; {statistics.mean(r[5] for r in results):.1f} s")
+    print(f"  the whole property list: {whole_world} tokens for this world's {len(lines)} properties; "
+          f"{per_line * WIKIDATA_PROPERTIES:,.0f} at Wikidata's scale ({per_line:.1f} tokens a property × "
+          f"{WIKIDATA_PROPERTIES:,}); one question's prompt: {statistics.mean(prompts) / max(1, args.candidates):.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
