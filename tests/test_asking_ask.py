@@ -27,6 +27,8 @@ TURTLE = """\
 @prefix prov: <http://www.w3.org/ns/prov#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 
+wd:P27 wikibase:directClaim wdt:P27 .
+wd:P31 wikibase:directClaim wdt:P31 .
 wd:Q1001 rdfs:label "Ada"@en ; wdt:P31 wd:Q5 ; wdt:P27 wd:Q213 ; p:P166 s:a1 .
 s:a1 ps:P166 wd:Q77 ; wikibase:rank wikibase:NormalRank .
 wd:Q1002 rdfs:label "Bea"@en ; wdt:P31 wd:Q5 ; wdt:P27 wd:Q213 ; p:P166 s:b1 .
@@ -165,3 +167,24 @@ def test_templates_keep_sparql_braces_and_answers_yield_their_query():
     assert extracted("Sure!\n```sparql\nSELECT ?item WHERE {}\n```\nDone.") == "SELECT ?item WHERE {}"
     assert extracted("PREFIX x: <http://x/>\nSELECT ?item WHERE {}").startswith("PREFIX x:")
     assert extracted("```\nSELECT ?item WHERE {}") == "SELECT ?item WHERE {}"
+
+
+def test_the_fragment_gives_each_property_its_patterns_and_each_item_its_defining_triples():
+    from bot.asking.fragment import fragment_text, known_ids
+
+    text = fragment_text(LINKS, TRIPLES)
+    assert "    its statements without a reference: ?item p:P166 ?statement . ?statement wikibase:rank ?rank ." in text
+    assert "    its value: ?item wdt:P27 ?value ." in text and "p:P27" not in text, "P27 needs no reference"
+    assert '    Q213 instance of (P31) Q6256 "country"' in text
+    assert known_ids(LINKS, TRIPLES) == {"P31", "P279", "P166", "P27", "Q213", "Q6256"}
+    used = {"Q213": [*TRIPLES["Q213"], Triple("Q213", "P17", value_label="country", uses=120)]}
+    assert '    it is the value of property P17 "country": ?item wdt:P17 wd:Q213 .' in fragment_text(LINKS, used)
+    assert "P17" in known_ids(LINKS, used)
+
+
+def test_the_properties_that_take_an_item_as_value_come_from_a_sample_of_its_uses(store):
+    from bot.asking.fragment import value_usage
+
+    uses = value_usage(store, ["Q213", "Q5"], {"P27": "country of citizenship"})
+    assert uses["Q213"] == [Triple("Q213", "P27", value_label="country of citizenship", uses=3)]
+    assert [(t.property_id, t.uses) for t in uses["Q5"]] == [("P31", 4)]

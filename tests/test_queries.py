@@ -24,7 +24,7 @@ SAMPLE = {"item": ["Q36233"], "after": ["Q1"], "property": ["P166"], "referenceP
 
 def test_the_expected_queries_exist():
     assert QUERIES == ["citation-needed-properties", "defining-triples", "labels", "property-index", "property-links",
-                       "same-value-properties", "unsourced-statements", "worklist"]
+                       "same-value-properties", "unsourced-statements", "value-usage", "worklist"]
 
 
 @pytest.mark.parametrize("name", QUERIES)

@@ -16,15 +16,36 @@ if TYPE_CHECKING:
     from bot.selection.endpoint import SparqlEndpoint
 
 TRIPLES_PER_ITEM = 3
+USES_PER_ITEM = 3
 DEFINING = {"P31": "instance of", "P279": "subclass of"}
 
 
 @dataclass(frozen=True)
 class Triple:
+    """``subject property value``; for a use (``used_by``), the property takes ``subject`` as its value, as it
+    does in ``uses`` of the sampled statements."""
+
     subject: str
     property_id: str
-    value: str
+    value: str = ""
     value_label: str = ""
+    uses: int = 0
+
+    @property
+    def used_by(self) -> bool:
+        return self.uses > 0
+
+
+def value_usage(endpoint: SparqlEndpoint, items: Sequence[str], labels: Mapping[str, str]) -> dict[str, list[Triple]]:
+    """For each item, the properties (at most USES_PER_ITEM, the commonest first) that take it as their value."""
+    found: dict[str, list[Triple]] = {}
+    for item in items:
+        rows = endpoint.select(bind(load_query("value-usage"), entity=[item]))
+        for row in rows[:USES_PER_ITEM]:
+            property_id = entity_id(row["property"].value)
+            found.setdefault(item, []).append(Triple(item, property_id, value_label=labels.get(property_id, ""),
+                                                     uses=int(row["uses"].value)))
+    return found
 
 
 def defining_triples(endpoint: SparqlEndpoint, items: Sequence[str], language: str) -> dict[str, list[Triple]]:
@@ -62,6 +83,11 @@ def fragment_text(links: Iterable[Link], triples: Mapping[str, Sequence[Triple]]
             lines.append(f"- item {item.id} {_quoted(item.label)} (the question's \"{item.words}\"): "
                          f"{item.description or 'no description'}")
             for triple in triples.get(item.id, ()):
+                if triple.used_by:
+                    name = f" {_quoted(triple.value_label)}" if triple.value_label else ""
+                    lines.append(f"    it is the value of property {triple.property_id}{name}: "
+                                 f"?item wdt:{triple.property_id} wd:{item.id} .")
+                    continue
                 value = f"{triple.value} {_quoted(triple.value_label)}" if triple.value_label else triple.value
                 lines.append(f"    {item.id} {DEFINING.get(triple.property_id, triple.property_id)} "
                              f"({triple.property_id}) {value}")
@@ -82,5 +108,5 @@ def known_ids(links: Iterable[Link], triples: Mapping[str, Sequence[Triple]]) ->
     for item in links:
         ids.add(item.id)
     for kept in triples.values():
-        ids.update(triple.value for triple in kept)
+        ids.update(triple.property_id if triple.used_by else triple.value for triple in kept)
     return ids

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bot import __version__
 from bot.asking.ask import Answer, Asker
 from bot.asking.entities import EntitySearch
-from bot.asking.fragment import defining_triples
+from bot.asking.fragment import defining_triples, value_usage
 from bot.asking.linking import link
 from bot.asking.properties import IndexCache, property_index
 from bot.asking.safety import statement_properties
@@ -48,7 +48,11 @@ def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint
     search = EntitySearch(make_services(options, make_session(options, cache=False)), options.wikidata_api_url,
                           language)
     links = link(question, index, search)
-    triples = defining_triples(endpoint, [item.id for item in links if item.kind == "entity"], language)
+    items = [item.id for item in links if item.kind == "entity"]
+    triples = defining_triples(endpoint, items, language)
+    names = {term.id: term.label for term in index.properties}
+    for item, uses in value_usage(endpoint, items, names).items():
+        triples.setdefault(item, []).extend(uses)
 
     def labels(ids: Any) -> dict[str, str]:
         return {entity: terms.label for entity, terms in fetch_terms(endpoint, ids, options.languages).items()
