@@ -17,6 +17,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from soak_world import coined
+
 PREFIXES = """@prefix wd: <http://www.wikidata.org/entity/> .
 @prefix wdt: <http://www.wikidata.org/prop/direct/> .
 @prefix p: <http://www.wikidata.org/prop/> .
@@ -75,14 +77,6 @@ SYLLABLES = ("ka", "ro", "li", "ven", "dor", "mi", "sa", "tel", "bru", "no", "vi
              "mar", "len", "tis", "gor", "val", "bel", "kra", "dun", "sel")
 FIRST = ("Anna", "Jan", "Eva", "Petr", "Marta", "Karel", "Ida", "Otto", "Vera", "Emil", "Lena", "Hugo", "Nora",
          "Felix", "Irma", "Leo", "Olga", "Adam", "Zora", "Max")
-
-
-def _coined(rng: random.Random, used: set[str]) -> str:
-    while True:
-        word = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 3)))).capitalize()
-        if word not in used:
-            used.add(word)
-            return word
 
 
 class _Writer:
@@ -151,7 +145,7 @@ def generate(directory: Path, *, people: int = 800, seed: int = 1) -> dict[str, 
         out.statement(country, "P31", "wd:Q6256", referenced=True)
         for number in range(10):
             qid, kind = f"Q{next(next_id)}", ("cities" if number < 3 else "towns")
-            labels[qid] = _coined(rng, used)
+            labels[qid] = coined(rng, used, SYLLABLES)
             out.item(qid, labels[qid], f"{kind[:-1] if kind == 'towns' else 'city'} in {name}")
             out.statement(qid, "P31", "wd:Q515" if kind == "cities" else "wd:Q3957", referenced=True)
             out.statement(qid, "P17", f"wd:{country}", referenced=True)
@@ -164,7 +158,7 @@ def generate(directory: Path, *, people: int = 800, seed: int = 1) -> dict[str, 
     for country, (name, adjective) in COUNTRIES.items():
         for _ in range(3):
             qid, town = f"Q{next(next_id)}", rng.choice(places[country])
-            labels[qid] = f"University of {_coined(rng, used)}"
+            labels[qid] = f"University of {coined(rng, used, SYLLABLES)}"
             out.item(qid, labels[qid], f"university in {name}")
             out.statement(qid, "P31", "wd:Q3918", referenced=True)
             out.statement(qid, "P17", f"wd:{country}", referenced=True)
@@ -176,7 +170,7 @@ def generate(directory: Path, *, people: int = 800, seed: int = 1) -> dict[str, 
     for country, (name, adjective) in COUNTRIES.items():
         for pattern in ("{} Prize", "{} Medal", "{} Award"):
             qid = f"Q{next(next_id)}"
-            labels[qid] = pattern.format(_coined(rng, used))
+            labels[qid] = pattern.format(coined(rng, used, SYLLABLES))
             out.item(qid, labels[qid], f"{adjective} award")
             out.statement(qid, "P31", "wd:Q618779", referenced=True)
             out.statement(qid, "P17", f"wd:{country}", referenced=True)
@@ -189,7 +183,7 @@ def generate(directory: Path, *, people: int = 800, seed: int = 1) -> dict[str, 
         country = rng.choice(list(COUNTRIES))
         occupation = rng.choice(list(OCCUPATIONS))
         born = rng.randint(1800, 1995)
-        out.item(qid, f"{rng.choice(FIRST)} {_coined(rng, used)}",
+        out.item(qid, f"{rng.choice(FIRST)} {coined(rng, used, SYLLABLES)}",
                  f"{COUNTRIES[country][1]} {OCCUPATIONS[occupation]} (born {born})")
         out.statement(qid, "P31", "wd:Q5", referenced=True)
         out.statement(qid, "P27", f"wd:{country}", referenced=rng.random() < 0.7)

@@ -21,6 +21,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -76,9 +77,10 @@ class Rates:
     service_5xx: float = 0.03  # of reads from the Wikidata API, Wikipedia, the Wayback Machine and search
 
 
-def _coined(rng: random.Random, used: set[str]) -> str:
+def coined(rng: random.Random, used: set[str], syllables: Sequence[str] = SYLLABLES) -> str:
+    """A made-up name of two or three syllables, not in ``used`` (and added to it)."""
     while True:
-        word = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 3)))).capitalize()
+        word = "".join(rng.choice(syllables) for _ in range(rng.choice((2, 3)))).capitalize()
         if word not in used:
             used.add(word)
             return word
@@ -136,7 +138,7 @@ def generate(directory: Path, *, statements: int = 1000, items: int = 300, hosts
     number = 7790000
     for property_id, shapes in patterns.items():
         for _ in range(max(10, statements // 20)):
-            word = _coined(rng, used)
+            word = coined(rng, used)
             number += 1
             label = rng.choice(shapes).format(word)
             values[property_id].append((f"Q{number}", label, word.lower()))
@@ -149,7 +151,7 @@ def generate(directory: Path, *, statements: int = 1000, items: int = 300, hosts
     made = 0
     for index, count in enumerate(per_item):
         qid = f"Q{7700001 + index}"
-        surname = _coined(rng, used)
+        surname = coined(rng, used)
         label = f"{rng.choice(FIRST_NAMES)} {surname}"
         topic = rng.choice(FIELDS)
         born = rng.randint(1920, 1980)
