@@ -3,7 +3,7 @@
 Wikidata-shaped world (``benchmarks/ask_world.py``) served on loopback by the demo world's machinery.
 
     benchmarks/ask.py [--candidates 3] [--kind simple|compound|negation|count] [--first N] [--seed 1]
-                      [--judge transformers|openai] [--judge-url URL] [--model NAME]
+                      [--judge transformers|openai] [--judge-url URL] [--model NAME] [--drafts-only]
 
 It prints, per question, whether the chosen query returns exactly the gold item set (execution accuracy), how many
 candidates were valid, the tokens and seconds; then the totals by kind, questions with no valid candidate, and the
@@ -29,7 +29,8 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from ask_world import generate  # noqa: E402
 from bot.asking.properties import IndexCache, property_index  # noqa: E402
-from bot.asking.questions import answer_question  # noqa: E402
+from bot.asking.questions import answer_question, question_terms  # noqa: E402
+from bot.asking.safety import QueryRefused, check, ids  # noqa: E402
 from bot.demo.world import DemoWorld  # noqa: E402
 from bot.options import Options, load_options  # noqa: E402
 from bot.selection.binding import Query, entity_id  # noqa: E402
@@ -149,6 +150,46 @@ def items_of(endpoint, text: str) -> set[str]:
     return {entity_id(row["item"].value) for row in rows if row.get("item") is not None}
 
 
+def gold_items(endpoint, question: str, text: str) -> set[str]:
+    found = items_of(endpoint, text)
+    if not found:  # an empty gold set would count a query that finds nothing as right
+        raise SystemExit(f"ask: the gold query of {question!r} returns nothing in this world")
+    return found
+
+
+def draft_items(endpoint, text: str, limit: int) -> set[str] | None:
+    """The items the draft query returns (None: no draft, or the checker refuses it)."""
+    if not text:
+        return None
+    try:
+        checked = check(text, limit=limit, known=ids(text))
+    except QueryRefused:
+        return None
+    rows = endpoint.select(Query("draft", checked.text))
+    return {entity_id(row["item"].value) for row in rows if row.get("item") is not None}
+
+
+def drafts_only(options: Options, endpoint, chosen: list[tuple[str, str, str]]) -> int:
+    """Each question's draft against its gold set, without a model: what the linking and the rules reach alone."""
+    right: Counter[str] = Counter()
+    kinds = Counter(kind for kind, *_ in chosen)
+    for number, (kind, question, gold_query) in enumerate(chosen, start=1):
+        expected = gold_items(endpoint, question, gold_query)
+        terms = question_terms(options, question, endpoint)
+        got = draft_items(endpoint, terms.draft.text, options.ask_limit)
+        right[kind] += got == expected
+        print(f"{number:>2} {kind:<9} {'ok ' if got == expected else 'NO '} gold {len(expected):>4} draft "
+              f"{len(got) if got is not None else '-':>4}  {question}", flush=True)
+        if got != expected:
+            print("\n".join(f"       {line}" for line in terms.draft.text.splitlines()))
+    print("\n== the drafts alone ==")
+    for kind in ("simple", "compound", "negation", "count"):
+        if kinds[kind]:
+            print(f"  {kind:<10} {right[kind]:>3}/{kinds[kind]}")
+    print(f"  {'all':<10} {sum(right.values()):>3}/{len(chosen)}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidates", type=int, default=3, help="queries the model writes per question (3)")
@@ -159,6 +200,8 @@ def main() -> int:
     parser.add_argument("--judge", default="transformers", choices=("transformers", "openai"), help="the backend")
     parser.add_argument("--judge-url", default="", help="an OpenAI-compatible server (with --judge openai)")
     parser.add_argument("--model", default="", help="the model (default: refbot's judge model, or the server's)")
+    parser.add_argument("--drafts-only", action="store_true",
+                        help="no model: measure the draft queries refbot builds from the linked terms alone")
     args = parser.parse_args()
 
     from bot.judge import make_backend
@@ -177,24 +220,29 @@ def main() -> int:
         (tmp / "refbot.ini").write_text("", encoding="utf-8")  # nothing from the user's own configuration
         options: Options = load_options(tmp / "refbot.ini", environ={}, overrides=settings)
         endpoint = make_endpoint(options)
+        if args.drafts_only:
+            return drafts_only(options, endpoint, chosen_questions)
         backend = make_backend(options)
         print(f"ask: {len(chosen_questions)} question(s); world of {len(world_data['people'])} people "
               f"(seed {args.seed}); model {getattr(backend, 'model_id', options.judge_model)}; "
               f"{args.candidates} candidate(s) each", flush=True)
         results = []
+        drafted = 0
         for number, (kind, question, gold_query) in enumerate(chosen_questions, start=1):
-            expected = items_of(endpoint, gold_query)
+            expected = gold_items(endpoint, question, gold_query)
             started = time.monotonic()
             answer = answer_question(options, question, endpoint=endpoint, backend=backend)
             got = set(answer.chosen.items) if answer.chosen else set()
             valid = sum(1 for c in answer.candidates if c.valid)
             right = answer.chosen is not None and got == expected
+            draft_right = draft_items(endpoint, answer.draft, options.ask_limit) == expected
+            drafted += draft_right
             results.append((kind, right, valid, answer.prompt_tokens, answer.completion_tokens,
                             time.monotonic() - started))
             print(f"{number:>2} {kind:<9} {'ok ' if right else 'NO '} gold {len(expected):>4} chosen "
                   f"{len(got) if answer.chosen else '-':>4}  valid {valid}/{len(answer.candidates)}  "
-                  f"{answer.prompt_tokens:>5}+{answer.completion_tokens:<4} tok {results[-1][5]:6.1f} s  {question}",
-                  flush=True)
+                  f"draft {'ok' if draft_right else 'NO'}  {answer.prompt_tokens:>5}+{answer.completion_tokens:<4} "
+                  f"tok {results[-1][5]:6.1f} s  {question}", flush=True)
         index = property_index(endpoint, IndexCache(options.properties_cache), "en", date.today())
         lines = [f"{t.id} {t.label}: {t.description} (also: {', '.join(t.aliases)})" for t in index.properties]
         per_line = statistics.mean(backend.count_tokens(line) for line in lines)
@@ -207,6 +255,7 @@ def main() -> int:
             print(f"  {kind:<10} {right:>3}/{kinds[kind]:<3} {right / kinds[kind]:6.1%}")
     right = sum(1 for _, ok, *_ in results if ok)
     print(f"  {'all':<10} {right:>3}/{len(results):<3} {right / max(1, len(results)):6.1%}")
+    print(f"  (the drafts alone: {drafted}/{len(results)})")
     valid = sum(r[2] for r in results)
     written = len(results) * args.candidates
     print(f"  candidates valid {valid}/{written}; questions with no valid candidate "

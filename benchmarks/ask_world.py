@@ -200,6 +200,14 @@ def generate(directory: Path, *, people: int = 800, seed: int = 1) -> dict[str, 
         if rng.random() < 0.5:
             out.statement(qid, "P108", f"wd:{rng.choice(every_university)}")
         kinds["people"].append(qid)
+    for number in range(3):  # alumni the question on the fifth university's architects finds, whatever the draw
+        qid = f"Q{next(next_id)}"
+        out.item(qid, f"{rng.choice(FIRST)} {coined(rng, used, SYLLABLES)}", "architect")
+        out.statement(qid, "P31", "wd:Q5", referenced=True)
+        out.statement(qid, "P106", "wd:Q42973", referenced=True)
+        out.statement(qid, "P69", f"wd:{every_university[4]}")
+        out.statement(qid, "P108", f"wd:{rng.choice(every_university)}", referenced=number > 0)
+        kinds["people"].append(qid)
     (directory / "world.ttl").write_text("".join(out.lines), encoding="utf-8")
     for name, content in (("entities.json", "{}"), ("search.json", "[]"), ("wayback.json", "[]"),
                           ("expected.json", "{}")):

@@ -29,6 +29,15 @@ TURTLE = """\
 
 wd:P27 wikibase:directClaim wdt:P27 .
 wd:P31 wikibase:directClaim wdt:P31 .
+wd:P17 wikibase:directClaim wdt:P17 .
+wd:P279 wikibase:directClaim wdt:P279 .
+wd:P166 wikibase:claim p:P166 .
+wd:P1082 wikibase:claim p:P1082 .
+wd:Q3957 rdfs:label "town"@en ; wdt:P279 wd:Q486972 .
+wd:Q2001 rdfs:label "Brno"@en ; wdt:P31 wd:Q3957 ; wdt:P17 wd:Q213 ; p:P1082 s:t1 .
+s:t1 ps:P1082 380000 ; wikibase:rank wikibase:NormalRank .
+wd:Q2002 rdfs:label "Zlin"@en ; wdt:P31 wd:Q3957 ; wdt:P17 wd:Q213 ; p:P1082 s:t2 .
+s:t2 ps:P1082 75000 ; wikibase:rank wikibase:NormalRank ; prov:wasDerivedFrom <http://example.org/ref/2> .
 wd:Q1001 rdfs:label "Ada"@en ; wdt:P31 wd:Q5 ; wdt:P27 wd:Q213 ; p:P166 s:a1 .
 s:a1 ps:P166 wd:Q77 ; wikibase:rank wikibase:NormalRank .
 wd:Q1002 rdfs:label "Bea"@en ; wdt:P31 wd:Q5 ; wdt:P27 wd:Q213 ; p:P166 s:b1 .
@@ -98,10 +107,13 @@ def store(tmp_path_factory):
     server.stop()
 
 
+NAMES = {"Q1001": "Ada", "Q1004": "Dana", "Q2001": "Brno"}  # the labels the endpoint has, as fetch_terms gives them
+
+
 def asker(store, model: Scripted, candidates: int = 3) -> tuple[Asker, Recording]:
     endpoint = Recording(store)
     return Asker(model, endpoint, ASK_SPARQL, candidates=candidates, limit=50,
-                 labels=lambda ids: {"Q1001": "Ada", "Q1004": "Dana"}), endpoint
+                 labels=lambda ids: {i: n for i, n in NAMES.items() if i in ids}), endpoint
 
 
 def test_the_prompt_shows_the_fragment_and_the_queries_are_extracted_from_the_answers(store):
@@ -186,5 +198,49 @@ def test_the_properties_that_take_an_item_as_value_come_from_a_sample_of_its_use
     from bot.asking.fragment import value_usage
 
     uses = value_usage(store, ["Q213", "Q5"], {"P27": "country of citizenship"})
-    assert uses["Q213"] == [Triple("Q213", "P27", value_label="country of citizenship", uses=3)]
+    assert uses["Q213"] == [Triple("Q213", "P27", value_label="country of citizenship", uses=3),
+                            Triple("Q213", "P17", uses=2)]
     assert [(t.property_id, t.uses) for t in uses["Q5"]] == [("P31", 4)]
+
+
+def test_among_the_target_propertys_items_an_item_is_reached_by_the_property_they_use(store):
+    """"Czech" is P27 citizenship for people with awards and P17 country for towns with a population; a class
+    reached only as a superclass there is matched with its subclasses' members."""
+    from bot.asking.fragment import item_pattern, value_usage
+
+    for among, expected in (("P166", "?item wdt:P27 wd:Q213 ."), ("P1082", "?item wdt:P17 wd:Q213 .")):
+        uses = value_usage(store, ["Q213"], {}, among=among)["Q213"]
+        assert {t.among for t in uses} == {among} and item_pattern("Q213", uses) == expected
+    settlement = value_usage(store, ["Q486972"], {}, among="P1082")["Q486972"]
+    assert [(t.property_id, t.among) for t in settlement] == [("P279", "")], "no town is P31 settlement itself"
+    assert item_pattern("Q486972", settlement) == "?item wdt:P31/wdt:P279* wd:Q486972 ."
+    assert item_pattern("Q9", []) is None
+
+
+def test_the_model_starts_from_the_draft_and_may_name_existing_ids_the_prompt_does_not_list(store):
+    from bot.asking.draft import draft
+
+    links = [Link("property", "P1082", "population", "number of people", "population", 1.0, True, 0),
+             Link("entity", "Q213", "Czechia", "country", "Czech", 1.0, start=3),
+             Link("entity", "Q3957", "town", "settlement", "towns", 1.0, start=4)]
+    triples = {"Q213": [Triple("Q213", "P17", uses=2, among="P1082")],
+               "Q3957": [Triple("Q3957", "P31", uses=2, among="P1082")]}
+    sketch = draft("population of Czech towns without a reference", links, triples, limit=50)
+    with_p31 = ("```sparql\nSELECT ?item WHERE { ?item wdt:P17 wd:Q213 ; wdt:P31 wd:Q3957 ; p:P1082 ?s . "
+                "?s wikibase:rank ?r . FILTER(?r != wikibase:DeprecatedRank) "
+                "FILTER NOT EXISTS { ?s prov:wasDerivedFrom ?x } }\n```")
+    named_town = with_p31.replace("wdt:P31 wd:Q3957", "wdt:P31 wd:Q3957 ; wdt:P1376 wd:Q2001")
+    guessed = with_p31.replace("wd:Q3957", "wd:Q99999")
+    model = Scripted([with_p31, named_town, guessed, guessed])
+    ask, endpoint = asker(store, model)
+    answer = ask.ask("population of Czech towns without a reference", links, triples, draft=sketch,
+                     properties={"P1082", "P17", "P31", "P1376"})
+    prompt = model.asked[0][1]["content"]
+    assert "Draft:\n```sparql\n" + sketch.text + "\n```" in prompt and answer.draft == sketch.text
+    assert sketch.text.splitlines()[1:3] == ["  ?item wdt:P17 wd:Q213 .", "  ?item wdt:P31 wd:Q3957 ."]
+    assert answer.candidates[0].items == ["Q2001"], "Zlin's population is referenced"
+    assert answer.candidates[1].valid, "P1376 is a property of the endpoint's; Q2001 has a label there"
+    assert answer.candidates[2].refused.startswith("unknown Wikidata id(s) Q99999")
+    repair = model.asked[3][-1]["content"]
+    assert "Q3957" in repair and "P1376" not in repair, "the repair lists the fragment's ids, not every property"
+    assert not any("Q99999" in text for text in endpoint.sent)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from bot.asking.draft import Draft
 from bot.asking.fragment import Triple, fragment_text, known_ids
 from bot.asking.linking import Link
-from bot.asking.safety import Checked, QueryRefused, check
+from bot.asking.safety import Checked, QueryRefused, check, ids
 from bot.datamodel import QID_PATTERN
 from bot.errors import QueryError
 from bot.prompts import SparqlTemplate
@@ -54,6 +55,7 @@ class Answer:
     candidates: list[Written]
     chosen: Written | None
     why: str
+    draft: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
@@ -93,18 +95,25 @@ class Asker:
         self.count, self.limit, self.labels = max(1, candidates), limit, labels
         self.prompt_tokens = self.completion_tokens = 0
 
-    def ask(self, question: str, links: list[Link], triples: dict[str, list[Triple]]) -> Answer:
+    def ask(self, question: str, links: list[Link], triples: dict[str, list[Triple]], *,
+            draft: Draft | None = None, properties: Iterable[str] = ()) -> Answer:
+        """``draft``: the query the model starts from; ``properties``: the ids of every property the endpoint has
+        (a candidate may name them, the prompt does not list them)."""
         started = time.monotonic()
         self.prompt_tokens = self.completion_tokens = 0
         fragment = fragment_text(links, triples)
-        known = known_ids(links, triples)
+        shown = known_ids(links, triples)
+        known = shown | set(properties)
+        sketch = draft.text if draft is not None and draft.text else ""
         messages = [{"role": "system", "content": self.template.system},
                     {"role": "user", "content": fill(self.template.user, question=question,
                                                      fragment=fragment or "(no term of the graph was recognised)",
+                                                     draft=sketch or f"SELECT DISTINCT ?item WHERE {{\n}}\nLIMIT "
+                                                                     f"{self.limit}",
                                                      limit=self.limit)}]
         written: list[Written] = []
         for number in range(1, self.count + 1):
-            candidate = self._write(number, messages, known)
+            candidate = self._write(number, messages, known, shown)
             earlier = next((w for w in written if _normalised(w.written) == _normalised(candidate.written)), None)
             if earlier is not None:
                 candidate.same_as, candidate.sent, candidate.items = earlier.number, earlier.sent, earlier.items
@@ -113,8 +122,8 @@ class Asker:
                 self._run(candidate)
             written.append(candidate)
         chosen, why = self._choose(question, written)
-        return Answer(question, links, fragment, written, chosen, why, self.prompt_tokens, self.completion_tokens,
-                      time.monotonic() - started)
+        return Answer(question, links, fragment, written, chosen, why, sketch, self.prompt_tokens,
+                      self.completion_tokens, time.monotonic() - started)
 
     def _complete(self, messages: list[dict[str, str]], number: int) -> str:
         generation = self.template.generation if number == 1 else replace(
@@ -124,20 +133,31 @@ class Asker:
         self.completion_tokens += completion.completion_tokens
         return completion.text
 
-    def _write(self, number: int, messages: list[dict[str, str]], known: set[str]) -> Written:
+    def _confirmed(self, text: str, known: set[str]) -> set[str]:
+        """``known`` and the items ``text`` names that the endpoint has (a label in the configured languages)."""
+        unknown = [entity for entity in ids(text) if entity not in known and entity.startswith("Q")]
+        if not unknown or self.labels is None:
+            return known
+        try:
+            return known | set(self.labels(unknown))
+        except QueryError:
+            return known
+
+    def _write(self, number: int, messages: list[dict[str, str]], known: set[str], shown: set[str]) -> Written:
         answer = self._complete(messages, number)
         candidate = Written(number, extracted(answer))
         checked: Checked | None = None
         try:
-            checked = check(candidate.written, limit=self.limit, known=known)
+            checked = check(candidate.written, limit=self.limit, known=self._confirmed(candidate.written, known))
         except QueryRefused as refusal:
             candidate.repaired = str(refusal)
             again = [*messages, {"role": "assistant", "content": answer},
                      {"role": "user", "content": fill(self.template.repair, query=candidate.written, reason=refusal,
-                                                      ids=", ".join(sorted(known, key=_id_order)))}]
+                                                      ids=", ".join(sorted(shown, key=_id_order)))}]
             candidate.written = extracted(self._complete(again, number))
             try:
-                checked = check(candidate.written, limit=self.limit, known=known)
+                checked = check(candidate.written, limit=self.limit,
+                                known=self._confirmed(candidate.written, known))
             except QueryRefused as second:
                 candidate.refused = str(second)
         if checked is not None:

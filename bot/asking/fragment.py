@@ -23,29 +23,48 @@ DEFINING = {"P31": "instance of", "P279": "subclass of"}
 @dataclass(frozen=True)
 class Triple:
     """``subject property value``; for a use (``used_by``), the property takes ``subject`` as its value, as it
-    does in ``uses`` of the sampled statements."""
+    does in ``uses`` of the sampled statements (of items holding statements of ``among``, when it is given)."""
 
     subject: str
     property_id: str
     value: str = ""
     value_label: str = ""
     uses: int = 0
+    among: str = ""
 
     @property
     def used_by(self) -> bool:
         return self.uses > 0
 
 
-def value_usage(endpoint: SparqlEndpoint, items: Sequence[str], labels: Mapping[str, str]) -> dict[str, list[Triple]]:
-    """For each item, the properties (at most USES_PER_ITEM, the commonest first) that take it as their value."""
+def value_usage(endpoint: SparqlEndpoint, items: Sequence[str], labels: Mapping[str, str], *,
+                among: str | None = None) -> dict[str, list[Triple]]:
+    """For each item, the properties (at most USES_PER_ITEM, the commonest first) that take it as their value —
+    counting only items with statements of ``among`` when given (the question's target property), and all uses
+    where none of those reach it."""
     found: dict[str, list[Triple]] = {}
     for item in items:
-        rows = endpoint.select(bind(load_query("value-usage"), entity=[item]))
+        rows = endpoint.select(bind(load_query("value-usage"), entity=[item], property=[among])) if among else []
+        focus = among or ""
+        if not rows:
+            rows, focus = endpoint.select(bind(load_query("value-usage"), entity=[item])), ""
         for row in rows[:USES_PER_ITEM]:
-            property_id = entity_id(row["property"].value)
+            property_id = entity_id(row["usedBy"].value)
             found.setdefault(item, []).append(Triple(item, property_id, value_label=labels.get(property_id, ""),
-                                                     uses=int(row["uses"].value)))
+                                                     uses=int(row["uses"].value), among=focus))
     return found
+
+
+def item_pattern(item: str, triples: Sequence[Triple]) -> str | None:
+    """How the question's item is usually reached: ``?item wdt:P27 wd:Q213 .`` by its commonest use (among the
+    target property's items), or, for a class only reached as a superclass there (P279), its members and its
+    subclasses' members ``?item wdt:P31/wdt:P279* wd:Q486972 .``; None when nothing takes it as value."""
+    uses = [triple for triple in triples if triple.used_by]
+    if not uses:
+        return None
+    if not uses[0].among and any(triple.property_id == "P279" for triple in uses):
+        return f"?item wdt:P31/wdt:P279* wd:{item} ."
+    return f"?item wdt:{uses[0].property_id} wd:{item} ."
 
 
 def defining_triples(endpoint: SparqlEndpoint, items: Sequence[str], language: str) -> dict[str, list[Triple]]:
@@ -79,27 +98,35 @@ def fragment_text(links: Iterable[Link], triples: Mapping[str, Sequence[Triple]]
             lines.append(f"    its value: ?item wdt:{item.id} ?value .")
             if item.citation_needed:
                 lines.append(f"    its statements without a reference: {unsourced_pattern(item.id)}")
-        else:
-            lines.append(f"- item {item.id} {_quoted(item.label)} (the question's \"{item.words}\"): "
-                         f"{item.description or 'no description'}")
-            for triple in triples.get(item.id, ()):
-                if triple.used_by:
-                    name = f" {_quoted(triple.value_label)}" if triple.value_label else ""
-                    lines.append(f"    it is the value of property {triple.property_id}{name}: "
-                                 f"?item wdt:{triple.property_id} wd:{item.id} .")
-                    continue
+            continue
+        lines.append(f"- item {item.id} {_quoted(item.label)} (the question's \"{item.words}\"): "
+                     f"{item.description or 'no description'}")
+        kept = triples.get(item.id, ())
+        for triple in kept:
+            if not triple.used_by:
                 value = f"{triple.value} {_quoted(triple.value_label)}" if triple.value_label else triple.value
                 lines.append(f"    {item.id} {DEFINING.get(triple.property_id, triple.property_id)} "
                              f"({triple.property_id}) {value}")
+        pattern = item_pattern(item.id, kept)
+        if pattern is not None and "/" in pattern:
+            lines.append(f"    its members and its subclasses' members: {pattern}")
+        elif pattern is not None:
+            usual = next(triple for triple in kept if triple.used_by)
+            name = f" {_quoted(usual.value_label)}" if usual.value_label else ""
+            lines.append(f"    it is the value of property {usual.property_id}{name}: {pattern}")
     return "\n".join(lines)
 
 
-def unsourced_pattern(property_id: str, statement: str = "?statement") -> str:
+def unsourced_lines(property_id: str, statement: str = "?statement") -> list[str]:
     """The project's convention for a statement that needs a reference, as the prompt teaches it: not deprecated,
     and no reference at all (``unsourced-statements.rq`` then applies refbot's finer rule to the items)."""
-    return (f"?item p:{property_id} {statement} . {statement} wikibase:rank ?rank . "
-            f"FILTER(?rank != wikibase:DeprecatedRank) "
-            f"FILTER NOT EXISTS {{ {statement} prov:wasDerivedFrom ?reference . }}")
+    return [f"?item p:{property_id} {statement} .", f"{statement} wikibase:rank ?rank .",
+            "FILTER(?rank != wikibase:DeprecatedRank)",
+            f"FILTER NOT EXISTS {{ {statement} prov:wasDerivedFrom ?reference . }}"]
+
+
+def unsourced_pattern(property_id: str, statement: str = "?statement") -> str:
+    return " ".join(unsourced_lines(property_id, statement))
 
 
 def known_ids(links: Iterable[Link], triples: Mapping[str, Sequence[Triple]]) -> set[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.asking.properties import PropertyIndex
 
@@ -56,6 +56,7 @@ class Link:
     words: str  # the question's n-gram
     score: float
     citation_needed: bool = False
+    start: int = -1  # the n-gram's first word, counted from 0 in the question's words (``words()``)
 
 
 def fold(text: str) -> str:
@@ -126,7 +127,7 @@ def link(question: str, index: PropertyIndex, lookup: Lookup | None = None, *,
                                               names[n][1] == names[n][0].label, -int(names[n][0].id[1:])))
         chosen = names[position][0]
         found.append((start, Link("property", chosen.id, chosen.label, chosen.description, text,
-                                  round(scores[position], 3), chosen.citation_needed)))
+                                  round(scores[position], 3), chosen.citation_needed, start)))
         taken[start:end] = [True] * (end - start)
     if lookup is not None:
         for start, end in ngrams(tokens):
@@ -137,7 +138,7 @@ def link(question: str, index: PropertyIndex, lookup: Lookup | None = None, *,
             if ranked is None and _singular(text) != text:  # a prefix search does not find "painter" for "painters"
                 ranked = _best_entity(text, lookup(_singular(text)), entity_match)
             if ranked is not None:
-                found.append((start, ranked))
+                found.append((start, replace(ranked, start=start)))
                 taken[start:end] = [True] * (end - start)
     return [item for _, item in sorted(found, key=lambda pair: pair[0])]
 

@@ -5,16 +5,17 @@ JSON record of how it was chosen."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot import __version__
 from bot.asking.ask import Answer, Asker
+from bot.asking.draft import Draft, draft, target
 from bot.asking.entities import EntitySearch
-from bot.asking.fragment import defining_triples, value_usage
-from bot.asking.linking import link
+from bot.asking.fragment import Triple, defining_triples, value_usage
+from bot.asking.linking import Link, link
 from bot.asking.properties import IndexCache, property_index
 from bot.asking.safety import statement_properties
 from bot.errors import InputError
@@ -28,20 +29,27 @@ if TYPE_CHECKING:
 MAX_QUESTION = 500  # characters
 
 
-def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint | None = None,
-                    backend: Backend | None = None, candidates: int | None = None) -> Answer:
-    """Link the question, show the model its fragment, check and run its candidates, choose one."""
+@dataclass(frozen=True)
+class Terms:
+    """What the model is shown for a question: its linked terms, their triples, the draft query; and the ids of
+    every property the endpoint has (a candidate may name them)."""
+
+    question: str
+    links: list[Link]
+    triples: dict[str, list[Triple]]
+    draft: Draft
+    properties: frozenset[str]
+
+
+def question_terms(options: Options, question: str, endpoint: SparqlEndpoint) -> Terms:
+    """Link the question's words to the graph and read the fragment and the draft from the endpoint."""
     from bot.documents import make_services, make_session
-    from bot.judge import make_backend
-    from bot.selection import make_endpoint
-    from bot.selection.terms import fetch_terms
 
     question = " ".join(question.split())
     if not question:
         raise InputError("the question is empty", hint='ask in words, e.g. --ask "awards of Czech chemists"')
     if len(question) > MAX_QUESTION:
         raise InputError(f"the question is {len(question)} characters long; at most {MAX_QUESTION} are taken")
-    endpoint = endpoint or make_endpoint(options)
     language = options.languages[0]
     index = property_index(endpoint, IndexCache(options.properties_cache, options.properties_cache_days), language,
                            date.today())
@@ -51,16 +59,30 @@ def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint
     items = [item.id for item in links if item.kind == "entity"]
     triples = defining_triples(endpoint, items, language)
     names = {term.id: term.label for term in index.properties}
-    for item, uses in value_usage(endpoint, items, names).items():
+    aim = target(question, links)
+    for item, uses in value_usage(endpoint, items, names, among=aim.id if aim else None).items():
         triples.setdefault(item, []).extend(uses)
+    return Terms(question, links, triples, draft(question, links, triples, limit=options.ask_limit),
+                 frozenset(names))
+
+
+def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint | None = None,
+                    backend: Backend | None = None, candidates: int | None = None) -> Answer:
+    """Link the question, show the model its fragment and draft, check and run its candidates, choose one."""
+    from bot.judge import make_backend
+    from bot.selection import make_endpoint
+    from bot.selection.terms import fetch_terms
+
+    endpoint = endpoint or make_endpoint(options)
+    terms = question_terms(options, question, endpoint)
 
     def labels(ids: Any) -> dict[str, str]:
-        return {entity: terms.label for entity, terms in fetch_terms(endpoint, ids, options.languages).items()
-                if terms.label}
+        return {entity: found.label for entity, found in fetch_terms(endpoint, ids, options.languages).items()
+                if found.label}
 
     asker = Asker(backend or make_backend(options), endpoint, ASK_SPARQL,
                   candidates=candidates or options.ask_candidates, limit=options.ask_limit, labels=labels)
-    return asker.ask(question, links, triples)
+    return asker.ask(terms.question, terms.links, terms.triples, draft=terms.draft, properties=terms.properties)
 
 
 def worklist_properties(answer: Answer) -> list[str]:
@@ -77,7 +99,7 @@ def record(answer: Answer, *, model: str) -> dict[str, Any]:
     return {
         "question": answer.question, "refbot": __version__, "model": model, "template": ASK_SPARQL.id,
         "asked": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-        "links": [asdict(item) for item in answer.links], "fragment": answer.fragment,
+        "links": [asdict(item) for item in answer.links], "fragment": answer.fragment, "draft": answer.draft,
         "candidates": [{"number": c.number, "written": c.written, "sent": c.sent, "refused": c.refused,
                         "repaired": c.repaired, "items": len(c.items), "error": c.error, "same_as": c.same_as}
                        for c in answer.candidates],

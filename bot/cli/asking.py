@@ -78,6 +78,8 @@ def explain(answer: Answer) -> None:
         print("  (none)")
     print("== fragment shown to the model ==")
     print("\n".join(f"  {line}" for line in (answer.fragment or "(empty)").splitlines()))
+    print("== draft the model started from ==")
+    print("\n".join(f"  {line}" for line in (answer.draft or "(none: no term it could use)").splitlines()))
     print("== candidates ==")
     for candidate in answer.candidates:
         if candidate.same_as is not None:
