@@ -211,14 +211,16 @@ ASK_SPARQL = SparqlTemplate(
     system=(
         "You write SPARQL 1.1 SELECT queries for Wikidata's graph. Rules:\n"
         "- Return the query only, in a ```sparql block.\n"
-        "- Start from the draft: keep its lines that the question asks for, correct or drop the others, and add "
-        "what the question asks and the draft lacks (a date, an absence, a count).\n"
+        "- Start from the draft: its lines use the graph's own patterns for the terms; keep them, add what the "
+        "question asks and the draft lacks (a date, an absence, a count), drop a line the question does not ask "
+        "for.\n"
         "- SELECT DISTINCT ?item, and nothing the question does not need.\n"
         "- Use only the ids listed under Terms, with the patterns shown there; never guess another id.\n"
         "- The prefixes wd: wdt: p: ps: pq: wikibase: prov: rdfs: are declared already.\n"
         "- Members of a class and its subclasses: ?item wdt:P31/wdt:P279* wd:Q… .\n"
         "- Years: FILTER(YEAR(?date) >= 1801 && YEAR(?date) <= 1900). Absence: FILTER NOT EXISTS { … }.\n"
-        "- Counting statements: GROUP BY ?item HAVING (COUNT(DISTINCT ?statement) >= 2).\n"
+        "- Counting statements comes after the closing brace of WHERE: } GROUP BY ?item HAVING "
+        "(COUNT(DISTINCT ?statement) > 2) for \"more than two\", >= 2 for \"at least two\".\n"
         "- No SERVICE, no FROM."),
     user=(
         "Example.\nQuestion: Italian churches built before 1600 whose heritage designation has no reference\n"
