@@ -144,6 +144,9 @@ class Options:
     # Worklists asked in plain words ([ask]): candidate queries the model writes, and the most items one returns.
     ask_candidates: int = 3
     ask_limit: int = 500
+    # Where a question's names are looked up: the Wikidata API's search box (api), or the SPARQL endpoint's own
+    # labels and aliases (endpoint: a local store or a Wikibase with no API).
+    ask_entities: str = "api"
     # Curators' review ([review]): the name decisions are recorded with.
     review_curator: str = ""
     # Writes ([apply]): the BotPassword login name (Example@refbot); its password from REFBOT_APPLY_PASSWORD or
@@ -267,6 +270,8 @@ def _check(options: Options) -> Options:
         (options.run_recheck_days < 0, "run recheck_days cannot be negative"),
         (not 1 <= options.ask_candidates <= 8, "ask candidates must be between 1 and 8"),
         (not 1 <= options.ask_limit <= 10_000, "ask limit must be between 1 and 10000"),
+        (options.ask_entities not in ("api", "endpoint"),
+         f"ask entities {options.ask_entities!r} is not one of api, endpoint"),
         (options.properties_cache_days < 0, "properties cache_days cannot be negative"),
         (options.apply_edit_delay < 0 or options.apply_retry_wait < 0 or options.apply_retries < 0,
          "apply edit_delay, retries and retry_wait cannot be negative"),

@@ -44,3 +44,32 @@ def test_an_error_answer_names_the_service():
     answer = {"search": [{"id": "P31", "label": "instance of"},
                          {"id": "Q5", "label": "human", "match": {"text": "person"}}]}
     assert candidates(answer, "http://127.0.0.1/w/api.php")[0].matched == "person"
+
+
+class Counting:
+    """The real endpoint, counting the queries sent."""
+
+    def __init__(self, endpoint) -> None:
+        self.endpoint, self.sent = endpoint, 0
+
+    def select(self, query):
+        self.sent += 1
+        return self.endpoint.select(query)
+
+
+def test_with_no_api_the_endpoints_labels_and_aliases_name_the_items_in_any_case(world):
+    """[ask] entities = endpoint: exact labels or aliases in the question's language, however the question cases
+    them; nothing for a label in another language, a partial name, or text no label could hold."""
+    from bot.asking.entities import EndpointSearch
+    from bot.selection.endpoint import SparqlEndpoint
+
+    endpoint = Counting(SparqlEndpoint(world.sparql_url, "refbot/test (ops@example.org)", timeout=10.0, retries=0))
+    labels = EndpointSearch(endpoint, "en")
+    found = labels("charles university")
+    assert [(c.id, c.label, c.matched) for c in found] == [("Q990215", "Charles University", "Charles University")]
+    assert labels("ctu")[0].matched == "CTU", "an alias"
+    assert labels("České vysoké učení technické v Praze") == [] and labels("Charles") == [], "a Czech label; a part"
+    assert labels("education") == [], "an alias of P69: properties come from the property index, not this lookup"
+    sent = endpoint.sent
+    assert labels('Charles" } ?s ?p ?o { "') == [] and endpoint.sent == sent, "not a name: never bound into a query"
+    assert labels("charles university")[0].id == "Q990215" and endpoint.sent == sent, "each n-gram asked once"

@@ -19,12 +19,13 @@ from servers import sparql_json
 
 QUERIES = asset_names("queries")
 SAMPLE = {"item": ["Q36233"], "after": ["Q1"], "property": ["P166"], "referenceProperty": ["P143"],
-          "entity": ["Q36233", "P166"], "language": ["en", "pt-br"]}
+          "entity": ["Q36233", "P166"], "language": ["en", "pt-br"],
+          "text": ["Charles University", "charles university"]}
 
 
 def test_the_expected_queries_exist():
-    assert QUERIES == ["citation-needed-properties", "defining-triples", "labels", "property-index", "property-links",
-                       "same-value-properties", "unsourced-statements", "value-usage", "worklist"]
+    assert QUERIES == ["citation-needed-properties", "defining-triples", "entity-search", "labels", "property-index",
+                       "property-links", "same-value-properties", "unsourced-statements", "value-usage", "worklist"]
 
 
 @pytest.mark.parametrize("name", QUERIES)
@@ -73,6 +74,10 @@ def test_binding_changes_only_the_values_blocks_and_the_limit():
     ("item", "P31"),
     ("language", 'en" . ?x ?y "'),
     ("language", "EN"),
+    ("text", 'Charles" } ?s ?p ?o . { "'),
+    ("text", "Charles\\"),
+    ("text", "two\nlines"),
+    ("text", " padded"),
 ])
 def test_nothing_but_a_valid_id_or_language_code_is_bound(parameter, value):
     query = Query("test", "SELECT * WHERE { VALUES ?%s { } }" % parameter)

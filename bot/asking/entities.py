@@ -1,6 +1,7 @@
 """Entity lookups for linking (``bot.asking.linking.Lookup``): the Wikidata API's ``wbsearchentities``, which ranks
-matches by label, alias and the entity's popularity, as the search box does. Answers are kept for the question, so
-an n-gram is asked once."""
+matches by label, alias and the entity's popularity, as the search box does; or, for a store with no API, the
+endpoint's own labels and aliases (``entity-search.rq``: exact matches of a name's spellings, by sitelinks). Answers
+are kept for the question, so an n-gram is asked once."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from bot.asking.linking import Candidate
 from bot.datamodel import QID_PATTERN
-from bot.errors import ServiceError
+from bot.errors import InputError, ServiceError
+from bot.selection.binding import TEXT_PATTERN, bind, entity_id, load_query
 
 if TYPE_CHECKING:
     from bot.documents.services import ServiceClient
+    from bot.selection.endpoint import SparqlEndpoint
 
 SERVICE = "the Wikidata API"
 MAX_TEXT = 120  # characters of an n-gram sent as a search (wbsearchentities takes up to 250)
@@ -54,3 +57,35 @@ def candidates(answer: Any, api_url: str) -> list[Candidate]:
         found.append(Candidate(str(entry["id"]), label, str(entry.get("description") or ""),
                                str(match.get("text") or label)))
     return found
+
+
+class EndpointSearch:
+    """``EndpointSearch(endpoint, "en")("Czech")`` → the items whose label or alias is "Czech" (or "czech"), the
+    best linked first."""
+
+    def __init__(self, endpoint: SparqlEndpoint, language: str) -> None:
+        self.endpoint, self.language = endpoint, language
+        self.asked: dict[str, list[Candidate]] = {}
+
+    def __call__(self, text: str) -> Sequence[Candidate]:
+        key = " ".join(text.split())[:MAX_TEXT]
+        if not key or not TEXT_PATTERN.match(key):
+            return []  # a name with other characters is no label this lookup can match
+        if key not in self.asked:
+            spellings = [key, key.casefold(), key[:1].upper() + key[1:], key.title()]
+            if len(key) <= 6 and " " not in key:
+                spellings.append(key.upper())  # an acronym: CTU, UNESCO
+            spellings = list(dict.fromkeys(spellings))
+            try:
+                rows = self.endpoint.select(bind(load_query("entity-search"), text=spellings,
+                                                 language=[self.language]))
+            except InputError:
+                rows = []
+            found: dict[str, Candidate] = {}
+            for row in rows:
+                entity = entity_id(row["entity"].value)
+                label = row["label"].value if row.get("label") is not None else row["matched"].value
+                description = row["description"].value if row.get("description") is not None else ""
+                found.setdefault(entity, Candidate(entity, label, description, row["matched"].value))
+            self.asked[key] = list(found.values())
+        return self.asked[key]

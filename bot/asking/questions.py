@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 from bot import __version__
 from bot.asking.ask import Answer, Asker
 from bot.asking.draft import Draft, draft, target
-from bot.asking.entities import EntitySearch
+from bot.asking.entities import EndpointSearch, EntitySearch
 from bot.asking.fragment import Triple, defining_triples, value_usage
-from bot.asking.linking import Link, link
+from bot.asking.linking import Link, Lookup, link
 from bot.asking.properties import IndexCache, property_index
 from bot.asking.safety import statement_properties
 from bot.errors import InputError
@@ -53,8 +53,9 @@ def question_terms(options: Options, question: str, endpoint: SparqlEndpoint) ->
     language = options.languages[0]
     index = property_index(endpoint, IndexCache(options.properties_cache, options.properties_cache_days), language,
                            date.today())
-    search = EntitySearch(make_services(options, make_session(options, cache=False)), options.wikidata_api_url,
-                          language)
+    search: Lookup = (EndpointSearch(endpoint, language) if options.ask_entities == "endpoint" else
+                      EntitySearch(make_services(options, make_session(options, cache=False)),
+                                   options.wikidata_api_url, language))
     links = link(question, index, search)
     items = [item.id for item in links if item.kind == "entity"]
     triples = defining_triples(endpoint, items, language)

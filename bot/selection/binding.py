@@ -22,8 +22,10 @@ ENTITY_PREFIX = "http://www.wikidata.org/entity/"
 # Each parameter our queries declare, and what may be bound to it.
 PARAMETERS = {
     "item": "item", "after": "item", "property": "property", "referenceProperty": "property",
-    "entity": "entity", "language": "language",
+    "entity": "entity", "language": "language", "text": "text",
 }
+# A name to look up as a label: words, digits and the punctuation names have; never quotes, backslashes, braces.
+TEXT_PATTERN = re.compile(r"^[\w .,'’&()/-]{1,120}$")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,10 @@ def read_query_file(path: Path) -> Query:
 
 
 def _term(kind: str, value: str) -> str:
+    if kind == "text":
+        if not TEXT_PATTERN.match(value) or value != value.strip():
+            raise InputError(f"cannot look up {value!r} as a label", hint="use words, digits, spaces and . , ' - only")
+        return f'"{value}"'
     if kind == "language":
         if not LANGUAGE_PATTERN.match(value):
             raise ConfigError(f"not a language code: {value!r}", hint="use codes such as en, de, pt-br, mul")
