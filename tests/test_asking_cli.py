@@ -58,6 +58,9 @@ def test_select_ask_links_the_question_and_shows_every_candidate_with_the_test_m
     assert re.search(r"property +P69 +educated at +← \"educated at\"", terms)
     assert re.search(r"entity +Q990215 +Charles University +← \"Charles University\"", terms)
     assert "item Q990215 \"Charles University\"" in out
+    draft = out.split("== draft the model started from ==\n", 1)[1].split("== candidates ==")[0]
+    expected = ["?item wdt:P69 wd:Q990215 .", "?item p:P166 ?statement ."]
+    assert [line.strip() for line in draft.splitlines()][1:3] == expected, draft
     assert [int(n) for n in re.findall(r"^  (\d)\. ", out, re.MULTILINE)] == [1, 2]
     assert re.search(r"== \d+ prompt and \d+ completion tokens", out)
     if result.returncode == 0:  # a query was chosen: it is printed as sent, and it passed the checker
@@ -91,3 +94,34 @@ def test_a_saved_answer_is_a_query_file_for_select_query_with_its_record(world, 
     statements = [json.loads(line) for line in listed.stdout.splitlines()]
     assert statements and {s["item"] for s in statements} <= set(answer.chosen.items)
     assert {s["property"] for s in statements} == {"P166"}
+
+
+@pytest.mark.model
+def test_run_ask_checks_the_unsourced_statements_of_the_chosen_querys_items(world, llama_server, tmp_path):
+    """`refbot run --ask`: the question's query (written by the test model from the draft) is the run's worklist;
+    the statements checked are its items' statements of the property the question is about, in a valid trace,
+    and asking again resumes the same run."""
+    from bot import trace as traces
+    from bot.options import ini_text
+
+    ini = tmp_path / "refbot.ini"
+    ini.write_text(ini_text(world.options() | {
+        "judge_backend": "openai", "judge_url": llama_server.url, "properties_cache": str(tmp_path / "properties"),
+        "check_reports": str(tmp_path / "reports"), "run_ledger": str(tmp_path / "reports" / "runs.sqlite")}),
+        encoding="utf-8")
+    environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
+    environ["PYTHONPATH"] = str(ROOT)
+    command = [sys.executable, "-m", "bot.cli", "--config", str(ini), "run", "--ask", QUESTION, "--candidates", "1"]
+    first = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=environ)
+    assert first.returncode == 0, first.stderr
+    chosen = first.stdout.split("# chosen: ", 1)[1]
+    assert chosen.startswith("the only candidate that returned items"), first.stdout
+    sent = chosen.split("\n", 1)[1].split("\n\n", 1)[0]
+    assert "wd:Q990215" in sent and "p:P166" in sent
+    assert re.search(r"run \d+: [1-9]\d* statement\(s\) checked", first.stdout), first.stdout
+    xml = Path(re.search(r"^trace: (.+)$", first.stdout, re.MULTILINE).group(1))
+    checked = traces.read(xml).findall(".//{*}statement")
+    assert checked and {s.get("property") for s in checked} == {"P166"}
+    assert {s.getparent().get("id") for s in checked} == {"Q990201"}, "the one alumna with unsourced awards"
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=environ)
+    assert again.returncode == 0 and "0 to check" in again.stderr, again.stderr

@@ -24,6 +24,7 @@ ENTITIES = {
     "moravian towns": [],
     "moravian": [Candidate("Q43266", "Moravia", "historical region", "Moravian")],
     "town": [Candidate("Q3957", "town", "type of settlement")],
+    "award": [Candidate("Q618779", "award", "something given in recognition")],
 }
 ASKED: list[str] = []
 
@@ -70,3 +71,11 @@ def test_equal_scores_prefer_the_property_that_needs_references_and_the_lookups_
 def test_nothing_links_below_the_threshold_and_without_a_lookup_only_properties_link():
     assert link("populous citizens", INDEX, lookup) == []
     assert [item.id for item in link("awards of Czech presidents", INDEX)] == ["P166"]
+
+
+def test_the_words_that_open_a_question_before_whose_name_a_class_not_a_property():
+    links = link("awards whose date of death is unsourced", INDEX, lookup)
+    assert [(item.kind, item.id, item.start) for item in links] == [("entity", "Q618779", 0), ("property", "P570", 2)]
+    assert link("awards of Czech presidents", INDEX, lookup)[0].id == "P166", "elsewhere the property"
+    negated = link("painters without any awards whose date of birth is unsourced", INDEX, lookup)
+    assert [item.id for item in negated] == ["Q1028181", "P166", "P569"], "only the question's opening words"

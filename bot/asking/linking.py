@@ -90,6 +90,12 @@ def ngrams(tokens: Sequence[str], *, longest: int = MAX_WORDS) -> list[tuple[int
     return spans
 
 
+def _is_subject(tokens: Sequence[str], start: int, end: int) -> bool:
+    """The words that open the question before "whose" name what it is about ("awards whose date of foundation…"):
+    a class of items, never a property, even when a property has that label or alias (P166's "awards")."""
+    return start == 0 and end < len(tokens) and tokens[end].casefold() == "whose"
+
+
 def _singular(text: str) -> str:
     """The n-gram with its last word singular, as English plurals usually go (dates → date, prizes → prize)."""
     parts = text.split()
@@ -112,7 +118,7 @@ def link(question: str, index: PropertyIndex, lookup: Lookup | None = None, *,
     names = [(term, name) for term in index.properties for name in term.names()]
     folded = [fold(name) for _, name in names]
     for start, end in ngrams(tokens):
-        if any(taken[start:end]):
+        if any(taken[start:end]) or _is_subject(tokens, start, end):
             continue
         text = " ".join(tokens[start:end])
         scores: dict[int, float] = {}
