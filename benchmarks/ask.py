@@ -190,6 +190,25 @@ def drafts_only(options: Options, endpoint, chosen: list[tuple[str, str, str]]) 
     return 0
 
 
+def serve(world: DemoWorld, chosen: list[tuple[str, str, str]]) -> int:
+    from bot.options import ini_text
+
+    settings = {"sparql_endpoint": world.sparql_url, "ask_entities": "endpoint", "ask_limit": 2000,
+                "contact": "refbot-benchmark@example.org", "properties_cache_days": 0.0}
+    print(f"The benchmark's world is served on 127.0.0.1 until you press Ctrl-C (SPARQL {world.sparql_url}). "
+          "Save this as ask.ini:\n")
+    print(ini_text(settings))
+    print("and ask, for instance:\n")
+    for kind, question, _ in chosen:
+        print(f'  refbot --config ask.ini select --ask "{question}" --explain   # {kind}')
+    print(flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidates", type=int, default=3, help="queries the model writes per question (3)")
@@ -202,6 +221,9 @@ def main() -> int:
     parser.add_argument("--model", default="", help="the model (default: refbot's judge model, or the server's)")
     parser.add_argument("--drafts-only", action="store_true",
                         help="no model: measure the draft queries refbot builds from the linked terms alone")
+    parser.add_argument("--serve", action="store_true",
+                        help="only serve the benchmark's world on loopback and print a refbot.ini and its questions, "
+                             "to ask them with `refbot select --ask`, until interrupted")
     args = parser.parse_args()
 
     from bot.judge import make_backend
@@ -211,6 +233,8 @@ def main() -> int:
     world_data = generate(tmp / "data", people=args.people, seed=args.seed)
     chosen_questions = [q for q in questions(world_data) if not args.kind or q[0] == args.kind][:args.first]
     with DemoWorld(data=tmp / "data", workdir=tmp) as world:
+        if args.serve:
+            return serve(world, chosen_questions)
         settings = {**world.options(), "properties_cache": tmp / "properties", "ask_candidates": args.candidates,
                     "ask_limit": 2000, "judge_backend": args.judge}
         if args.judge_url:
