@@ -244,3 +244,22 @@ def test_the_model_starts_from_the_draft_and_may_name_existing_ids_the_prompt_do
     repair = model.asked[3][-1]["content"]
     assert "Q3957" in repair and "P1376" not in repair, "the repair lists the fragment's ids, not every property"
     assert not any("Q99999" in text for text in endpoint.sent)
+
+
+def test_when_no_candidate_returns_items_the_draft_is_checked_run_and_chosen_as_candidate_0(store):
+    from bot.asking.draft import Draft
+
+    empty = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 ; wdt:P31 wd:Q6256 }\n```"
+    sketch = Draft(UNSOURCED_CZECH.split("\n", 1)[1].rsplit("\n```", 1)[0], LINKS[0])
+    ask, endpoint = asker(store, Scripted([empty]), candidates=1)
+    answer = ask.ask("awards of Czech people that cite nothing", LINKS, TRIPLES, draft=sketch)
+    assert answer.chosen.number == 0 and answer.chosen.items == ["Q1001"]
+    assert answer.why == "no candidate returned items, so the draft built from the linked terms"
+    assert [c.number for c in answer.candidates] == [1, 0] and endpoint.sent[-1].rstrip().endswith("LIMIT 50")
+    nothing = Draft("SELECT ?item WHERE { ?item wdt:P27 wd:Q36 ; wdt:P31 wd:Q6256 }", None)
+    answer = asker(store, Scripted([empty]), candidates=1)[0].ask("q", LINKS, TRIPLES, draft=nothing)
+    assert answer.chosen is None and answer.why == "no candidate returned items", "a draft with no items neither"
+    unsafe = Draft("SELECT ?item WHERE { ?item wdt:P27 wd:Q4242 }", None)
+    ask, endpoint = asker(store, Scripted([empty]), candidates=1)
+    assert ask.ask("q", LINKS, TRIPLES, draft=unsafe).chosen is None and len(endpoint.sent) == 1, \
+        "the draft passes the same checker: an unknown id is never sent"

@@ -61,7 +61,10 @@ def test_select_ask_links_the_question_and_shows_every_candidate_with_the_test_m
     draft = out.split("== draft the model started from ==\n", 1)[1].split("== candidates ==")[0]
     expected = ["?item wdt:P69 wd:Q990215 .", "?item p:P166 ?statement ."]
     assert [line.strip() for line in draft.splitlines()][1:3] == expected, draft
-    assert [int(n) for n in re.findall(r"^  (\d)\. ", out, re.MULTILINE)] == [1, 2]
+    numbers = [int(n) for n in re.findall(r"^  (\d)\. ", out, re.MULTILINE)]
+    assert numbers in ([1, 2], [1, 2, 0]), "the model's two candidates, then the draft when neither had items"
+    if numbers[-1] == 0:
+        assert re.search(r"^  0\. the draft \d+ item\(s\)", out, re.MULTILINE), out
     assert re.search(r"== \d+ prompt and \d+ completion tokens", out)
     if result.returncode == 0:  # a query was chosen: it is printed as sent, and it passed the checker
         sent = out.split("# chosen: ", 1)[1].split("\n", 1)[1].split("\n\n", 1)[0]
@@ -115,7 +118,9 @@ def test_run_ask_checks_the_unsourced_statements_of_the_chosen_querys_items(worl
     first = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=environ)
     assert first.returncode == 0, first.stderr
     chosen = first.stdout.split("# chosen: ", 1)[1]
-    assert chosen.startswith("the only candidate that returned items"), first.stdout
+    why = chosen.split("; ", 1)[0]
+    drafted = why.endswith("so the draft built from the linked terms")
+    assert why == "the only candidate that returned items" or drafted, first.stdout
     sent = chosen.split("\n", 1)[1].split("\n\n", 1)[0]
     assert "wd:Q990215" in sent and "p:P166" in sent
     assert re.search(r"run \d+: [1-9]\d* statement\(s\) checked", first.stdout), first.stdout

@@ -1,7 +1,8 @@
 """A question → a checked query and its worklist, as Auto-KGQAGPT does it: link the question's words, show the model
-the fragment, let it write ``n`` candidates (one repair each when the checker refuses one), run the valid ones, and
-choose: the only candidate with items, or the model's pick among samples of their results (ties to the simpler
-query). The model, the endpoint and the lookup are parameters; every query sent has passed ``bot.asking.safety``.
+the fragment and the draft, let it write ``n`` candidates (one repair each when the checker refuses one), run the
+valid ones, and choose: the only candidate with items, or the model's pick among samples of their results (ties to
+the simpler query); when none returned items, the draft itself (candidate 0), if it returns any. The model, the
+endpoint and the lookup are parameters; every query sent has passed ``bot.asking.safety``.
 """
 
 from __future__ import annotations
@@ -122,8 +123,26 @@ class Asker:
                 self._run(candidate)
             written.append(candidate)
         chosen, why = self._choose(question, written)
+        if chosen is None and sketch:
+            chosen, why = self._fall_back(sketch, known, why, written)
         return Answer(question, links, fragment, written, chosen, why, sketch, self.prompt_tokens,
                       self.completion_tokens, time.monotonic() - started)
+
+    def _fall_back(self, sketch: str, known: set[str], why: str,
+                   written: list[Written]) -> tuple[Written | None, str]:
+        """When no candidate returned items: the draft, built from the graph's own patterns for the linked terms,
+        if it returns any (candidate 0; checked and run as the model's are)."""
+        draft = Written(0, sketch)
+        try:
+            draft.sent = check(sketch, limit=self.limit, known=known).text
+        except QueryRefused as refusal:
+            draft.refused = str(refusal)
+            return None, why
+        self._run(draft)
+        written.append(draft)
+        if not draft.items:
+            return None, why
+        return draft, f"{why}, so the draft built from the linked terms"
 
     def _complete(self, messages: list[dict[str, str]], number: int) -> str:
         generation = self.template.generation if number == 1 else replace(

@@ -32,16 +32,12 @@ class Draft:
     negated: tuple[Link, ...] = ()
 
 
-def _before(tokens: Sequence[str], start: int, *, reach: int = 3) -> list[str]:
-    """The words just before position ``start``, nearest first, skipping GLUE words (at most ``reach`` others)."""
-    seen: list[str] = []
-    for token in reversed([t.casefold() for t in tokens[max(0, start - reach - 3):start]]):
-        if token in GLUE and token not in NEGATIONS:
-            continue
-        seen.append(token)
-        if len(seen) == reach:
-            break
-    return seen
+def _word_before(tokens: Sequence[str], start: int) -> str:
+    """The nearest word before position ``start`` that is not GLUE ("who are not German": "not"); "" for none."""
+    for token in reversed(tokens[:start]):
+        if token.casefold() not in GLUE:
+            return token.casefold()
+    return ""
 
 
 def target(question: str, links: Sequence[Link]) -> Link | None:
@@ -49,17 +45,14 @@ def target(question: str, links: Sequence[Link]) -> Link | None:
     tokens = words(question)
     constrained = [item for item in links if item.kind == "property" and item.citation_needed]
     for item in constrained:
-        before = [t.casefold() for t in tokens[max(0, item.start - 3):item.start]] if item.start >= 0 else []
-        if any(word in TARGET_AFTER for word in before[-2:]):
+        if item.start >= 0 and any(t.casefold() in TARGET_AFTER for t in tokens[max(0, item.start - 2):item.start]):
             return item
     return constrained[0] if constrained else None
 
 
 def negated(question: str, item: Link) -> bool:
-    if item.start < 0:
-        return False
-    nearest = _before(words(question), item.start, reach=1)
-    return bool(nearest) and nearest[0] in NEGATIONS
+    """Whether "not", "no", "without"… comes just before the term (GLUE words aside)."""
+    return item.start >= 0 and _word_before(words(question), item.start) in NEGATIONS
 
 
 def draft(question: str, links: Sequence[Link], triples: Mapping[str, Sequence[Triple]], *, limit: int) -> Draft:

@@ -116,7 +116,8 @@ def save(answer: Answer, path: Path, *, model: str) -> tuple[Path, Path]:
     if path.suffix != ".rq":
         raise InputError(f"{path} does not end in .rq", hint="save the query as a .rq file for --query")
     question = " ".join(answer.question.split())
-    header = (f"# {question}\n# Written by {model} for `refbot select --ask` (refbot {__version__}); chosen: "
+    writer = "refbot's draft from the linked terms" if answer.chosen.number == 0 else model
+    header = (f"# {question}\n# Written by {writer} for `refbot select --ask` (refbot {__version__}); chosen: "
               f"{answer.why}.\n# How: {path.with_suffix('.json').name}\n")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(header + answer.chosen.sent.rstrip() + "\n", encoding="utf-8")

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.cli import checking, documents, evaluation, models, reviewing, selection
+from bot.cli import asking, checking, documents, evaluation, models, reviewing, selection
 from bot.cli.arguments import EXIT_PARTIAL, EXIT_USAGE, options_from
 from bot.errors import ConfigError, InputError, InternalError, ModelError, RefbotError
 
@@ -47,6 +47,7 @@ def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
     if args.command == "eval" and args.limit is not None and args.sample is not None:
         parser.error("--limit and --sample cannot be combined")
     selection.validate(parser, args)
+    asking.validate(parser, args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,11 +20,12 @@ if TYPE_CHECKING:
 FIRST_PAGE = 20  # statements listed after an asked query unless --limit says otherwise
 
 
-def add_arguments(parser: argparse.ArgumentParser, source: Any) -> None:
-    source.add_argument("--ask", metavar="QUESTION",
-                        help="name the items in plain words: a model writes the SPARQL from the terms of the graph "
-                             "the question names, refbot checks and runs it (e.g. \"awards of Czech chemists that "
-                             "cite nothing\")")
+ASK_HELP = ("name the items in plain words: a model writes the SPARQL from the terms of the graph the question "
+            "names, refbot checks and runs it (e.g. \"awards of Czech chemists that cite nothing\")")
+
+
+def add_arguments(parser: argparse.ArgumentParser, source: Any, *, ask_help: str = ASK_HELP) -> None:
+    source.add_argument("--ask", metavar="QUESTION", help=ask_help)
     parser.add_argument("--save", type=Path, metavar="FILE.rq",
                         help="with --ask: keep the chosen query (and FILE.json, how it was chosen) for --query")
     parser.add_argument("--explain", action="store_true",
@@ -34,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser, source: Any) -> None:
 
 
 def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.command not in ("select", "run"):
+        return
     if not args.ask and (args.save or args.explain or args.ask_candidates):
         parser.error("--save, --explain and --candidates go with --ask")
 
@@ -52,14 +55,14 @@ def ask_worklist(args: argparse.Namespace, options: Options, endpoint: SparqlEnd
     if getattr(args, "explain", False):
         explain(answer)
     if answer.chosen is None:
-        print(f"refbot select: no query: {answer.why}", file=sys.stderr)
+        print(f"refbot {args.command}: no query: {answer.why}", file=sys.stderr)
         return None, answer
     print(f"# {answer.question}\n# chosen: {answer.why}; {len(answer.chosen.items)} item(s)")
     print(answer.chosen.sent.rstrip())
     print()
     if getattr(args, "save", None):
         query, beside = save(answer, args.save, model=model)
-        print(f"refbot select: saved {query} (and {beside.name}); run it with `refbot run --query {query}`",
+        print(f"refbot {args.command}: saved {query} (and {beside.name}); run it with `refbot run --query {query}`",
               file=sys.stderr)
     source = f"question {answer.question!r}"
     properties = properties or tuple(worklist_properties(answer))
@@ -92,7 +95,8 @@ def explain(answer: Answer) -> None:
             state = f"{len(candidate.items)} item(s)"
         repaired = f" (repaired after: {candidate.repaired})" if candidate.repaired else ""
         chosen = "  ← chosen" if candidate is answer.chosen else ""
-        print(f"  {candidate.number}. {state}{repaired}{chosen}")
+        name = "0. the draft" if candidate.number == 0 else f"{candidate.number}."
+        print(f"  {name} {state}{repaired}{chosen}")
         print("\n".join(f"     {line}" for line in candidate.written.splitlines()))
     print(f"== {answer.prompt_tokens} prompt and {answer.completion_tokens} completion tokens, "
           f"{answer.seconds:.1f} s; {answer.why} ==")

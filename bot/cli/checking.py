@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli.arguments import (EXIT_OK, EXIT_PARTIAL, check_options, duration, id_list, judge_options, positive_int,
                                sparql_options)
+from bot.cli import asking
 from bot.cli.progress import Bar
 from bot.options import Options
 
@@ -42,9 +43,8 @@ def add_parsers(commands: Any) -> None:
     source.add_argument("--query", metavar="NAME|FILE.rq", help="a SPARQL query whose ?item column names the items")
     source.add_argument("--worklist", type=id_list("property"), metavar="PID",
                         help="items with unsourced statements of this property")
-    source.add_argument("--ask", metavar="QUESTION",
-                        help="the items a question in plain words names (as `refbot select --ask`; save the query "
-                             "with `select --ask --save` to run the same items again)")
+    asking.add_arguments(run, source, ask_help="the items a question in plain words names, as `refbot select "
+                                               "--ask` (with --save, the query is kept for `run --query` next time)")
     run.add_argument("--property", type=id_list("property"), action="extend", metavar="PID",
                      help="only statements of this property (repeatable)")
     run.add_argument("--limit", type=positive_int, metavar="N", help="check at most N statements in this run")

@@ -68,7 +68,6 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Combinations argparse cannot express."""
     if args.command != "select":
         return
-    asking.validate(parser, args)
     chosen = [name for name, given in (("QID", args.qids), ("--items", args.items), ("--query", args.query),
                                        ("--ask", args.ask)) if given]
     if len(chosen) > 1:
