@@ -251,20 +251,25 @@ def main() -> int:
               f"(seed {args.seed}); model {getattr(backend, 'model_id', options.judge_model)}; "
               f"{args.candidates} candidate(s) each", flush=True)
         results = []
-        drafted = 0
+        drafted = fallbacks = fallbacks_right = 0
         for number, (kind, question, gold_query) in enumerate(chosen_questions, start=1):
             expected = gold_items(endpoint, question, gold_query)
             started = time.monotonic()
             answer = answer_question(options, question, endpoint=endpoint, backend=backend)
             got = set(answer.chosen.items) if answer.chosen else set()
-            valid = sum(1 for c in answer.candidates if c.valid)
+            written = [c for c in answer.candidates if c.number > 0]  # the model's (0: the draft, a fallback)
+            valid = sum(1 for c in written if c.valid)
             right = answer.chosen is not None and got == expected
+            fallback = answer.chosen is not None and answer.chosen.number == 0
+            fallbacks += fallback
+            fallbacks_right += fallback and right
             draft_right = draft_items(endpoint, answer.draft, options.ask_limit) == expected
             drafted += draft_right
             results.append((kind, right, valid, answer.prompt_tokens, answer.completion_tokens,
                             time.monotonic() - started))
             print(f"{number:>2} {kind:<9} {'ok ' if right else 'NO '} gold {len(expected):>4} chosen "
-                  f"{len(got) if answer.chosen else '-':>4}  valid {valid}/{len(answer.candidates)}  "
+                  f"{len(got) if answer.chosen else '-':>4}{' (the draft)' if fallback else ''}  valid "
+                  f"{valid}/{len(written)}  "
                   f"draft {'ok' if draft_right else 'NO'}  {answer.prompt_tokens:>5}+{answer.completion_tokens:<4} "
                   f"tok {results[-1][5]:6.1f} s  {question}", flush=True)
         index = property_index(endpoint, IndexCache(options.properties_cache), "en", date.today())
@@ -279,7 +284,8 @@ def main() -> int:
             print(f"  {kind:<10} {right:>3}/{kinds[kind]:<3} {right / kinds[kind]:6.1%}")
     right = sum(1 for _, ok, *_ in results if ok)
     print(f"  {'all':<10} {right:>3}/{len(results):<3} {right / max(1, len(results)):6.1%}")
-    print(f"  (the drafts alone: {drafted}/{len(results)})")
+    print(f"  the drafts alone would be right on {drafted}/{len(results)}; the draft was chosen on {fallbacks} "
+          f"(no candidate of the model's returned items), right on {fallbacks_right}")
     valid = sum(r[2] for r in results)
     written = len(results) * args.candidates
     print(f"  candidates valid {valid}/{written}; questions with no valid candidate "
