@@ -60,12 +60,13 @@ def ask_worklist(args: argparse.Namespace, options: Options, endpoint: SparqlEnd
     print(f"# {answer.question}\n# chosen: {answer.why}; {len(answer.chosen.items)} item(s)")
     print(answer.chosen.sent.rstrip())
     print()
+    properties = properties or tuple(worklist_properties(answer))
     if getattr(args, "save", None):
         query, beside = save(answer, args.save, model=model)
-        print(f"refbot {args.command}: saved {query} (and {beside.name}); run it with `refbot run --query {query}`",
-              file=sys.stderr)
+        narrowed = "".join(f" --property {pid}" for pid in properties)
+        print(f"refbot {args.command}: saved {query} (and {beside.name}); run it with `refbot run --query {query}"
+              f"{narrowed}`", file=sys.stderr)
     source = f"question {answer.question!r}"
-    properties = properties or tuple(worklist_properties(answer))
     if by_query:
         return Worklist(source, query=Query(source, answer.chosen.sent), properties=properties, limit=limit), answer
     return Worklist.of_items(answer.chosen.items, properties=properties, source=source, limit=limit), answer
