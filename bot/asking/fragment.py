@@ -55,16 +55,29 @@ def value_usage(endpoint: SparqlEndpoint, items: Sequence[str], labels: Mapping[
     return found
 
 
+def usual_use(triples: Sequence[Triple]) -> Triple | None:
+    """The use an item is reached by: its commonest (among the target property's items, when any reach it there);
+    None when nothing takes it as value."""
+    return next((triple for triple in triples if triple.used_by), None)
+
+
+def through_subclasses(triples: Sequence[Triple]) -> bool:
+    """A class reached among the target property's items only as a superclass (P279): its members are matched
+    with its subclasses' members."""
+    usual = usual_use(triples)
+    return usual is not None and not usual.among and any(t.used_by and t.property_id == "P279" for t in triples)
+
+
 def item_pattern(item: str, triples: Sequence[Triple]) -> str | None:
-    """How the question's item is usually reached: ``?item wdt:P27 wd:Q213 .`` by its commonest use (among the
-    target property's items), or, for a class only reached as a superclass there (P279), its members and its
-    subclasses' members ``?item wdt:P31/wdt:P279* wd:Q486972 .``; None when nothing takes it as value."""
-    uses = [triple for triple in triples if triple.used_by]
-    if not uses:
+    """How the question's item is usually reached: ``?item wdt:P27 wd:Q213 .`` by its usual use, or
+    ``?item wdt:P31/wdt:P279* wd:Q486972 .`` for a class reached through its subclasses; None when nothing takes
+    it as value."""
+    usual = usual_use(triples)
+    if usual is None:
         return None
-    if not uses[0].among and any(triple.property_id == "P279" for triple in uses):
+    if through_subclasses(triples):
         return f"?item wdt:P31/wdt:P279* wd:{item} ."
-    return f"?item wdt:{uses[0].property_id} wd:{item} ."
+    return f"?item wdt:{usual.property_id} wd:{item} ."
 
 
 def defining_triples(endpoint: SparqlEndpoint, items: Sequence[str], language: str) -> dict[str, list[Triple]]:
@@ -107,11 +120,12 @@ def fragment_text(links: Iterable[Link], triples: Mapping[str, Sequence[Triple]]
                 value = f"{triple.value} {_quoted(triple.value_label)}" if triple.value_label else triple.value
                 lines.append(f"    {item.id} {DEFINING.get(triple.property_id, triple.property_id)} "
                              f"({triple.property_id}) {value}")
-        pattern = item_pattern(item.id, kept)
-        if pattern is not None and "/" in pattern:
+        usual, pattern = usual_use(kept), item_pattern(item.id, kept)
+        if usual is None or pattern is None:
+            continue
+        if through_subclasses(kept):
             lines.append(f"    its members and its subclasses' members: {pattern}")
-        elif pattern is not None:
-            usual = next(triple for triple in kept if triple.used_by)
+        else:
             name = f" {_quoted(usual.value_label)}" if usual.value_label else ""
             lines.append(f"    it is the value of property {usual.property_id}{name}: {pattern}")
     return "\n".join(lines)
