@@ -24,6 +24,16 @@ from bot.modelstore import default_cache
 SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key", "apply_password"})
 # Secrets only the environment gives: the bot's password, which can edit Wikidata.
 FROM_ENVIRONMENT_ONLY = frozenset({"apply_password"})
+# Where `refbot check` looks for evidence (``check_source``), and what each value takes in.
+SOURCES = {"all": frozenset({"kg", "web", "wikipedia"}), "both": frozenset({"web", "wikipedia"}),
+           "kg": frozenset({"kg"}), "web": frozenset({"web"}), "wikipedia": frozenset({"wikipedia"})}
+
+
+def uses(source: str, kind: str) -> bool:
+    """Whether ``check_source`` ``source`` takes evidence from ``kind`` (kg, web or wikipedia)."""
+    return kind in SOURCES.get(source, frozenset())
+
+
 # Configuration file sections; a field named <section>_<key> is written as "key" in [section], others in [refbot].
 SECTIONS = ("judge", "properties", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata",
             "check", "run", "ask", "review", "apply")
@@ -116,11 +126,17 @@ class Options:
     wikipedia_article_url: str = "https://{host}/w/rest.php/v1/page/{title}/html"
     wikipedia_chunk_chars: int = 10_000
     wikidata_api_url: str = "https://www.wikidata.org/w/api.php"
-    # Checking statements ([check]): where documents come from (web, wikipedia, both), the order paragraphs are
+    # Checking statements ([check]): where evidence comes from (kg: the item's authority records read as RDF; web;
+    # wikipedia: the sources its article cites; both: web and wikipedia; all: the three), the order paragraphs are
     # judged in (ranked: the best `top` paragraphs of each document that name the value and are about the item;
     # paper: every paragraph in document order, as published), documents per statement, statements checked at
     # once, embeddings.
-    check_source: str = "both"
+    check_source: str = "all"
+    # Search the web and Wikipedia's sources even for a statement an authority record corroborates.
+    check_all_sources: bool = False
+    # Authority records (kg): candidate facts kept per record (GPT-LODS's top K) and records read per item at most.
+    check_kg_top: int = 5
+    check_kg_records: int = 5
     check_strategy: str = "ranked"
     check_top: int = 3
     check_require_mention: bool = True
@@ -259,8 +275,10 @@ def _check(options: Options) -> Options:
          f"search backend {options.search_backend!r} is not one of searxng, brave (or empty for none)"),
         (options.search_results < 1, "search results must be at least 1"),
         (options.wikipedia_chunk_chars < 1, "wikipedia chunk_chars must be at least 1"),
-        (options.check_source not in ("web", "wikipedia", "both"),
-         f"check source {options.check_source!r} is not one of web, wikipedia, both"),
+        (options.check_source not in SOURCES,
+         f"check source {options.check_source!r} is not one of {', '.join(SOURCES)}"),
+        (options.check_kg_top < 1, "check kg_top must be at least 1"),
+        (options.check_kg_records < 1, "check kg_records must be at least 1"),
         (options.check_strategy not in ("ranked", "paper"),
          f"check strategy {options.check_strategy!r} is not one of ranked, paper"),
         (options.check_top < 1, "check top must be at least 1"),

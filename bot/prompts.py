@@ -259,3 +259,28 @@ ASK_SPARQL = SparqlTemplate(
     sampling=Generation(max_tokens=320, temperature=0.7, top_p=0.95, seed=42),
 )
 SPARQL_TEMPLATES: Mapping[str, SparqlTemplate] = MappingProxyType({ASK_SPARQL.id: ASK_SPARQL})
+
+
+# -- relations of an authority record (`refbot check`'s corroboration, bot.corroboration.picking) -----------------
+
+@dataclass(frozen=True)
+class RelationTemplate:
+    """FactGenius's filter: the model is shown a record's relations and names those that state the statement's
+    property; its answer is kept only where it names a relation of the list (bot.corroboration.picking)."""
+
+    id: str
+    system: str
+    user: str  # {property} {description} {relations}
+    generation: Generation
+
+
+KG_RELATIONS = RelationTemplate(
+    id="kg-relations",
+    system=("You match the relations of a library's authority record to one Wikidata property. Use only the "
+            "names of the relations and what the property means, never what you know about the subject."),
+    user=("Wikidata property: {property} ({description})\n\nRelations in the record, each with one of its "
+          "values:\n{relations}\n\nWhich of these relations state the property \"{property}\" itself (not a "
+          "related or opposite one)? Answer with their names exactly as written, one per line, or with the word "
+          "none."),
+    generation=Generation(max_tokens=48, temperature=0.0, seed=42),
+)

@@ -3,6 +3,11 @@
 Properties (../shared/docs/wikidata.md, "Writing references"): P854 reference URL, P813 retrieved (day
 precision), P1476 title (monolingual), P407 language of work (an item), P1065 archive URL and P2960 archive date
 when the evidence came from an archived copy, P1683 quotation (the supporting sentence, monolingual, short).
+
+A statement an authority record corroborates gets the reference editors add by hand for such facts
+(:class:`StatedIn`): P248 stated in (the database's item, P1629 of the identifier's property), the identifier
+property with the record's identifier, P813 retrieved, and P854 only when the record was not where the identifier
+says (a redirect to a merged record): otherwise the identifier leads to it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ class Snak:
     value: str  # as QuickStatements writes it
     text: str  # as a curator reads it
     label: str = ""  # the property's label, when the trace gave it
+    # The property's datatype, for the properties a web reference does not use (the identifier's: external-id).
+    datatype: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,34 @@ class ProposedReference:
         return snaks
 
 
+@dataclass(frozen=True)
+class StatedIn:
+    """The "stated in" reference of a statement a database's record states."""
+
+    database: str  # the database's item (P248); "" when the identifier's property names none (P1629)
+    database_label: str
+    identifier_property: str
+    identifier_label: str
+    identifier: str
+    retrieved: date
+    record_url: str  # where the record was read (the trace's link)
+    moved_to: str = ""  # the record's URL when it is not the one the identifier gives (then P854)
+
+    @property
+    def url(self) -> str:
+        return self.moved_to or self.record_url
+
+    def snaks(self) -> list[Snak]:
+        snaks = [Snak("P248", self.database, self.database_label or self.database, "stated in",
+                      "wikibase-item")] if self.database else []
+        snaks.append(Snak(self.identifier_property, quoted(self.identifier), self.identifier, self.identifier_label,
+                          "external-id"))
+        if self.moved_to or not self.database:
+            snaks.append(Snak("P854", quoted(self.url), self.url))
+        snaks.append(Snak("P813", day(self.retrieved), self.retrieved.isoformat()))
+        return snaks
+
+
 def wayback_date(timestamp: str) -> date | None:
     """``20190501000000`` → 2019-05-01."""
     try:
@@ -91,7 +126,7 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"
 
 
-def quickstatements(statement: Statement, reference: ProposedReference, summary: str = "") -> str:
+def quickstatements(statement: Statement, reference: ProposedReference | StatedIn, summary: str = "") -> str:
     """One V1 command adding the reference to the statement with that value: tab-separated, since titles
     may hold ``|``. QuickStatements picks the statement by value, so a value that repeats on the item may
     get the reference on the wrong statement; curators see the GUID in the report."""

@@ -29,7 +29,7 @@ from bot.checking.items import ItemContext
 from bot.checking.records import StatementCheck
 from bot.datamodel import Statement
 from bot.errors import InputError, RefbotError
-from bot.options import Options
+from bot.options import Options, uses
 from bot.runledger import RunLedger
 from bot.runledger import Run as LedgerRun
 from bot.selection.worklists import Worklist
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from bot.documents.services import ServiceClient
     from bot.selection.endpoint import SparqlEndpoint
 
-OUTCOMES = ("supported", "not-found", "irretrievable", "error")
+OUTCOMES = ("supported", "corroborated", "contradicted", "not-found", "irretrievable", "error")
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,10 @@ class RunResult:
 
     @property
     def summary(self) -> str:
-        """``2 supported, 1 not-found, 0 irretrievable, 0 error``"""
-        return ", ".join(f"{self.counts.get(name, 0)} {name}" for name in OUTCOMES)
+        """``2 supported, 1 not-found, 0 irretrievable, 0 error``; corroborated and contradicted (authority records)
+        only when some statement ended so."""
+        return ", ".join(f"{self.counts.get(name, 0)} {name}" for name in OUTCOMES
+                         if self.counts.get(name, 0) or name not in ("corroborated", "contradicted"))
 
 
 @dataclass
@@ -292,7 +294,8 @@ class Run:
         try:
             return read_item(self.clients.services, options.wikidata_api_url, item, label,
                              wiki=options.wikipedia_wiki, article_url=options.wikipedia_article_url,
-                             chunk_chars=options.wikipedia_chunk_chars, want_article=options.check_source != "web")
+                             chunk_chars=options.wikipedia_chunk_chars,
+                             want_article=uses(options.check_source, "wikipedia"))
         except InputError as error:
             if strict:
                 raise
@@ -305,9 +308,9 @@ class Run:
 
         options, judge = self.options, self.clients.tools.judge
         endpoints = [("sparql", endpoint_url(options.sparql_endpoint)), ("wikidata-api", options.wikidata_api_url)]
-        if options.check_source != "web":
+        if uses(options.check_source, "wikipedia"):
             endpoints.append(("wikipedia", options.wikipedia_article_url))
-        if options.check_source != "wikipedia" and options.search_backend:
+        if uses(options.check_source, "web") and options.search_backend:
             endpoints.append((f"search ({options.search_backend})", options.search_url or "(the engine's default)"))
         if options.archive_enabled:
             endpoints += [("wayback-availability", options.archive_availability_url),
@@ -350,6 +353,7 @@ def run_key(options: Options, worklist: Worklist) -> str:
     Resuming with another judge or other checking settings would mix their results in one run: that is a new
     run."""
     settings = [",".join(worklist.properties), str(worklist.limit or ""), options.check_source,
+                str(options.check_all_sources), str(options.check_kg_top), str(options.check_kg_records),
                 options.check_strategy, str(options.check_top), str(options.check_require_mention),
                 str(options.check_require_subject), str(options.check_unnamed), str(options.check_documents),
                 str(options.check_paragraphs),

@@ -18,16 +18,19 @@ from bot import __version__
 from bot.assets import asset_path
 from bot.checking.items import ItemContext
 from bot.checking.records import DocumentCheck, Judged, StatementCheck
+from bot.corroboration.stage import Corroboration
 from bot.errors import InputError, TraceError
 from bot.properties.profile import PropertyProfile
 from bot.ranking import match_spans
+from bot.references import StatedIn
 from bot.redaction import open_private, redact_text, redact_url
 
 NS = "urn:refbot:trace:1"
 SCHEMA_VERSION = "1.0"
 # Characters XML 1.0 cannot hold (control characters a page or a model may produce).
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-REFERENCE_LABELS = {"P854": "reference URL", "P813": "retrieved", "P1476": "title", "P407": "language of work",
+REFERENCE_LABELS = {"P248": "stated in",
+                    "P854": "reference URL", "P813": "retrieved", "P1476": "title", "P407": "language of work",
                     "P1065": "archive URL", "P2960": "archive date", "P1683": "quotation"}
 
 
@@ -121,6 +124,8 @@ def statement_element(context: ItemContext, check: StatementCheck, services: Seq
         _element("stage", element, name=stage, seconds=_number(seconds))
     if check.profile is not None:
         _relation(element, check.profile)
+    if check.corroboration is not None:
+        _corroboration(element, check.corroboration)
     for search in check.searches:
         found = _element("search", element, engine=search.engine, query=search.query)
         if search.error:
@@ -131,12 +136,55 @@ def statement_element(context: ItemContext, check: StatementCheck, services: Seq
         _document(element, document, statement)
     if check.reference is not None:
         reference = check.reference
-        node = _element("reference", element, url=reference.url, archive_url=reference.archive_url or None)
+        stated = isinstance(reference, StatedIn)
+        node = _element("reference", element, url=reference.url,
+                        archive_url=None if stated else (reference.archive_url or None),  # type: ignore[union-attr]
+                        kind="stated-in" if stated else "web")
         for snak in reference.snaks():
-            _element("snak", node, property=snak.property_id, label=REFERENCE_LABELS.get(snak.property_id, ""),
-                     value=snak.value, text=snak.text)
+            _element("snak", node, property=snak.property_id,
+                     label=REFERENCE_LABELS.get(snak.property_id, "") or snak.label, value=snak.value,
+                     text=snak.text, datatype=snak.datatype or None)
         _element("quickstatements", node, check.quickstatements)
     return _redacted(element, services)
+
+
+def _corroboration(parent: Any, corroboration: Corroboration) -> None:
+    node = _element("corroboration", parent, finding=corroboration.verdict.value, records=len(corroboration.records),
+                    not_read=corroboration.skipped or None, elapsed_s=_number(corroboration.elapsed_s),
+                    error=corroboration.error or None)
+    _element("reason", node, corroboration.reason)
+    for check in corroboration.records:
+        prop, record = check.identifier.prop, check.record
+        element = _element("record", node, property=prop.property_id, property_label=prop.label,
+                           identifier=check.identifier.value, database=prop.database or None,
+                           database_label=prop.database_label or None, url=record.url,
+                           final_url=record.final_url if record.final_url != record.url else None,
+                           status=record.status, format=record.format_name if record.format else None,
+                           retrieved=record.retrieved or None, sha256=record.sha256 or None, triples=record.triples,
+                           subject=check.subject or None, subject_label=check.subject_label or None,
+                           facts=check.facts, step=check.step or None, finding=check.verdict.value,
+                           elapsed_s=_number(record.elapsed_s))
+        _element("reason", element, check.reason)
+        recognised = dict(check.relations)
+        shown = list(check.candidates)
+        if check.chosen is not None and check.chosen not in shown:
+            shown.insert(0, check.chosen)
+        for candidate in shown:
+            fact = candidate.fact
+            _element("candidate", element, relation=fact.relation, predicate=fact.predicate, object=fact.object,
+                     object_text=fact.object_text, datatype=fact.datatype or None,
+                     cosine=f"{candidate.cosine:.4f}", agreement=candidate.comparison.agreement.value,
+                     compared=candidate.comparison.how, recognised=recognised.get(fact.relation) or None,
+                     chosen="true" if candidate == check.chosen else None)
+        if check.picks is not None:
+            picks = check.picks
+            picked = _element("picks", element, model=picks.model or "(unknown)", prompt_tokens=picks.prompt_tokens,
+                              completion_tokens=picks.completion_tokens, latency_s=_number(picks.latency_s))
+            _element("answer", picked, picks.answer)
+            for name in picks.accepted:
+                _element("accepted", picked, name)
+            for name in picks.refused:
+                _element("refused", picked, name)
 
 
 def review_element(statement: Any, state: str, *, curator: str = "", decided: str = "", note: str = "",
@@ -271,7 +319,8 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
     outcomes = [statement.get("outcome") for statement in statements]
     judgements = list(_judgements(statements))
     summary = {"statements": len(statements), "skipped": info.skipped,
-               **{outcome: outcomes.count(outcome) for outcome in ("supported", "not-found", "irretrievable", "error")},
+               **{outcome: outcomes.count(outcome) for outcome in ("supported", "corroborated", "contradicted",
+                                                                   "not-found", "irretrievable", "error")},
                "judgements": sum(1 for j in judgements if j.get("asked") == "true"),
                "prompt-tokens": sum(int(j.get("prompt-tokens")) for j in judgements),
                "completion-tokens": sum(int(j.get("completion-tokens")) for j in judgements)}

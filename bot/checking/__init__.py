@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def plan_from(options: Options) -> Plan:
-    return Plan(source=options.check_source,
+    return Plan(source=options.check_source, all_sources=options.check_all_sources,
                 strategy=Strategy(options.check_strategy, options.check_top, options.check_require_mention,
                                   options.check_require_subject, options.check_unnamed,
                                   considered=options.check_paragraphs),
@@ -38,20 +38,30 @@ def make_tools(options: Options, session: requests.Session, services: ServiceCli
     from bot.judge import make_judge
     from bot.properties import make_profiles
 
-    if options.check_source != "wikipedia" and not options.search_backend:
+    from bot.options import uses
+
+    if uses(options.check_source, "web") and not options.search_backend:
         from bot.errors import ConfigError
 
         raise ConfigError("no web search engine is configured",
-                          hint="set [search] backend and url (searxng or brave), or check --source wikipedia")
+                          hint="set [search] backend and url (searxng or brave), or check --source kg or wikipedia")
     judge = make_judge(options)
     if options.check_strategy == "paper":
         # The published method asks the model about every paragraph; refbot's shortcut (a paragraph that does
         # not name the value is answered without the model) is a pre-ranking of its own.
         judge.template = replace(judge.template, require_object_mention=False)
-    embed = make_embedder(options) if options.check_strategy == "ranked" else None
-    return Tools(judge, make_fetcher(options, session, services.politeness), paragraph_rules(options),
-                 make_wayback(options, services), make_search(options, services), embed,
-                 make_profiles(options, endpoint))
+    kg = uses(options.check_source, "kg") and endpoint is not None
+    embed = make_embedder(options) if options.check_strategy == "ranked" or kg else None
+    fetcher = make_fetcher(options, session, services.politeness)
+    corroborator = None
+    if kg and endpoint is not None:
+        from bot.corroboration import make_corroborator
+
+        corroborator = make_corroborator(options, endpoint, fetcher, backend=judge.backend, embed=embed)
+    return Tools(judge, fetcher, paragraph_rules(options), make_wayback(options, services),
+                 make_search(options, services) if uses(options.check_source, "web") else None,
+                 embed if options.check_strategy == "ranked" else None, make_profiles(options, endpoint),
+                 corroborator)
 
 
 __all__ = ["Plan", "Strategy", "Tools", "make_tools", "plan_from"]

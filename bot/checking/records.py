@@ -6,17 +6,21 @@ from dataclasses import dataclass
 from datetime import date
 from enum import Enum
 
+from bot.corroboration.stage import Corroboration
 from bot.datamodel import Judgement, Statement
 from bot.documents.retrieval import Retrieved
 from bot.documents.search import SearchResult
 from bot.faults import Fault
 from bot.properties.profile import PropertyProfile
 from bot.ranking import Ranked
-from bot.references import ProposedReference
+from bot.references import ProposedReference, StatedIn
 
 
 class Outcome(str, Enum):
     SUPPORTED = "supported"
+    # An authority record states the value (a "stated in" reference is proposed) or another one (flagged).
+    CORROBORATED = "corroborated"
+    CONTRADICTED = "contradicted"
     NOT_FOUND = "not-found"
     IRRETRIEVABLE = "irretrievable"
     ERROR = "error"
@@ -88,14 +92,16 @@ class StatementCheck:
     elapsed_s: float
     searches: tuple[Search, ...] = ()
     documents: tuple[DocumentCheck, ...] = ()
-    reference: ProposedReference | None = None
+    reference: ProposedReference | StatedIn | None = None
     quickstatements: str = ""
     # Set when refbot's own code or install failed on this statement (the outcome is then ``error``).
     fault: Fault | None = None
     # How the statement's property was put to the judge: its phrase and contrasts, and where they came from.
     profile: PropertyProfile | None = None
-    # Where its time went: (stage, seconds) for search, article, fetch, rank, judge and justify, in that order.
+    # Where its time went: (stage, seconds) for kg, search, article, fetch, rank, judge and justify, in that order.
     stages: tuple[tuple[str, float], ...] = ()
+    # What the item's authority records said (``--source`` kg or all); None when they were not read.
+    corroboration: Corroboration | None = None
 
     @property
     def judgements(self) -> list[Judged]:

@@ -14,6 +14,7 @@ from datetime import date, datetime, timezone
 from bot.checking import candidates as find
 from bot.checking.judging import Strategy, judge_in_rounds, not_ranked, queue
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
+from bot.corroboration.stage import Corroboration, Corroborator, Finding
 from bot.datamodel import Claim, Paragraph, Statement, Verdict
 from bot.documents.archive import Wayback
 from bot.documents.fetching import Fetcher
@@ -21,13 +22,14 @@ from bot.documents.paragraphs import ParagraphRules
 from bot.documents.retrieval import Retrieved, Wanted, retrieve_many
 from bot.documents.search import SearchBackend, search_query, web_search
 from bot.documents.wikipedia import Article
-from bot.errors import BackendUnavailable, InternalError, JudgeError, RefbotError
+from bot.errors import BackendUnavailable, InternalError, JudgeError, QueryError, RefbotError
 from bot.faults import Fault, fault_of
 from bot.judge.engine import Judge
-from bot.properties import PropertyProfiles
+from bot.options import uses
+from bot.properties import PropertyProfile, PropertyProfiles
 from bot.properties.profile import statement_claim
 from bot.ranking import Embed, rank, supporting_sentence
-from bot.references import ProposedReference, quickstatements, wayback_date
+from bot.references import ProposedReference, StatedIn, quickstatements, wayback_date
 from bot.subject_check import on_official_site
 
 SUMMARY = "reference proposed by refbot"
@@ -37,7 +39,9 @@ SUMMARY = "reference proposed by refbot"
 class Plan:
     """What the options say about checking (``bot.checking.plan_from``)."""
 
-    source: str = "both"  # web, wikipedia or both
+    source: str = "all"  # all, kg, web, wikipedia or both (web and wikipedia): bot.options.SOURCES
+    # Search documents even when an authority record corroborates the statement.
+    all_sources: bool = False
     strategy: Strategy = Strategy()
     documents: int = 8
     search_results: int = 5
@@ -56,6 +60,8 @@ class Tools:
     embed: Embed | None = None
     # How each property is stated and what it is told apart from; without it a claim has no contrasts.
     profiles: PropertyProfiles | None = None
+    # The item's authority records (--source kg or all); without it none is read.
+    corroborator: Corroborator | None = None
 
 
 def now_iso() -> str:
@@ -74,21 +80,26 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
     claim: Claim | None = None
     searches: list[Search] = []
     documents: list[DocumentCheck] = []
-    problems: list[str] = [article_error] if article_error and plan.source != "web" else []
+    problems: list[str] = [article_error] if article_error and uses(plan.source, "wikipedia") else []
     fault: Fault | None = None
     profile = None
+    corroboration: Corroboration | None = None
     try:
         if tools.profiles is not None:
             profile = tools.profiles.profile(statement.property_id, statement.property_label)
         claim = statement_claim(statement, profile)
-        with watch.stage("search"):
-            searched = _search(statement, tools, plan, searches, problems)
-        with watch.stage("article"):
-            cited, article_check = _cited(statement, claim, tools, plan, article)
-        if article_check is not None:
-            documents.append(article_check)
-        wanted = find.merge(cited, searched, limit=plan.documents)
-        documents += _judge_documents(statement, claim, tools, plan, wanted, websites, watch)
+        if tools.corroborator is not None and uses(plan.source, "kg"):
+            with watch.stage("kg"):
+                corroboration = _corroborate(statement, tools.corroborator, profile)
+        if _wants_documents(plan, corroboration):
+            with watch.stage("search"):
+                searched = _search(statement, tools, plan, searches, problems)
+            with watch.stage("article"):
+                cited, article_check = _cited(statement, claim, tools, plan, article)
+            if article_check is not None:
+                documents.append(article_check)
+            wanted = find.merge(cited, searched, limit=plan.documents)
+            documents += _judge_documents(statement, claim, tools, plan, wanted, websites, watch)
     except BackendUnavailable:
         raise
     except InternalError as error:  # refbot's own failure, raised on purpose: never the statement's problem
@@ -99,16 +110,57 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
         fault = fault_of(error)
     if fault is not None:
         return StatementCheck(statement, Outcome.ERROR, str(fault), started, round(time.monotonic() - clock, 3),
-                              tuple(searches), tuple(documents), fault=fault, profile=profile, stages=watch.stages)
-    outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
-    reference = propose(statement, documents) if outcome is Outcome.SUPPORTED else None
-    if reference is not None and claim is not None and tools.judge.justify:
+                              tuple(searches), tuple(documents), fault=fault, profile=profile, stages=watch.stages,
+                              corroboration=corroboration)
+    outcome, reason, reference = _decide_all(statement, plan, corroboration, documents, problems)
+    if isinstance(reference, ProposedReference) and claim is not None and tools.judge.justify:
         with watch.stage("justify"):  # only the paragraph that is proposed is explained
             documents = _justify(documents, claim, tools.judge)
     return StatementCheck(statement, outcome, reason, started, round(time.monotonic() - clock, 3), tuple(searches),
                           tuple(documents), reference,
                           quickstatements(statement, reference, SUMMARY) if reference else "", profile=profile,
-                          stages=watch.stages)
+                          stages=watch.stages, corroboration=corroboration)
+
+
+def _corroborate(statement: Statement, corroborator: Corroborator, profile: PropertyProfile | None
+                 ) -> Corroboration:
+    """The records' verdict; silent, with the error, when the endpoint cannot say which records the item has."""
+    try:
+        return corroborator.corroborate(statement, profile)
+    except QueryError as error:
+        return Corroboration(Finding.SILENT, f"the item's identifiers could not be read: {error}", error=str(error))
+
+
+def _wants_documents(plan: Plan, corroboration: Corroboration | None) -> bool:
+    if not (uses(plan.source, "web") or uses(plan.source, "wikipedia")):
+        return False
+    return plan.all_sources or corroboration is None or corroboration.verdict is not Finding.CORROBORATED
+
+
+def _decide_all(statement: Statement, plan: Plan, corroboration: Corroboration | None,
+                documents: list[DocumentCheck], problems: list[str]
+                ) -> tuple[Outcome, str, ProposedReference | StatedIn | None]:
+    """A contradiction is flagged whatever the documents say, and nothing is proposed; a corroboration proposes its
+    "stated in" reference; otherwise the documents decide."""
+    searched = uses(plan.source, "web") or uses(plan.source, "wikipedia")
+    if corroboration is not None and corroboration.verdict is Finding.CONTRADICTED:
+        found = ""
+        if searched:
+            outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
+            found = f"; the documents: {outcome.value} ({reason})"
+        return Outcome.CONTRADICTED, f"an authority record states another value: {corroboration.reason}{found}", None
+    if corroboration is not None and corroboration.verdict is Finding.CORROBORATED:
+        return Outcome.CORROBORATED, f"an authority record states it: {corroboration.reason}", corroboration.reference
+    if not searched:  # --source kg
+        if corroboration is None:
+            return Outcome.ERROR, "no authority record was read: no SPARQL endpoint to list the item's identifiers", \
+                None
+        if corroboration.error or problems:
+            return Outcome.ERROR, "; ".join([*problems, corroboration.reason]), None
+        return Outcome.NOT_FOUND, f"no authority record states it: {corroboration.reason}", None
+    outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
+    reference = propose(statement, documents) if outcome is Outcome.SUPPORTED else None
+    return outcome, reason, reference
 
 
 class Stopwatch:
@@ -154,7 +206,7 @@ def _justify(documents: list[DocumentCheck], claim: Claim, judge: Judge) -> list
 
 def _search(statement: Statement, tools: Tools, plan: Plan, searches: list[Search],
             problems: list[str]) -> list[Candidate]:
-    if plan.source == "wikipedia" or tools.search is None:
+    if not uses(plan.source, "web") or tools.search is None:
         return []
     try:
         query, results = web_search(tools.search, statement, plan.search_results, allow=plan.allow_domains,
@@ -169,7 +221,7 @@ def _search(statement: Statement, tools: Tools, plan: Plan, searches: list[Searc
 
 def _cited(statement: Statement, claim: Claim, tools: Tools, plan: Plan, article: Article | None
            ) -> tuple[list[Candidate], DocumentCheck | None]:
-    if plan.source == "web" or article is None:
+    if not uses(plan.source, "wikipedia") or article is None:
         return [], None
     if plan.strategy.name != "paper":
         return find.from_article(article.paragraphs, statement), None

@@ -120,9 +120,13 @@ def judge_options(parser: argparse.ArgumentParser) -> None:
 
 def check_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("checking")
-    group.add_argument("--source", dest="check_source", choices=("web", "wikipedia", "both"),
-                       help="where documents come from: web search, the sources the item's Wikipedia article "
-                            "cites, or both (default)")
+    group.add_argument("--source", dest="check_source", choices=("all", "kg", "web", "wikipedia", "both"),
+                       help="where evidence comes from: kg (the item's authority records read as RDF: GND, BnF, "
+                            "VIAF, …), web search, wikipedia (the sources the item's article cites), both (web and "
+                            "wikipedia), or all three (default)")
+    group.add_argument("--all-sources", dest="check_all_sources", action="store_const", const=True,
+                       help="search the web and Wikipedia's sources even for a statement an authority record "
+                            "corroborates (by default its \"stated in\" reference is enough)")
     group.add_argument("--strategy", dest="check_strategy", choices=("ranked", "paper"),
                        help="'ranked' (default): judge the best --top paragraphs of each document that name the "
                             "value; 'paper': every paragraph in document order, as the published method")

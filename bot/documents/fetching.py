@@ -150,12 +150,14 @@ class Fetcher:
         self._robots_locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
-    def fetch(self, url: str) -> Fetched:
+    def fetch(self, url: str, *, accept: str = "", readable: tuple[str, ...] = READABLE_TYPES) -> Fetched:
+        """``accept``: the Accept header (content negotiation, as for an RDF record); ``readable``: the media
+        types read (any other is ``unsupported``)."""
         started = time.monotonic()
         redirects: list[str] = []
         try:
             _check_scheme(url)
-            return self._follow(url, redirects, started)
+            return self._follow(url, redirects, started, accept, readable)
         except _Stop as stop:
             return Fetched(url, stop.outcome, stop.reason, final_url=redirects[-1] if redirects else url,
                            status=stop.status, retrieved=now_utc(), elapsed_s=time.monotonic() - started,
@@ -167,16 +169,17 @@ class Fetcher:
                            final_url=redirects[-1] if redirects else url, retrieved=now_utc(),
                            elapsed_s=time.monotonic() - started, redirects=tuple(redirects))
 
-    def _follow(self, url: str, redirects: list[str], started: float) -> Fetched:
+    def _follow(self, url: str, redirects: list[str], started: float, accept: str = "",
+                readable: tuple[str, ...] = READABLE_TYPES) -> Fetched:
         current = url
         while True:
             if self.rules.robots:
                 self._check_robots(current)
             with self._turn(current):
                 granted = time.monotonic()  # max_seconds counts from here, not from the wait for the turn
-                response = self._request(current)
+                response = self._request(current, accept)
                 if not response.is_redirect:
-                    return self._read(url, current, response, redirects, started, granted)
+                    return self._read(url, current, response, redirects, started, granted, readable)
                 target = urljoin(current, response.headers.get("Location", ""))
                 response.close()
             self._check_redirect(url, target, redirects, response.status_code)
@@ -199,8 +202,10 @@ class Fetcher:
         with (nullcontext() if cache.fresh(self.session, url) is not None else self.politeness.turn(url)):
             yield
 
-    def _request(self, url: str) -> requests.Response:
+    def _request(self, url: str, accept: str = "") -> requests.Response:
         headers = {"User-Agent": self.rules.user_agent} if self.rules.user_agent else {}
+        if accept:
+            headers["Accept"] = accept
         attempt = 0
         while True:
             try:
@@ -228,19 +233,20 @@ class Fetcher:
             return response
 
     def _read(self, url: str, final_url: str, response: requests.Response, redirects: list[str],
-              started: float, granted: float) -> Fetched:
+              started: float, granted: float, readable: tuple[str, ...] = READABLE_TYPES) -> Fetched:
         status = response.status_code
         kind, charset = media_type(response.headers.get("Content-Type", ""))
-        if kind not in READABLE_TYPES and kind not in UNTYPED:
+        if kind not in readable and kind not in UNTYPED:
             response.close()
-            raise _Stop(Outcome.UNSUPPORTED, f"content type {kind} is not HTML, PDF or plain text", status)
+            what = "HTML, PDF or plain text" if readable == READABLE_TYPES else ", ".join(readable)
+            raise _Stop(Outcome.UNSUPPORTED, f"content type {kind} is not {what}", status)
         declared = response.headers.get("Content-Length", "")
         if declared.isdecimal() and int(declared) > self.rules.max_bytes:
             response.close()
             raise _Stop(Outcome.TOO_LARGE, f"{int(declared):,} bytes declared; the cap is {self.rules.max_bytes:,}",
                         status)
         body = self._body(response, granted)
-        if kind in UNTYPED:
+        if kind in UNTYPED and readable == READABLE_TYPES:  # another reader sniffs its own formats
             kind = sniff_type(body[:1024])
             if not kind:
                 raise _Stop(Outcome.UNSUPPORTED, "no usable content type, and the body is neither HTML nor PDF",

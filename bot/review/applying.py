@@ -19,7 +19,8 @@ from typing import Any, Protocol
 from bot import __version__
 from bot.errors import WriteError
 from bot.redaction import withheld
-from bot.review.datavalues import ValueFormError, reference_snaks, reference_urls, same_url, same_value, value_text
+from bot.review.datavalues import (ValueFormError, reference_snaks, reference_urls, reference_values, same_url,
+                                   same_value, value_text)
 from bot.review.proposals import Proposal
 from bot.review.store import ReviewLedger
 
@@ -90,6 +91,11 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
     for url in reference_urls(current):
         if same_url(url, proposal.url):
             return f"the statement already has a reference to {url}"
+    stated = proposal.snak("P248")
+    identifier = next((snak for snak in proposal.snaks if snak.datatype == "external-id"), None)
+    if identifier is not None and identifier.text in reference_values(current, identifier.property_id):
+        where = f" (stated in {stated.text})" if stated is not None else ""
+        return f"the statement already has a reference to {identifier.property_id} {identifier.text}{where}"
     return ""
 
 

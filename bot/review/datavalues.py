@@ -20,7 +20,7 @@ JULIAN = "http://www.wikidata.org/entity/Q1985786"
 ENTITY = "http://www.wikidata.org/entity/"
 # The datatypes of the properties a proposed reference uses (../shared/docs/wikidata.md, "Writing references").
 REFERENCE_DATATYPES = {"P854": "url", "P813": "time", "P1476": "monolingualtext", "P407": "wikibase-item",
-                       "P1065": "url", "P2960": "time", "P1683": "monolingualtext"}
+                       "P1065": "url", "P2960": "time", "P1683": "monolingualtext", "P248": "wikibase-item"}
 _TIME = re.compile(r"^([+-])(\d+)-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z(?:/(\d+))?(/J)?$")
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?\d+)?)(?:~([0-9.]+)|\[([^,\]]+),([^\]]+)\])?(?:U(\d+))?$")
 _MONOLINGUAL = re.compile(r'^([a-z][a-z0-9-]*):"(.*)"$', re.S)
@@ -69,7 +69,7 @@ def reference_snaks(snaks: tuple[Snak, ...]) -> tuple[dict[str, list[dict[str, A
     """The ``snaks`` and ``snaks-order`` of ``wbsetreference`` for a proposed reference."""
     result: dict[str, list[dict[str, Any]]] = {}
     for snak in snaks:
-        datatype = REFERENCE_DATATYPES.get(snak.property_id)
+        datatype = snak.datatype or REFERENCE_DATATYPES.get(snak.property_id)
         if datatype is None:
             raise ValueFormError(f"{snak.property_id} is not a property refbot proposes in references")
         result.setdefault(snak.property_id, []).append(
@@ -188,3 +188,15 @@ def reference_urls(statement: dict[str, Any]) -> list[str]:
                 if isinstance(value, str):
                     urls.append(value)
     return urls
+
+
+def reference_values(statement: dict[str, Any], property_id: str) -> list[str]:
+    """The string values of ``property_id`` in a statement's references (Wikibase JSON): an identifier a reference
+    already cites."""
+    values = []
+    for reference in statement.get("references") or []:
+        for snak in (reference.get("snaks") or {}).get(property_id) or []:
+            value = (snak.get("datavalue") or {}).get("value")
+            if isinstance(value, str):
+                values.append(value)
+    return values

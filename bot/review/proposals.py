@@ -37,7 +37,7 @@ class Proposal:
 def statement_proposal(item: Any, statement: Any) -> Proposal | None:
     """The proposal of one statement element (under its item element); None when it has no reference."""
     reference = statement.find(tag("reference"))
-    if reference is None or statement.get("outcome") != "supported":
+    if reference is None or statement.get("outcome") not in ("supported", "corroborated"):
         return None
     supports = [float(judgement.get("support")) for judgement in statement.iter(tag("judgement"))
                 if judgement.get("supports") == "true"]
@@ -48,8 +48,8 @@ def statement_proposal(item: Any, statement: Any) -> Proposal | None:
         datatype=statement.get("datatype"), value=statement.get("value"), value_text=statement.get("value-text"),
         item_revision=int(revision) if revision else None, support=max(supports, default=0.0),
         url=reference.get("url"),
-        snaks=tuple(Snak(snak.get("property"), snak.get("value"), snak.get("text"), snak.get("label"))
-                    for snak in reference.iter(tag("snak"))),
+        snaks=tuple(Snak(snak.get("property"), snak.get("value"), snak.get("text"), snak.get("label"),
+                         snak.get("datatype") or "") for snak in reference.iter(tag("snak"))),
         quickstatements=reference.findtext(tag("quickstatements")) or "")
 
 

@@ -22,10 +22,13 @@ ENTITY_PREFIX = "http://www.wikidata.org/entity/"
 # Each parameter our queries declare, and what may be bound to it.
 PARAMETERS = {
     "item": "item", "after": "item", "property": "property", "referenceProperty": "property",
-    "entity": "entity", "language": "language", "text": "text",
+    "entity": "entity", "language": "language", "text": "text", "identifier": "identifier",
 }
 # A name to look up as a label: words, digits and the punctuation names have; never quotes, backslashes, braces.
 TEXT_PATTERN = re.compile(r"^[\w .,'’&()/-]{1,120}$")
+# An external identifier (GND 4008233-0, ORCID 0000-0002-1825-0097, an ARK ark:/12148/cb11889551x): no quotes,
+# backslashes, spaces or braces.
+IDENTIFIER_PATTERN = re.compile(r"^[\w.:/+-]{1,200}\Z")
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,11 @@ def _term(kind: str, value: str) -> str:
     if kind == "text":
         if not TEXT_PATTERN.match(value) or value != value.strip():
             raise InputError(f"cannot look up {value!r} as a label", hint="use words, digits, spaces and . , ' - only")
+        return f'"{value}"'
+    if kind == "identifier":
+        if not IDENTIFIER_PATTERN.match(value):
+            raise InputError(f"cannot look up {value[:60]!r} as an identifier",
+                             hint="identifiers hold letters, digits and . : _ / + - only")
         return f'"{value}"'
     if kind == "language":
         if not LANGUAGE_PATTERN.match(value):
