@@ -153,7 +153,13 @@ class DemoWorld:
         import tempfile
 
         self._store = Path(tempfile.mkdtemp(prefix="refbot-demo-store-", dir=self.workdir))
-        self._oxigraph = start_oxigraph(self.data / "world.ttl", self._store, free_port(), truthy=True)
+        # The store's formatter URIs (P1921, P1630) name this world's authority sites: placed before loading.
+        placed = self._store.with_name(self._store.name + ".ttl")
+        placed.write_text(self.placed((self.data / "world.ttl").read_text(encoding="utf-8")), encoding="utf-8")
+        try:
+            self._oxigraph = start_oxigraph(placed, self._store, free_port(), truthy=True)
+        finally:
+            placed.unlink(missing_ok=True)
 
     # -- addresses -------------------------------------------------------------------------------------------
     def base(self, site: str) -> str:
@@ -268,9 +274,11 @@ class DemoWorld:
         if root.resolve() not in target.parents or not target.is_file():
             return Reply(404, b"<!doctype html><title>Not found</title><h1>404 Not Found</h1>")
         kind = {".html": "text/html; charset=utf-8", ".txt": "text/plain; charset=utf-8",
-                ".pdf": "application/pdf"}.get(target.suffix, "application/octet-stream")
+                ".pdf": "application/pdf", ".ttl": "text/turtle; charset=utf-8",
+                ".rdf": "application/rdf+xml; charset=utf-8",
+                ".jsonld": "application/ld+json"}.get(target.suffix, "application/octet-stream")
         body = target.read_bytes()
-        if kind.startswith("text/"):
+        if kind.startswith("text/") or target.suffix in (".rdf", ".jsonld"):
             body = self.placed(body.decode("utf-8")).encode("utf-8")
         return Reply(200, body, kind)
 
