@@ -52,6 +52,13 @@
           .not-found { background: #eaecf0; color: #54595d; border: 1px solid #a2a9b1; }
           .irretrievable { background: #fef6e7; color: #ac6600; border: 1px solid #ac6600; }
           .error { background: #fee7e6; color: #d33; border: 1px solid #d33; }
+          .corroborated { background: #d5fdf4; color: #14866d; border: 1px solid #14866d; }
+          .contradicted { background: #fee7e6; color: #b32424; border: 2px solid #b32424; }
+          .silent { background: #eaecf0; color: #54595d; border: 1px solid #a2a9b1; }
+          section.contradictions { border: 2px solid #b32424; border-radius: .3rem; padding: .2rem 1rem; margin: 1rem 0; }
+          div.corroboration { margin: .5rem 0; padding: .4rem .7rem; background: #f8f9fa; border-left: 4px solid #a2a9b1; }
+          div.corroboration.finding-corroborated { border-left-color: #14866d; }
+          div.corroboration.finding-contradicted { border-left-color: #b32424; }
           .counts .badge { margin-right: .4rem; }
           .meta { color: #54595d; font-size: .9rem; }
           dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; }
@@ -93,6 +100,24 @@
           <xsl:if test="$run/@complete = 'false'"> — <strong>incomplete</strong></xsl:if>
         </p>
         <xsl:apply-templates select="$run"/>
+        <xsl:if test="t:item/t:statement[@outcome = 'contradicted']">
+          <section class="contradictions">
+            <h2>Contradicted by authority records</h2>
+            <p class="meta">An authority record states another value for these statements. Nothing is proposed for
+              them: check the record and the statement, and correct whichever is wrong.</p>
+            <ul>
+              <xsl:for-each select="t:item/t:statement[@outcome = 'contradicted']">
+                <li><a href="#{concat('statement-', translate(@guid, ' ', '_'))}"><xsl:value-of select="../@label"/>
+                  (<xsl:value-of select="../@id"/>), <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/></a>
+                  — <xsl:for-each select="t:corroboration/t:record[@finding = 'contradicted']"><xsl:if test="position() &gt; 1">; </xsl:if>
+                    <xsl:value-of select="@database-label"/><xsl:if test="not(@database-label)"><xsl:value-of select="@property-label"/></xsl:if>
+                    <xsl:text> </xsl:text><xsl:value-of select="@identifier"/>:
+                    <xsl:value-of select="t:candidate[@chosen = 'true']/@relation"/><xsl:text> </xsl:text>
+                    <strong><xsl:value-of select="t:candidate[@chosen = 'true']/@object-text"/></strong></xsl:for-each></li>
+              </xsl:for-each>
+            </ul>
+          </section>
+        </xsl:if>
         <h2>Statements</h2>
         <xsl:choose>
           <xsl:when test="t:item/t:statement">
@@ -100,6 +125,7 @@
               <thead><tr><th>Item</th><th>Property</th><th>Value</th><th>Outcome</th><th>Judgements</th><th>Wikidata</th></tr></thead>
               <tbody>
                 <xsl:for-each select="t:item/t:statement">
+                  <xsl:sort select="@outcome = 'contradicted'" order="descending"/>
                   <tr class="statement-row">
                     <td><xsl:value-of select="../@label"/> (<xsl:value-of select="../@id"/>)</td>
                     <td><xsl:value-of select="@property-label"/> (<xsl:value-of select="@property"/>)</td>
@@ -127,6 +153,8 @@
     <xsl:variable name="summary" select="t:summary"/>
     <p class="counts">
       <span class="badge supported"><xsl:value-of select="$summary/@supported"/> supported</span>
+      <xsl:if test="$summary/@corroborated &gt; 0"><span class="badge corroborated"><xsl:value-of select="$summary/@corroborated"/> corroborated</span></xsl:if>
+      <xsl:if test="$summary/@contradicted &gt; 0"><span class="badge contradicted"><xsl:value-of select="$summary/@contradicted"/> contradicted</span></xsl:if>
       <span class="badge not-found"><xsl:value-of select="$summary/@not-found"/> not found</span>
       <span class="badge irretrievable"><xsl:value-of select="$summary/@irretrievable"/> irretrievable</span>
       <span class="badge error"><xsl:value-of select="$summary/@error"/> error</span>
@@ -188,6 +216,7 @@
           <xsl:text> </xsl:text><xsl:value-of select="@seconds"/> s</xsl:for-each>)</xsl:if> — <xsl:value-of select="t:reason"/>
       </p>
       <xsl:apply-templates select="t:relation"/>
+      <xsl:apply-templates select="t:corroboration"/>
       <xsl:for-each select="t:document[@evidence = 'true']/t:judgement[@supports = 'true']">
         <div class="support">
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
@@ -295,9 +324,59 @@
   <xsl:template match="t:paragraph"><xsl:apply-templates/></xsl:template>
   <xsl:template match="t:match"><mark><xsl:value-of select="."/></mark></xsl:template>
 
+  <!-- What the item's authority records said: each record, its finding, and the facts weighed. -->
+  <xsl:template match="t:corroboration">
+    <div class="corroboration finding-{@finding}">
+      <p><strong>Authority records:</strong> <span class="badge {@finding}"><xsl:value-of select="@finding"/></span>
+        — <xsl:value-of select="t:reason"/>
+        <xsl:if test="@not-read &gt; 0"> (<xsl:value-of select="@not-read"/> more identifier(s) not read)</xsl:if></p>
+      <xsl:for-each select="t:record">
+        <details>
+          <xsl:if test="@finding != 'silent'"><xsl:attribute name="open">open</xsl:attribute></xsl:if>
+          <summary><span class="badge {@finding}"><xsl:value-of select="@finding"/></span><xsl:text> </xsl:text>
+            <xsl:value-of select="@database-label"/><xsl:if test="not(@database-label)"><xsl:value-of select="@property-label"/></xsl:if>
+            (<xsl:value-of select="@property-label"/>, <xsl:value-of select="@property"/>
+            <xsl:text> </xsl:text><code><xsl:value-of select="@identifier"/></code>) — <xsl:value-of select="t:reason"/></summary>
+          <p class="meta">Record: <xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+              <xsl:with-param name="text" select="@url"/></xsl:call-template>
+            <xsl:if test="@final-url"> (moved to <xsl:call-template name="link"><xsl:with-param name="url" select="@final-url"/>
+              <xsl:with-param name="text" select="@final-url"/></xsl:call-template>)</xsl:if>
+            <xsl:if test="@format"> · <xsl:value-of select="@format"/></xsl:if>
+            · <xsl:value-of select="@triples"/> triple(s)<xsl:if test="@subject">, <xsl:value-of select="@facts"/> fact(s) about
+              <code><xsl:value-of select="@subject"/></code> (<xsl:value-of select="@subject-label"/>)</xsl:if>
+            <xsl:if test="@retrieved"> · retrieved <xsl:value-of select="@retrieved"/></xsl:if>
+            <xsl:if test="@step"> · candidates by <xsl:value-of select="@step"/></xsl:if></p>
+          <xsl:if test="t:candidate">
+            <table class="candidates">
+              <thead><tr><th>Relation</th><th>Value in the record</th><th>Cosine</th><th>Compared</th><th>Recognised</th></tr></thead>
+              <tbody>
+                <xsl:for-each select="t:candidate">
+                  <tr>
+                    <td><xsl:if test="@chosen = 'true'"><strong>▶ </strong></xsl:if><xsl:value-of select="@relation"/>
+                      <br/><code class="meta"><xsl:value-of select="@predicate"/></code></td>
+                    <td><xsl:value-of select="@object-text"/></td>
+                    <td><xsl:value-of select="@cosine"/></td>
+                    <td><xsl:value-of select="@agreement"/> (<xsl:value-of select="@compared"/>)</td>
+                    <td><xsl:value-of select="@recognised"/></td>
+                  </tr>
+                </xsl:for-each>
+              </tbody>
+            </table>
+          </xsl:if>
+          <xsl:for-each select="t:picks">
+            <p class="meta">The model (<xsl:value-of select="@model"/>) was asked which relations state the property:
+              “<xsl:value-of select="t:answer"/>”<xsl:if test="t:accepted"> — accepted: <xsl:for-each select="t:accepted"><xsl:if test="position() &gt; 1">, </xsl:if><xsl:value-of select="."/></xsl:for-each></xsl:if>
+              <xsl:if test="t:refused"> — refused (not a relation of the record): <xsl:for-each select="t:refused"><xsl:if test="position() &gt; 1">, </xsl:if><xsl:value-of select="."/></xsl:for-each></xsl:if>;
+              <xsl:value-of select="@prompt-tokens"/> prompt tokens, <xsl:value-of select="@latency-s"/> s</p>
+          </xsl:for-each>
+        </details>
+      </xsl:for-each>
+    </div>
+  </xsl:template>
+
   <xsl:template match="t:reference">
     <table class="reference">
-      <caption>Proposed reference</caption>
+      <caption>Proposed reference<xsl:if test="@kind = 'stated-in'"> (stated in an authority record)</xsl:if></caption>
       <thead><tr><th>Property</th><th>Value</th></tr></thead>
       <tbody>
         <xsl:for-each select="t:snak">

@@ -50,6 +50,7 @@ class Recorded:
     query: dict[str, list[str]]
     method: str = "GET"
     params: dict[str, str] = field(default_factory=dict)
+    accept: str = ""  # the Accept header: what content negotiation asked for
 
 
 def free_port() -> int:
@@ -216,7 +217,7 @@ class DemoWorld:
                     params |= self.form() if method == "POST" else {}
                 except ValueError:
                     reply = Reply(400, b"<!doctype html><title>Bad request</title><p>Unreadable request body.</p>")
-                world.record(Recorded(site, path, query, method, params))
+                world.record(Recorded(site, path, query, method, params, self.headers.get("Accept", "")))
                 if reply is None:
                     reply = world.answer(site, path, query, parts.path, method=method, params=params,
                                          cookies=read_cookies(self.headers.get("Cookie", "")))
