@@ -208,7 +208,8 @@ def world(tmp_path_factory):
 
 def corroborator(world, **settings) -> Corroborator:
     fetcher = Fetcher(requests.Session(), FetchRules(user_agent="refbot-test", retries=0))
-    return Corroborator(SparqlEndpoint(world.sparql_url, "refbot-test"), fetcher, today=lambda: date(2026, 11, 24), **settings)
+    return Corroborator(SparqlEndpoint(world.sparql_url, "refbot-test"), fetcher, today=lambda: date(2026, 11, 24),
+                        **settings)
 
 
 def statement(item, label, property_id, property_label, value) -> Statement:
@@ -331,3 +332,20 @@ def test_a_record_moved_elsewhere_gets_its_url_in_the_reference():
     assert [(s.property_id, s.text) for s in reference.snaks()] == [
         ("P248", "Virtual International Authority File"), ("P214", "1"),
         ("P854", "https://viaf.org/viaf/2/viaf.jsonld"), ("P813", "2026-11-20")]
+
+
+def test_select_json_rows_say_how_many_identifiers_with_rdf_records_the_item_has(world, tmp_path, capsys):
+    import json
+
+    from bot.cli import main
+    from bot.options import ini_text
+
+    config = tmp_path / "refbot.ini"
+    config.write_text(ini_text(world.options()), encoding="utf-8")
+    assert main(["--config", str(config), "--quiet", "select", "Q990201", "Q990202", "Q990205", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    counts = {row["item"]: row["rdf_identifiers"] for row in rows}
+    assert counts == {"Q990201": 2, "Q990202": 1, "Q990205": 0}
+    from bot.datamodel import Statement as Read
+
+    assert Read.from_json(rows[0]).item == rows[0]["item"]  # the rows still read back as statements

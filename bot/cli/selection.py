@@ -11,11 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli import asking
 from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, clip, id_list, positive_int, sparql_options
+from bot.errors import QueryError
 from bot.options import Options
 from bot.redaction import redact_url
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from bot.datamodel import Statement
+    from bot.selection.endpoint import SparqlEndpoint
 
 
 def add_parsers(commands: Any) -> None:
@@ -100,7 +104,7 @@ def run_select(args: argparse.Namespace, options: Options) -> int:
         worklist = Worklist.of_items(args.qids, properties=properties)
     else:
         worklist = Worklist.for_property(args.property[0], properties=properties)
-    printer = _StatementPrinter(args.json)
+    printer = _StatementPrinter(args.json, endpoint if args.json else None, quiet=args.quiet)
     skipped = 0
     cut_at: str | None = None  # the first item not printed in full when --limit stopped the listing
     for selection in select(endpoint, worklist, selection_rules(options), page_size=options.sparql_page_size,
@@ -109,6 +113,7 @@ def run_select(args: argparse.Namespace, options: Options) -> int:
             skipped += 1
             if not args.quiet:
                 print(f"refbot: skipped {entry.guid} ({entry.property_id}): {entry.reason}", file=sys.stderr)
+        printer.count_identifiers(selection.statements)
         for statement in selection.statements:
             if args.limit and printer.count >= args.limit:
                 cut_at = statement.item
@@ -135,18 +140,39 @@ def _resume_hint(printed_items: list[str], cut_at: str, worklist_mode: bool) -> 
 
 
 class _StatementPrinter:
-    """A table row or a JSON line per statement, flushed as it comes so a pipe sees results early."""
+    """A table row or a JSON line per statement, flushed as it comes so a pipe sees results early. A JSON line
+    carries ``rdf_identifiers``: how many identifiers with RDF records its item has (asked of ``endpoint`` once
+    per page of the worklist), where a check's authority records may corroborate it."""
 
     COLUMNS = "{:<10} {:<26} {:<7} {:<22} {:<40} {:<9} {}"
 
-    def __init__(self, as_json: bool) -> None:
+    def __init__(self, as_json: bool, endpoint: SparqlEndpoint | None = None, *, quiet: bool = False) -> None:
         self.as_json = as_json
+        self.endpoint = endpoint
+        self.quiet = quiet
         self.count = 0
         self.items: list[str] = []  # in the order printed
+        self.identifiers: dict[str, int] = {}
+
+    def count_identifiers(self, statements: Sequence[Statement]) -> None:
+        from bot.corroboration.identifiers import identifier_counts
+
+        items = sorted({statement.item for statement in statements} - set(self.identifiers))
+        if self.endpoint is None or not items:
+            return
+        try:
+            self.identifiers |= identifier_counts(self.endpoint, items)
+        except QueryError as error:  # the rows are still printed, without the count
+            if not self.quiet:
+                print(f"refbot: identifiers with RDF records not counted: {error}", file=sys.stderr)
+            self.endpoint = None
 
     def print(self, statement: Statement) -> None:
         if self.as_json:
-            print(json.dumps(statement.to_json(), ensure_ascii=False), flush=True)
+            row = statement.to_json()
+            if statement.item in self.identifiers:
+                row["rdf_identifiers"] = self.identifiers[statement.item]
+            print(json.dumps(row, ensure_ascii=False), flush=True)
         else:
             if not self.count:
                 print(self.COLUMNS.format("item", "label", "prop", "property", "value", "rank", "statement"))

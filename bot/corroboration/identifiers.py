@@ -140,6 +140,18 @@ def items_with(endpoint: SparqlEndpoint, property_id: str, identifier: str) -> l
     return [item for item in (entity_id(_bindings(row, "item")) for row in rows) if QID_PATTERN.match(item)]
 
 
+def identifier_counts(endpoint: SparqlEndpoint, items: Sequence[str]) -> dict[str, int]:
+    """How many identifiers with RDF records each of ``items`` has (0 for those with none)."""
+    counts = {item: 0 for item in items}
+    if not items:
+        return counts
+    for row in endpoint.select(bind(load_query("identifier-counts"), item=list(items))):
+        item = entity_id(_bindings(row, "item"))
+        if item in counts:
+            counts[item] = int(_bindings(row, "identifiers") or 0)
+    return counts
+
+
 def equivalent_uris(endpoint: SparqlEndpoint, property_id: str) -> tuple[str, ...]:
     rows = endpoint.select(bind(load_query("equivalent-properties"), property=[property_id]))
     return tuple(uri for uri in (_bindings(row, "uri") for row in rows) if uri)
