@@ -20,12 +20,14 @@ from servers import sparql_json
 QUERIES = asset_names("queries")
 SAMPLE = {"item": ["Q36233"], "after": ["Q1"], "property": ["P166"], "referenceProperty": ["P143"],
           "entity": ["Q36233", "P166"], "language": ["en", "pt-br"],
-          "text": ["Charles University", "charles university"]}
+          "text": ["Charles University", "charles university"], "identifier": ["118540238", "0000-0002-1825-0097"]}
 
 
 def test_the_expected_queries_exist():
-    assert QUERIES == ["citation-needed-properties", "defining-triples", "entity-search", "labels", "property-index",
-                       "property-links", "same-value-properties", "unsourced-statements", "value-usage", "worklist"]
+    assert QUERIES == ["citation-needed-properties", "defining-triples", "entity-search", "equivalent-properties",
+                       "identifier-counts", "identifier-items", "item-identifiers", "labels", "property-index",
+                       "property-links", "rdf-identifier-properties", "same-value-properties", "unsourced-statements",
+                       "value-usage", "worklist"]
 
 
 @pytest.mark.parametrize("name", QUERIES)

@@ -34,7 +34,7 @@ class Picks:
 
 def messages(template: RelationTemplate, prop: str, description: str,
              relations: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
-    listed = "\n".join(f"- {name}: {example}" for name, example in relations)
+    listed = "\n".join(f"- {name} ({example})" for name, example in relations)
     return [{"role": "system", "content": template.system},
             {"role": "user", "content": template.user.format(property=prop, description=description or "no "
                                                              "description", relations=listed)}]

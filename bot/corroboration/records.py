@@ -73,7 +73,8 @@ def sniff_format(body: bytes, url: str) -> str:
     return "turtle"
 
 
-def read_record(fetcher: Fetcher, url: str) -> Record:
+def read_record(fetcher: Fetcher, url: str, contexts: dict[str, Any] | None = None) -> Record:
+    """``contexts``: remote JSON-LD contexts already read (URL → context), shared by the records of a run."""
     started = time.monotonic()
     fetched = fetcher.fetch(url, accept=ACCEPT, readable=READABLE)
     if not fetched.ok:
@@ -82,7 +83,7 @@ def read_record(fetcher: Fetcher, url: str) -> Record:
     try:
         body = fetched.content
         if kind == "json-ld":
-            body = inline_contexts(body, fetcher)
+            body = inline_contexts(body, fetcher, contexts)
         graph = parse(body, kind, fetched.final_url or url)
     except RecordError as error:
         return _failed(fetched, str(error), started, kind)
@@ -110,14 +111,16 @@ def parse(body: bytes, kind: str, base: str) -> Any:
     return graph
 
 
-def inline_contexts(body: bytes, fetcher: Fetcher) -> bytes:
+def inline_contexts(body: bytes, fetcher: Fetcher, known: dict[str, Any] | None = None) -> bytes:
     """A JSON-LD body with each remote ``@context`` (a URL) replaced by the context it names, fetched through
-    ``fetcher`` (rdflib would fetch it itself, past every guard). RecordError when one cannot be had."""
+    ``fetcher`` (rdflib would fetch it itself, past every guard) unless ``known`` has it (then kept there).
+    RecordError when one cannot be had."""
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as error:
         raise RecordError(f"not readable as JSON-LD: {error}") from None
-    fetched: dict[str, Any] = {}
+    fetched: dict[str, Any] = known if known is not None else {}
+    asked: set[str] = set()
 
     def resolve(context: Any) -> Any:
         if isinstance(context, list):
@@ -125,7 +128,8 @@ def inline_contexts(body: bytes, fetcher: Fetcher) -> bytes:
         if not isinstance(context, str):
             return context
         if context not in fetched:
-            if len(fetched) >= MAX_CONTEXTS:
+            asked.add(context)
+            if len(asked) > MAX_CONTEXTS:
                 raise RecordError(f"more than {MAX_CONTEXTS} remote JSON-LD contexts")
             answer = fetcher.fetch(context, accept="application/ld+json, application/json;q=0.9",
                                    readable=("application/ld+json", "application/json", "text/plain"))

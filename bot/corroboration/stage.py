@@ -107,6 +107,7 @@ class Corroborator:
         self._memo: dict[tuple[str, str], Any] = {}
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._guard = threading.Lock()
+        self._contexts: dict[str, Any] = {}  # remote JSON-LD contexts read, by URL
 
     # -- what is read once -----------------------------------------------------------------------------------
     def _once(self, kind: str, key: str, make: Callable[[], Any]) -> Any:
@@ -146,7 +147,7 @@ class Corroborator:
         return self._once("item", item, lambda: item_identifiers(self.endpoint, item, known))
 
     def record(self, url: str) -> Record:
-        return self._once("record", url, lambda: read_record(self.fetcher, url))
+        return self._once("record", url, lambda: read_record(self.fetcher, url, self._contexts))
 
     def equivalents(self, property_id: str) -> tuple[str, ...]:
         def read() -> tuple[str, ...]:
