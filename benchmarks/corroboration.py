@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-from bot.corroboration import Corroborator, Finding  # noqa: E402
+from bot.corroboration import Corroborator  # noqa: E402
 from bot.datamodel import Statement, Value  # noqa: E402
 from bot.demo.sparql import start_oxigraph  # noqa: E402
 from bot.demo.world import free_port  # noqa: E402

@@ -167,7 +167,8 @@ def test_the_model_is_shown_the_relations_with_a_value_and_its_invented_relation
     picks = pick_relations(model, "place of birth", "most specific known birth location",
                            [("birth town", "Prague"), ("alternate name", "Helena Marková")])
     prompt = model.asked[0][-1]["content"]
-    assert "- birth town: Prague" in prompt and "Wikidata property: place of birth" in prompt
+    assert prompt.endswith("- birth town (Prague)\n- alternate name (Helena Marková)\n"
+                           "Meaning: most specific known birth location\nRelations with that meaning:")
     assert picks.accepted == () and picks.refused == ("place of residence",)
     assert (picks.prompt_tokens, picks.completion_tokens, picks.model) == (120, 6, "scripted")
 
@@ -267,10 +268,11 @@ def test_an_rdf_xml_record_that_states_another_date_is_a_contradiction_never_a_r
 
 def test_a_json_ld_record_is_read_with_its_remote_context_fetched_through_refbots_fetcher(world):
     world.requests.clear()
-    born = statement("Q990203", "Helena Marková", "P569", "date of birth", time_value("+1981-09-21T00:00:00Z/11"))
-    found = corroborator(world).corroborate(born)
+    place = statement("Q990203", "Helena Marková", "P19", "place of birth", Value("wikibase-item", "Q990224", "Prague"))
+    found = corroborator(world).corroborate(place)
     assert found.verdict is Finding.CORROBORATED
-    assert found.records[0].record.format_name == "JSON-LD"
+    check = found.records[0]
+    assert check.record.format_name == "JSON-LD" and check.chosen.comparison.how == "name"
     assert found.reference.snaks()[0].value == "Q54919"
     assert {r.path for r in world.requests if r.site == "viaf"} >= {"/viaf/99020301/viaf.jsonld",
                                                                     "/contexts/viaf.jsonld"}
@@ -284,19 +286,20 @@ def test_a_malformed_record_is_silent_with_the_parsers_reason(world):
 
 
 def test_a_value_under_a_relation_only_the_model_can_recognise_is_put_to_the_model_and_its_pick_validated(world):
-    place = statement("Q990203", "Helena Marková", "P19", "place of birth", Value("wikibase-item", "Q990224", "Prague"))
-    assert corroborator(world).corroborate(place).verdict is Finding.SILENT  # no model: nothing recognises it
+    born = statement("Q990203", "Helena Marková", "P569", "date of birth", time_value("+1981-09-21T00:00:00Z/11"))
+    assert corroborator(world).corroborate(born).verdict is Finding.SILENT  # no model: nothing recognises "born"
 
-    invented = Scripted("place of residence")
-    found = corroborator(world, backend=invented).corroborate(place)
+    invented = Scripted("date of birth")  # the property's own name: not a relation of the record
+    found = corroborator(world, backend=invented).corroborate(born)
     check = found.records[0]
-    assert found.verdict is Finding.SILENT and check.picks.refused == ("place of residence",)
-    assert "- birth town: Prague" in invented.asked[0][-1]["content"]
+    assert found.verdict is Finding.SILENT and check.picks.refused == ("date of birth",)
+    assert "- born (1981-09-21)" in invented.asked[0][-1]["content"]
+    assert "Meaning: date of birth\n" in invented.asked[0][-1]["content"]  # no description: meant by its label
 
-    found = corroborator(world, backend=Scripted("birth town")).corroborate(place)
+    found = corroborator(world, backend=Scripted("born")).corroborate(born)
     check = found.records[0]
-    assert found.verdict is Finding.CORROBORATED and dict(check.relations)["birth town"] == "model"
-    assert check.chosen.fact.object_text == "Prague"
+    assert found.verdict is Finding.CORROBORATED and dict(check.relations)["born"] == "model"
+    assert check.chosen.fact.object_text == "1981-09-21"
 
 
 def test_records_the_statement_does_not_concern_are_silent_and_the_model_is_not_asked(world):

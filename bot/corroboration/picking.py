@@ -36,8 +36,9 @@ def messages(template: RelationTemplate, prop: str, description: str,
              relations: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
     listed = "\n".join(f"- {name} ({example})" for name, example in relations)
     return [{"role": "system", "content": template.system},
-            {"role": "user", "content": template.user.format(property=prop, description=description or "no "
-                                                             "description", relations=listed)}]
+            # The meaning is the property's description; a property without one is meant by its label.
+            {"role": "user", "content": template.user.format(property=prop, description=description or prop,
+                                                             relations=listed)}]
 
 
 def validate(answer: str, relations: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
