@@ -277,14 +277,15 @@ class RelationTemplate:
 KG_RELATIONS = RelationTemplate(
     id="kg-relations",
     system=("You read the relations of a library's authority record. For a meaning, copy the names of the "
-            "relations that have exactly that meaning, as listed, one per line; copy only from the list. If none "
-            "has that meaning, answer none. Use only the words, never what you know about the subject."),
+            "relations that have exactly that meaning, as listed, one per line. Copy only names from the list: "
+            "never write the meaning itself or any other name. If none has that meaning, answer none. Use only "
+            "the words, never what you know about the subject."),
     user=("Relations:\n- date of birth (1901-02-03)\n- died (1975-04-05)\n- name (Smith, John)\n"
           "Meaning: date on which the subject died\nRelations with that meaning: died\n\n"
           "Relations:\n- place of birth (Vienna)\n- member of (Vienna Philharmonic)\n"
           "Meaning: organization for which the subject works or worked\nRelations with that meaning: none\n\n"
-          "Relations:\n- gender (female)\n- birth city (Graz)\n- residence (Linz)\n"
-          "Meaning: most specific known birth location of a person\nRelations with that meaning: birth city\n\n"
+          "Relations:\n- established (1897)\n"
+          "Meaning: time when an organization was founded\nRelations with that meaning: established\n\n"
           "Relations:\n{relations}\nMeaning: {description}\nRelations with that meaning:"),
     generation=Generation(max_tokens=48, temperature=0.0, seed=42),
 )

@@ -352,3 +352,16 @@ def test_select_json_rows_say_how_many_identifiers_with_rdf_records_the_item_has
     from bot.datamodel import Statement as Read
 
     assert Read.from_json(rows[0]).item == rows[0]["item"]  # the rows still read back as statements
+
+
+def test_a_model_pick_named_like_one_of_the_propertys_contrasts_is_refused():
+    """A record that lists the prize under "nominated for" does not say she received it, whatever the model picks."""
+    from bot.corroboration.picking import Picks
+    from bot.corroboration.stage import _contrasts, _without_contrasts
+    from bot.properties.profile import Contrast, PropertyProfile
+
+    profile = PropertyProfile("P166", "award received", "received",
+                              contrasts=(Contrast("P1411", "nominated for", "was nominated for"),))
+    picks = _without_contrasts(Picks("nominated for\nhonours", ("nominated for", "honours")), _contrasts(profile))
+    assert picks.accepted == ("honours",)
+    assert picks.refused == ("nominated for (a contrasting relation: nominated for, P1411)",)

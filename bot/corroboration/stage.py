@@ -182,12 +182,15 @@ class Corroborator:
             return Corroboration(Finding.SILENT, "the item has no identifier whose record is published as RDF",
                                  elapsed_s=round(time.monotonic() - started, 3))
         names = _names(statement, profile)
-        checks = [self._check(statement, identifier, names) for identifier in identifiers[:self.max_records]]
+        contrasts = _contrasts(profile)
+        checks = [self._check(statement, identifier, names, contrasts)
+                  for identifier in identifiers[:self.max_records]]
         verdict, reason, reference = _combine(checks, statement, self.today())
         return Corroboration(verdict, reason, tuple(checks), reference, round(time.monotonic() - started, 3),
                              max(0, len(identifiers) - self.max_records))
 
-    def _check(self, statement: Statement, identifier: Identifier, names: Sequence[str]) -> RecordCheck:
+    def _check(self, statement: Statement, identifier: Identifier, names: Sequence[str],
+               contrasts: Sequence[tuple[str, str]] = ()) -> RecordCheck:
         record = self.record(identifier.record_url)
         if not record.ok:
             return RecordCheck(identifier, record, Finding.SILENT, f"the record could not be read: {record.error}")
@@ -208,7 +211,7 @@ class Corroborator:
         picks = None
         unrecognised = [c for c in same if c.fact.relation not in recognised]
         if chosen is None and unrecognised and self.backend is not None:
-            picks = self._pick(statement, names, unrecognised)
+            picks = _without_contrasts(self._pick(statement, names, unrecognised), contrasts)
             recognised |= {relation: "model" for relation in picks.accepted}
             chosen = next((c for c in same if recognised.get(c.fact.relation) == "model"), None)
         relations = tuple(sorted({(c.fact.relation, recognised[c.fact.relation]) for c in candidates
@@ -263,6 +266,32 @@ class Corroborator:
         return RecordCheck(identifier, record, Finding.SILENT,
                            f"none of the record's {len(found)} fact(s) is recognised as "
                            f"{statement.property_label or statement.property_id}", **base)
+
+
+def _contrasts(profile: PropertyProfile | None) -> list[tuple[str, str]]:
+    """(name, property) for each relation the property is told apart from: its contrasts' labels and phrases."""
+    if profile is None:
+        return []
+    return [(name, f"{contrast.label}, {contrast.property_id}") for contrast in profile.contrasts
+            for name in (contrast.label, contrast.phrase, *contrast.other_phrases) if name]
+
+
+def _without_contrasts(picks: Picks, contrasts: Sequence[tuple[str, str]]) -> Picks:
+    """A pick named like one of the property's contrasts ("nominated for" when the statement is an award received)
+    is refused: the judge tells those relations apart, and so must the records."""
+    from dataclasses import replace
+
+    from rapidfuzz import fuzz, utils
+
+    kept, refused = [], list(picks.refused)
+    for relation in picks.accepted:
+        clash = next((why for name, why in contrasts
+                      if fuzz.ratio(relation, name, processor=utils.default_process) >= 90), "")
+        if clash:
+            refused.append(f"{relation} (a contrasting relation: {clash})")
+        else:
+            kept.append(relation)
+    return replace(picks, accepted=tuple(kept), refused=tuple(refused))
 
 
 def _how(how: str) -> str:
