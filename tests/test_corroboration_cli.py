@@ -90,6 +90,7 @@ def test_a_contradicted_statement_is_flagged_first_in_the_report_and_never_propo
     born = statements["P569"]
     assert born.get("outcome") == "contradicted" and born.find("t:reference", NS) is None
     assert "1974-06-14" in born.findtext("t:reason", namespaces=NS)
+    assert "(Bibliothèque nationale de France 169902021: date of birth 1974-06-14)" in out
     # The web was still searched for it: curators see what the pages say beside the record.
     assert born.find("t:search", NS) is not None
     assert [p.property_id for p in proposals(tree.getroot())] == []

@@ -77,6 +77,17 @@ def add_parsers(commands: Any) -> None:
     judge_options(demo)
 
 
+def _contradiction(check: StatementCheck) -> str:
+    """`` (BnF 169902021: date of birth 1974-06-14)``: what the record that contradicts the statement says."""
+    corroboration = check.corroboration
+    if corroboration is None:
+        return ""
+    said = [f"{r.identifier.prop.database_label or r.identifier.prop.label} {r.identifier.value}: "
+            f"{r.chosen.fact.relation} {r.chosen.fact.object_text}" for r in corroboration.records
+            if r.verdict.value == "contradicted" and r.chosen is not None]
+    return f"  ({'; '.join(said)})" if said else ""
+
+
 def _describe(check: StatementCheck) -> list[str]:
     """--verbose: what happened to each document of a statement."""
     lines = [f"{check.statement.item} {check.statement.property_id} {check.statement.value.text}: "
@@ -123,7 +134,7 @@ def run_check(args: argparse.Namespace, options: Options) -> int:
     print(f"{item}: {len(run.selected)} statement(s) need a reference; {result.summary}")
     for check in result.checked:
         print(f"  {check.outcome.value:<13} {check.statement.property_label} → {check.statement.value.text}"
-              + (f"  ({check.reference.url})" if check.reference else ""))
+              + (f"  ({check.reference.url})" if check.reference else "") + _contradiction(check))
     print(f"trace: {xml}\nreport: {html}")
     if result.failure is not None:
         print(f"refbot: error: {result.failure}", file=sys.stderr)
