@@ -376,3 +376,55 @@ def test_a_session_lost_mid_apply_is_logged_in_again_and_each_reference_written_
     assert [revision.statement for revision in landed] == [PROPOSED[0][0], PROPOSED[1][0]]
     assert {revision.user for revision in landed} == {world.bot_user} and all(r.bot for r in landed)
     assert {reviews(tmp_path, run)[guid].state for guid in (PROPOSED[0][0], PROPOSED[1][0])} == {"written"}
+
+
+BORN = "Q990201$ECD1FCB7-12C2-46B3-AE1C-ED267BD68816"  # Marta Novotná: date of birth 11 February 1968 (case n)
+
+
+def test_a_stated_in_reference_from_an_authority_record_is_written_with_its_items_and_identifiers_datatypes(
+        world, tmp_path):
+    from bot.checking.records import Outcome, StatementCheck
+    from bot.references import StatedIn
+
+    context = ItemContext(ITEM, "Marta Novotná", world.base("wikidata"), int(world.wikibase.entity(ITEM)["lastrevid"]))
+    statement = Statement(ITEM, "Marta Novotná", BORN, "P569", "date of birth",
+                          Value("time", "+1968-02-11T00:00:00Z/11", "11 February 1968"))
+    reference = StatedIn("Q36578", "Integrated Authority File", "P227", "GND ID", "1099020101", date(2026, 11, 24),
+                         "https://d-nb.info/gnd/1099020101/about/lds")
+    check = StatementCheck(statement, Outcome.CORROBORATED, "an authority record states it", "2026-11-24T10:00:00Z",
+                           0.4, reference=reference, quickstatements=quickstatements(statement, reference))
+    trace = traces.write(traces.assemble(run_info(model="qwen2.5-coder-1.5b"), [(
+        traces.item_element(context), [traces.statement_element(context, check)])]), tmp_path / "check.xml")
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(trace), trace)
+    store.ledger.close()
+    (tmp_path / "refbot.ini").write_text(
+        "[refbot]\ncontact = refbot-tests@example.org\n"
+        f"[wikidata]\napi_url = {world.base('wikidata')}/w/api.php\n"
+        f"[run]\nledger = {tmp_path / 'runs.sqlite'}\n[check]\nreports = {tmp_path / 'reports'}\n"
+        f"[apply]\nuser = {world.bot_login}\nedit_delay = 0\nretries = 1\nretry_wait = 1\n"
+        f"pywikibot_dir = {tmp_path / 'pywikibot'}\n", encoding="utf-8")
+    decide(tmp_path, run, "approved", [BORN])
+
+    live = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert live.returncode == 0, live.stderr
+    (sent,) = edits(world)
+    assert sent["statement"] == BORN
+    snaks = json.loads(sent["snaks"])
+    assert snaks["P248"] == [{"snaktype": "value", "property": "P248", "datatype": "wikibase-item", "datavalue": {
+        "type": "wikibase-entityid", "value": {"entity-type": "item", "numeric-id": 36578, "id": "Q36578"}}}]
+    assert snaks["P227"] == [{"snaktype": "value", "property": "P227", "datatype": "external-id",
+                              "datavalue": {"type": "string", "value": "1099020101"}}]
+    assert snaks["P813"][0]["datavalue"]["value"]["time"] == "+2026-11-24T00:00:00Z"
+    assert "P854" not in snaks  # the identifier leads to the record
+    assert {review.state for review in reviews(tmp_path, run).values()} == {"written"}
+    written = world.wikibase.statement(BORN)["references"]
+    assert [sorted(reference["snaks"]) for reference in written] == [["P227", "P248", "P813"]]
+
+    # Checked again and approved again, the same reference is not written twice: the statement cites that record.
+    from bot.review.applying import skip_reason
+    from bot.review.proposals import proposals
+
+    (proposal,) = proposals(traces.read(trace).getroot())
+    assert skip_reason(proposal, world.wikibase.statement(BORN)) == \
+        "the statement already has a reference to P227 1099020101 (stated in Integrated Authority File)"

@@ -365,3 +365,15 @@ def test_a_model_pick_named_like_one_of_the_propertys_contrasts_is_refused():
     picks = _without_contrasts(Picks("nominated for\nhonours", ("nominated for", "honours")), _contrasts(profile))
     assert picks.accepted == ("honours",)
     assert picks.refused == ("nominated for (a contrasting relation: nominated for, P1411)",)
+
+
+def test_a_model_pick_far_from_the_property_by_embedding_is_refused():
+    from bot.corroboration.picking import Picks
+    from bot.corroboration.stage import _close_to
+
+    vectors = {"occupation": [1.0, 0.0], "job title": [0.6, 0.8], "field of study": [0.2, 0.98]}
+    picks = _close_to(Picks("job title\nfield of study", ("job title", "field of study")), "occupation",
+                      lambda texts: [vectors[text] for text in texts])
+    assert picks.accepted == ("job title",)
+    assert picks.refused == ("field of study (too far from occupation: cosine 0.20)",)
+    assert _close_to(Picks("x", ("x",)), "occupation", None).accepted == ("x",)  # no embedding model: no guard
