@@ -377,3 +377,15 @@ def test_a_model_pick_far_from_the_property_by_embedding_is_refused():
     assert picks.accepted == ("job title",)
     assert picks.refused == ("field of study (too far from occupation: cosine 0.20)",)
     assert _close_to(Picks("x", ("x",)), "occupation", None).accepted == ("x",)  # no embedding model: no guard
+
+
+def test_a_long_run_keeps_only_the_latest_records_in_memory(world, monkeypatch):
+    from bot.corroboration import stage
+
+    monkeypatch.setitem(stage.KEEP, "record", 1)
+    reader = corroborator(world)
+    first = reader.record(world.placed("{site:dnb}/gnd/1099020101/about/lds.ttl"))
+    reader.record(world.placed("{site:bnf}/ark/12148/cb169902021.rdf"))
+    kept = [key for key in reader._memo if key[0] == "record"]
+    assert kept == [("record", world.placed("{site:bnf}/ark/12148/cb169902021.rdf"))]
+    assert first.ok  # what was handed out stays usable

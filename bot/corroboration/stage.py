@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from bot.selection.endpoint import SparqlEndpoint
 
 Embed = Callable[[list[str]], list[list[float]]]
+# How many answers of each kind a Corroborator keeps: records (graphs) and items' identifier lists for the items in
+# progress, reverse lookups and equivalent properties for the whole run.
+KEEP = {"record": 64, "item": 64, "uri": 4096, "equivalents": 4096, "properties": 1}
 
 
 class Finding(str, Enum):
@@ -111,12 +114,24 @@ class Corroborator:
 
     # -- what is read once -----------------------------------------------------------------------------------
     def _once(self, kind: str, key: str, make: Callable[[], Any]) -> Any:
+        """``make()`` once per key; only the last ``KEEP[kind]`` answers of a kind are kept, so that a run over
+        thousands of items does not hold every record it read (an item's statements are checked together)."""
         with self._guard:
             lock = self._locks.setdefault((kind, key), threading.Lock())
         with lock:
             if (kind, key) not in self._memo:
-                self._memo[(kind, key)] = make()
+                value = make()
+                with self._guard:
+                    self._memo[(kind, key)] = value
+                    self._forget(kind)
+                return value
             return self._memo[(kind, key)]
+
+    def _forget(self, kind: str) -> None:
+        keys = [key for key in self._memo if key[0] == kind]
+        for old in keys[:max(0, len(keys) - KEEP.get(kind, 4096))]:
+            del self._memo[old]
+            self._locks.pop(old, None)
 
     def properties(self) -> dict[str, IdentifierProperty]:
         """The identifier properties with RDF records: from the cache, else the endpoint (then cached); a stale copy
