@@ -93,31 +93,28 @@ def _bindings(row: Mapping[str, object], name: str) -> str:
 
 
 def rdf_identifier_properties(endpoint: SparqlEndpoint, languages: Sequence[str]) -> dict[str, IdentifierProperty]:
-    """Every property with a P1921 formatter, labelled in the first of ``languages`` that has a label."""
+    """Every property with a P1921 formatter (the first in order), labelled in the first of ``languages`` that has
+    a label."""
     rows = endpoint.select(bind(load_query("rdf-identifier-properties"), language=list(languages)))
-    found: dict[str, dict[str, object]] = {}
-    rank = {language: index for index, language in enumerate(languages)}
+    order = {language: index for index, language in enumerate(languages)}
+    found: dict[str, dict[str, str]] = {}
+    ranks: dict[tuple[str, str], int] = {}
     for row in rows:
         property_id = entity_id(_bindings(row, "property"))
         if not PID_PATTERN.match(property_id):
             continue
-        entry = found.setdefault(property_id, {"rdf": _bindings(row, "rdfFormatter"), "page": "", "database": "",
-                                               "label": ("", 99), "database_label": ("", 99)})
-        entry["page"] = entry["page"] or _bindings(row, "formatter")
-        database = entity_id(_bindings(row, "database")) if _bindings(row, "database") else ""
+        entry = found.setdefault(property_id, {"rdf_formatter": _bindings(row, "rdfFormatter"), "formatter": "",
+                                               "database": "", "label": "", "database_label": ""})
+        database = entity_id(_bindings(row, "database"))
+        entry["formatter"] = entry["formatter"] or _bindings(row, "formatter")
         entry["database"] = entry["database"] or (database if QID_PATTERN.match(database) else "")
         for key, column in (("label", "propertyLabel"), ("database_label", "databaseLabel")):
             term = row.get(column)
-            if term is None:
-                continue
-            language = getattr(term, "lang", "") or ""
-            order = rank.get(language, 98)
-            if order < entry[key][1]:  # type: ignore[index]
-                entry[key] = (str(getattr(term, "value", "")), order)
-    return {pid: IdentifierProperty(pid, str(e["label"][0]) or pid,  # type: ignore[index]
-                                    str(e["rdf"]), str(e["page"]), str(e["database"]),
-                                    str(e["database_label"][0]))  # type: ignore[index]
-            for pid, e in sorted(found.items()) if "$1" in str(e["rdf"])}
+            rank = order.get(getattr(term, "lang", "") or "", len(order))
+            if term is not None and rank < ranks.get((property_id, key), len(order) + 1):
+                entry[key], ranks[(property_id, key)] = str(getattr(term, "value", "")), rank
+    return {pid: IdentifierProperty(pid, entry.pop("label") or pid, **entry)
+            for pid, entry in sorted(found.items()) if "$1" in entry["rdf_formatter"]}
 
 
 def item_identifiers(endpoint: SparqlEndpoint, item: str,
