@@ -234,10 +234,10 @@ def _measure(args: argparse.Namespace, records: Records, sparql: str, work: list
     jobs = ((entry, lambda entry=entry: task(entry)) for entry in work)
     for _, (statement, kind, answer, found, spent) in in_flight(jobs, args.workers, name="statement"):
         tally = by_format[kind]
-        tally[found.verdict.value] += 1
-        tally["right"] += found.verdict.value == answer
+        tally[found.finding.value] += 1
+        tally["right"] += found.finding.value == answer
         tally[f"answer {answer}"] += 1
-        tally[f"{answer} as {found.verdict.value}"] += 1
+        tally[f"{answer} as {found.finding.value}"] += 1
         seconds[kind] += spent
         for check in found.records:
             if check.record.url not in seen_records[kind]:

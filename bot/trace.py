@@ -149,7 +149,7 @@ def statement_element(context: ItemContext, check: StatementCheck, services: Seq
 
 
 def _corroboration(parent: Any, corroboration: Corroboration) -> None:
-    node = _element("corroboration", parent, finding=corroboration.verdict.value, records=len(corroboration.records),
+    node = _element("corroboration", parent, finding=corroboration.finding.value, records=len(corroboration.records),
                     not_read=corroboration.skipped or None, elapsed_s=_number(corroboration.elapsed_s),
                     error=corroboration.error or None)
     _element("reason", node, corroboration.reason)
@@ -162,7 +162,7 @@ def _corroboration(parent: Any, corroboration: Corroboration) -> None:
                            status=record.status, format=record.format_name if record.format else None,
                            retrieved=record.retrieved or None, sha256=record.sha256 or None, triples=record.triples,
                            subject=check.subject or None, subject_label=check.subject_label or None,
-                           facts=check.facts, step=check.step or None, finding=check.verdict.value,
+                           facts=check.facts, step=check.step or None, finding=check.finding.value,
                            elapsed_s=_number(record.elapsed_s))
         _element("reason", element, check.reason)
         recognised = dict(check.relations)

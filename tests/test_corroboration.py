@@ -225,12 +225,12 @@ def test_a_turtle_record_corroborates_a_date_with_the_conventional_stated_in_ref
     world.requests.clear()
     found = corroborator(world).corroborate(BORN_NOVOTNA)
 
-    assert found.verdict is Finding.CORROBORATED
+    assert found.finding is Finding.CORROBORATED
     gnd, bnf = found.records
-    assert (gnd.verdict, gnd.record.format_name, gnd.step) == (Finding.CORROBORATED, "Turtle", "value")
+    assert (gnd.finding, gnd.record.format_name, gnd.step) == (Finding.CORROBORATED, "Turtle", "value")
     assert gnd.chosen is not None and gnd.chosen.fact.predicate == GNDO + "dateOfBirth"
     assert dict(gnd.relations)["date of birth"] == "equivalent"
-    assert (bnf.verdict, bnf.record.status) == (Finding.SILENT, 404)
+    assert (bnf.finding, bnf.record.status) == (Finding.SILENT, 404)
     assert "could not be read" in bnf.reason and "404" in bnf.reason
     reference = found.reference
     assert [(s.property_id, s.value, s.datatype) for s in reference.snaks()] == [
@@ -248,7 +248,7 @@ def test_a_turtle_record_corroborates_a_date_with_the_conventional_stated_in_ref
 def test_a_place_named_by_the_records_own_uri_maps_back_to_the_item(world):
     place = statement("Q990201", "Marta Novotná", "P19", "place of birth", Value("wikibase-item", "Q990223", "Brno"))
     found = corroborator(world).corroborate(place)
-    assert found.verdict is Finding.CORROBORATED
+    assert found.finding is Finding.CORROBORATED
     chosen = found.records[0].chosen
     assert chosen.fact.object == world.placed("{site:dnb}/gnd/4008233-0")
     assert chosen.comparison.how == "item Q990223"
@@ -257,7 +257,7 @@ def test_a_place_named_by_the_records_own_uri_maps_back_to_the_item(world):
 def test_an_rdf_xml_record_that_states_another_date_is_a_contradiction_never_a_reference(world):
     born = statement("Q990202", "Tomáš Beneš", "P569", "date of birth", time_value("+1975-06-14T00:00:00Z/11"))
     found = corroborator(world).corroborate(born)
-    assert found.verdict is Finding.CONTRADICTED and found.reference is None
+    assert found.finding is Finding.CONTRADICTED and found.reference is None
     (bnf,) = found.records
     assert bnf.record.format_name == "RDF/XML" and bnf.subject.endswith("#about")
     assert bnf.chosen.fact.object == "1974-06-14" and bnf.chosen.comparison.agreement is Agreement.OTHER
@@ -270,7 +270,7 @@ def test_a_json_ld_record_is_read_with_its_remote_context_fetched_through_refbot
     world.requests.clear()
     place = statement("Q990203", "Helena Marková", "P19", "place of birth", Value("wikibase-item", "Q990224", "Prague"))
     found = corroborator(world).corroborate(place)
-    assert found.verdict is Finding.CORROBORATED
+    assert found.finding is Finding.CORROBORATED
     check = found.records[0]
     assert check.record.format_name == "JSON-LD" and check.chosen.comparison.how == "name"
     assert found.reference.snaks()[0].value == "Q54919"
@@ -281,24 +281,24 @@ def test_a_json_ld_record_is_read_with_its_remote_context_fetched_through_refbot
 def test_a_malformed_record_is_silent_with_the_parsers_reason(world):
     died = statement("Q990204", "Vojtěch Sládek", "P570", "date of death", time_value("+2021-03-03T00:00:00Z/11"))
     found = corroborator(world).corroborate(died)
-    assert found.verdict is Finding.SILENT and found.reference is None
+    assert found.finding is Finding.SILENT and found.reference is None
     assert "not readable as Turtle" in found.records[0].reason
 
 
 def test_a_value_under_a_relation_only_the_model_can_recognise_is_put_to_the_model_and_its_pick_validated(world):
     born = statement("Q990203", "Helena Marková", "P569", "date of birth", time_value("+1981-09-21T00:00:00Z/11"))
-    assert corroborator(world).corroborate(born).verdict is Finding.SILENT  # no model: nothing recognises "born"
+    assert corroborator(world).corroborate(born).finding is Finding.SILENT  # no model: nothing recognises "born"
 
     invented = Scripted("date of birth")  # the property's own name: not a relation of the record
     found = corroborator(world, backend=invented).corroborate(born)
     check = found.records[0]
-    assert found.verdict is Finding.SILENT and check.picks.refused == ("date of birth",)
+    assert found.finding is Finding.SILENT and check.picks.refused == ("date of birth",)
     assert "- born (1981-09-21)" in invented.asked[0][-1]["content"]
     assert "Meaning: date of birth\n" in invented.asked[0][-1]["content"]  # no description: meant by its label
 
     found = corroborator(world, backend=Scripted("born")).corroborate(born)
     check = found.records[0]
-    assert found.verdict is Finding.CORROBORATED and dict(check.relations)["born"] == "model"
+    assert found.finding is Finding.CORROBORATED and dict(check.relations)["born"] == "model"
     assert check.chosen.fact.object_text == "1981-09-21"
 
 
@@ -307,7 +307,7 @@ def test_records_the_statement_does_not_concern_are_silent_and_the_model_is_not_
                       Value("wikibase-item", "Q990211", "Purkyně Prize for Chemistry"))
     model = Scripted("date of birth")
     found = corroborator(world, backend=model).corroborate(award)
-    assert found.verdict is Finding.SILENT and model.asked == []
+    assert found.finding is Finding.SILENT and model.asked == []
     assert found.records[0].step == "subject"
 
 

@@ -134,7 +134,7 @@ def _corroborate(statement: Statement, corroborator: Corroborator, profile: Prop
 def _wants_documents(plan: Plan, corroboration: Corroboration | None) -> bool:
     if not (uses(plan.source, "web") or uses(plan.source, "wikipedia")):
         return False
-    return plan.all_sources or corroboration is None or corroboration.verdict is not Finding.CORROBORATED
+    return plan.all_sources or corroboration is None or corroboration.finding is not Finding.CORROBORATED
 
 
 def _decide_all(statement: Statement, plan: Plan, corroboration: Corroboration | None,
@@ -143,13 +143,13 @@ def _decide_all(statement: Statement, plan: Plan, corroboration: Corroboration |
     """A contradiction is flagged whatever the documents say, and nothing is proposed; a corroboration proposes its
     "stated in" reference; otherwise the documents decide."""
     searched = uses(plan.source, "web") or uses(plan.source, "wikipedia")
-    if corroboration is not None and corroboration.verdict is Finding.CONTRADICTED:
+    if corroboration is not None and corroboration.finding is Finding.CONTRADICTED:
         found = ""
         if searched:
             outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
             found = f"; the documents: {outcome.value} ({reason})"
         return Outcome.CONTRADICTED, f"an authority record states another value: {corroboration.reason}{found}", None
-    if corroboration is not None and corroboration.verdict is Finding.CORROBORATED:
+    if corroboration is not None and corroboration.finding is Finding.CORROBORATED:
         return Outcome.CORROBORATED, f"an authority record states it: {corroboration.reason}", corroboration.reference
     if not searched:  # --source kg
         if corroboration is None:

@@ -84,7 +84,7 @@ def _contradiction(check: StatementCheck) -> str:
         return ""
     said = [f"{r.identifier.prop.database_label or r.identifier.prop.label} {r.identifier.value}: "
             f"{r.chosen.fact.relation} {r.chosen.fact.object_text}" for r in corroboration.records
-            if r.verdict.value == "contradicted" and r.chosen is not None]
+            if r.finding.value == "contradicted" and r.chosen is not None]
     return f"  ({'; '.join(said)})" if said else ""
 
 

@@ -54,7 +54,7 @@ class RecordCheck:
 
     identifier: Identifier
     record: Record
-    verdict: Finding
+    finding: Finding
     reason: str
     subject: str = ""
     subject_label: str = ""
@@ -69,7 +69,7 @@ class RecordCheck:
 
 @dataclass(frozen=True)
 class Corroboration:
-    verdict: Finding
+    finding: Finding
     reason: str
     records: tuple[RecordCheck, ...] = ()
     reference: StatedIn | None = None
@@ -200,8 +200,8 @@ class Corroborator:
         contrasts = _contrasts(profile)
         checks = [self._check(statement, identifier, names, contrasts)
                   for identifier in identifiers[:self.max_records]]
-        verdict, reason, reference = _combine(checks, statement, self.today())
-        return Corroboration(verdict, reason, tuple(checks), reference, round(time.monotonic() - started, 3),
+        finding, reason, reference = _combine(checks, statement, self.today())
+        return Corroboration(finding, reason, tuple(checks), reference, round(time.monotonic() - started, 3),
                              max(0, len(identifiers) - self.max_records))
 
     def _check(self, statement: Statement, identifier: Identifier, names: Sequence[str],
@@ -349,8 +349,8 @@ def _combine(checks: Sequence[RecordCheck], statement: Statement, today: date
              ) -> tuple[Finding, str, StatedIn | None]:
     """Any record that contradicts wins (records that disagree are a curator's question); else the first that
     corroborates gives the reference; else silent."""
-    contradicting = [check for check in checks if check.verdict is Finding.CONTRADICTED]
-    corroborating = [check for check in checks if check.verdict is Finding.CORROBORATED]
+    contradicting = [check for check in checks if check.finding is Finding.CONTRADICTED]
+    corroborating = [check for check in checks if check.finding is Finding.CORROBORATED]
     if contradicting:
         first = contradicting[0]
         also = f"; {len(corroborating)} other record(s) state the value" if corroborating else ""
