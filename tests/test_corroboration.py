@@ -389,3 +389,22 @@ def test_a_long_run_keeps_only_the_latest_records_in_memory(world, monkeypatch):
     kept = [key for key in reader._memo if key[0] == "record"]
     assert kept == [("record", world.placed("{site:bnf}/ark/12148/cb169902021.rdf"))]
     assert first.ok  # what was handed out stays usable
+
+
+def test_a_parser_that_fails_on_refbots_own_sample_too_is_refbots_fault_not_the_records(world, monkeypatch):
+    """A record rdflib cannot read is the record's outcome; an rdflib that reads nothing is a broken install."""
+    import rdflib
+
+    from bot.corroboration import records
+
+    assert all(records.parser_works(kind) for kind in records.SAMPLES)
+    fetcher = Fetcher(requests.Session(), FetchRules(user_agent="refbot-test", retries=0))
+    url = world.placed("{site:dnb}/gnd/1099020101/about/lds.ttl")
+
+    def broken(self, *args, **kwargs):  # as a half-installed plugin fails: on every input alike
+        raise ValueError("no parser plugin for turtle")
+
+    monkeypatch.setattr(rdflib.Graph, "parse", broken)
+    assert not records.parser_works("turtle")
+    with pytest.raises(ValueError, match="no parser plugin"):
+        records.read_record(fetcher, url)
