@@ -74,11 +74,14 @@ def test_the_readme_configuration_example_loads(tmp_path):
     config.write_text(example)
     options = load_options(config, {})
     assert options.judge_backend == "openai" and options.judge_timeout == 120.0 and options.justify is False
+    assert (options.check_source, options.check_all_sources, options.check_kg_top) == ("all", False, 5)
 
 
 @pytest.mark.parametrize("override, message", [
     ({"threshold": 1.5}, "between 0 and 1"), ({"judge_in_flight": 0}, "at least 1"),
     ({"judge_timeout": 0.0}, "more than 0"),
+    ({"check_source": "graph"}, "is not one of all, both, kg, web, wikipedia"), ({"check_kg_top": 0}, "kg_top"),
+    ({"check_kg_records": 0}, "kg_records"),
 ])
 def test_out_of_range_values_are_refused(tmp_path, override, message):
     empty = tmp_path / "empty.ini"
