@@ -74,14 +74,18 @@ def setup(world, tmp_path):
     store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
     run = store.import_trace(traces.read(trace), trace)
     store.ledger.close()
+    write_config(world, tmp_path, "report_url = https://reports.example/run-{run}.html\n")
+    return run
+
+
+def write_config(world: DemoWorld, tmp_path: Path, extra: str = "") -> None:
+    """refbot.ini pointing at the world with the demo's bot account (``extra``: more [apply] lines)."""
     (tmp_path / "refbot.ini").write_text(
         "[refbot]\ncontact = refbot-tests@example.org\n"
         f"[wikidata]\napi_url = {world.base('wikidata')}/w/api.php\n"
         f"[run]\nledger = {tmp_path / 'runs.sqlite'}\n[check]\nreports = {tmp_path / 'reports'}\n"
         f"[apply]\nuser = {world.bot_login}\nedit_delay = 0\nretries = 1\nretry_wait = 1\n"
-        f"pywikibot_dir = {tmp_path / 'pywikibot'}\nreport_url = https://reports.example/run-{{run}}.html\n",
-        encoding="utf-8")
-    return run
+        f"pywikibot_dir = {tmp_path / 'pywikibot'}\n{extra}", encoding="utf-8")
 
 
 def refbot(tmp_path: Path, *args: str, password: str | None = None) -> subprocess.CompletedProcess:
@@ -398,12 +402,7 @@ def test_a_stated_in_reference_from_an_authority_record_is_written_with_its_item
     store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
     run = store.import_trace(traces.read(trace), trace)
     store.ledger.close()
-    (tmp_path / "refbot.ini").write_text(
-        "[refbot]\ncontact = refbot-tests@example.org\n"
-        f"[wikidata]\napi_url = {world.base('wikidata')}/w/api.php\n"
-        f"[run]\nledger = {tmp_path / 'runs.sqlite'}\n[check]\nreports = {tmp_path / 'reports'}\n"
-        f"[apply]\nuser = {world.bot_login}\nedit_delay = 0\nretries = 1\nretry_wait = 1\n"
-        f"pywikibot_dir = {tmp_path / 'pywikibot'}\n", encoding="utf-8")
+    write_config(world, tmp_path)
     decide(tmp_path, run, "approved", [BORN])
 
     live = refbot(tmp_path, "apply", "--live", password=world.bot_password)
