@@ -12,10 +12,11 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import IO
 
+from bot.clock import Clock, stamp, system_clock
 from bot.errors import ConfigError, InputError
 
 SCHEMA = """
@@ -42,18 +43,16 @@ class Run:
     resumed: bool
 
 
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc).replace(microsecond=0)
-
-
-def iso(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
+utc_now = system_clock
+iso = stamp
 
 
 class RunLedger:
-    def __init__(self, path: Path | None) -> None:
-        """``None``: a ledger in memory, for a run that is not resumed (`refbot check`)."""
+    def __init__(self, path: Path | None, *, clock: Clock = system_clock) -> None:
+        """``None``: a ledger in memory, for a run that is not resumed (`refbot check`). ``clock`` stamps runs and
+        checks."""
         self.path = path
+        self.clock = clock
         self._claims: dict[int, IO[str]] = {}
         try:
             if path is not None:
@@ -126,13 +125,13 @@ class RunLedger:
                                   "ORDER BY id DESC LIMIT 1", (key,)).fetchone()
             if row:
                 return Run(row[0], key, row[1], True)
-        started = iso(utc_now())
+        started = stamp(self.clock())
         cursor = self.db.execute("INSERT INTO runs (key, started, description) VALUES (?, ?, ?)",
                                  (key, started, description))
         return Run(int(cursor.lastrowid or 0), key, started, False)
 
     def finish(self, run: Run) -> None:
-        self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (iso(utc_now()), run.id))
+        self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (stamp(self.clock()), run.id))
 
     def add_seconds(self, run: Run, seconds: float) -> float:
         """Count time spent on the run (each invocation adds its own); the run's total."""
@@ -142,9 +141,9 @@ class RunLedger:
     def done(self, run: Run) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT guid FROM checks WHERE run_id = ?", (run.id,))}
 
-    def recently_checked(self, run: Run, days: float, now: datetime | None = None) -> set[str]:
+    def recently_checked(self, run: Run, days: float) -> set[str]:
         """GUIDs another run checked less than ``days`` ago (with any outcome but error)."""
-        since = iso((now or utc_now()) - timedelta(days=days))
+        since = stamp(self.clock() - timedelta(days=days))
         return {row[0] for row in self.db.execute(
             "SELECT DISTINCT guid FROM checks WHERE run_id != ? AND checked >= ? AND outcome != 'error'",
             (run.id, since))}
@@ -159,7 +158,7 @@ class RunLedger:
         process working on the same run recorded it first): the first record stands."""
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO checks (run_id, guid, item, outcome, checked, element) VALUES (?, ?, ?, ?, ?, ?)",
-            (run.id, guid, item, outcome, iso(utc_now()), element))
+            (run.id, guid, item, outcome, stamp(self.clock()), element))
         return cursor.rowcount == 1
 
     def record_run_element(self, run: Run, element: str) -> None:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.checking.items import ItemContext
 from bot.checking.records import StatementCheck
+from bot.clock import Clock, stamp, system_clock
 from bot.datamodel import Statement
 from bot.errors import InputError, RefbotError
 from bot.options import Options, uses
@@ -53,7 +54,8 @@ class Clients:
     tools: Tools
 
     @classmethod
-    def from_options(cls, options: Options) -> Clients:
+    def from_options(cls, options: Options, clock: Clock = system_clock) -> Clients:
+        """``clock`` stamps what the run records (its fetches, checks, ledger rows)."""
         from bot.checking import make_tools
         from bot.documents import make_politeness, make_services, make_session
         from bot.selection import make_endpoint
@@ -61,7 +63,7 @@ class Clients:
         endpoint = make_endpoint(options)
         http = make_session(options)
         services = make_services(options, http, make_politeness(options))
-        return cls(endpoint, services, make_tools(options, http, services, endpoint))
+        return cls(endpoint, services, make_tools(options, http, services, endpoint, clock))
 
 
 @dataclass(frozen=True)
@@ -127,22 +129,23 @@ class Run:
 
     @classmethod
     def open(cls, options: Options, worklist: Worklist, *, keep: bool = True, new: bool = False,
-             clients: Clients | None = None) -> Run:
+             clients: Clients | None = None, clock: Clock | None = None) -> Run:
         """Open (or resume) the run of ``worklist``: check the install, load the models, select the statements.
         ``keep``: the run is kept in the ledger file ``options.run_ledger`` (resumable); otherwise in memory, a
         dry run that checks every selected statement. ``new`` starts a new run even if one with this worklist is
-        unfinished; ``clients`` reuses clients already built (their models loaded)."""
-        from bot.checking.statement import now_iso
+        unfinished; ``clients`` reuses clients already built (their models loaded); ``clock`` stamps what the run
+        records (the clients' own by default)."""
         from bot.doctor import preflight
 
-        clock = time.monotonic()
+        opened = time.monotonic()
+        clock = clock or (clients.tools.clock if clients is not None else system_clock)
         preflight()  # a broken install stops here, named, before any page could be blamed for it
         path = options.run_ledger if keep else None
-        store = RunLedger(path)
+        store = RunLedger(path, clock=clock)
         try:
             record = store.open_run(run_key(options, worklist), worklist.description, new=new or path is None)
             store.claim(record)  # a second process on the same run stops here, before it checks anything twice
-            clients = clients or Clients.from_options(options)
+            clients = clients or Clients.from_options(options, clock)
             done = store.done(record)
             recent = store.recently_checked(record, options.run_recheck_days) \
                 if path is not None and options.run_recheck_days else set()
@@ -155,7 +158,8 @@ class Run:
             store.close()
             raise
         return cls(options, worklist, clients, store, record, selected, todo, len(done), skipped,
-                   kept=path is not None, started=record.started if path is not None else now_iso(), clock=clock)
+                   kept=path is not None, started=record.started if path is not None else stamp(clock()),
+                   clock=opened)
 
     @property
     def id(self) -> int:
@@ -302,7 +306,6 @@ class Run:
             return ItemContext(item, label, wikidata_site(options.wikidata_api_url), error=str(error))
 
     def _info(self, *, complete: bool) -> Any:
-        from bot.checking.statement import now_iso
         from bot.selection import endpoint_url
         from bot.trace import RunInfo
 
@@ -317,7 +320,8 @@ class Run:
                           ("wayback-cdx", options.archive_cdx_url), ("wayback", options.archive_web_url)]
         if options.judge_backend == "openai":
             endpoints.append(("judge", options.judge_url))
-        return RunInfo(mode="run" if self.kept else "check", started=self.started, finished=now_iso(),
+        return RunInfo(mode="run" if self.kept else "check", started=self.started,
+                       finished=stamp(self.clients.tools.clock()),
                        duration_s=self._account(), complete=complete,
                        judge_backend=options.judge_backend, model=judge.model_id, template=judge.template.id,
                        prompt_template=judge.template.text, threshold=options.threshold,

@@ -11,6 +11,7 @@ from datetime import date
 import pytest
 import requests
 
+from bot.clock import fixed_clock
 from bot.corroboration import Corroborator, Finding
 from bot.corroboration.facts import Fact, words
 from bot.corroboration.identifiers import IdentifierCache, IdentifierProperty, format_url
@@ -208,9 +209,9 @@ def world(tmp_path_factory):
 
 
 def corroborator(world, **settings) -> Corroborator:
-    fetcher = Fetcher(requests.Session(), FetchRules(user_agent="refbot-test", retries=0))
-    return Corroborator(SparqlEndpoint(world.sparql_url, "refbot-test"), fetcher, today=lambda: date(2026, 11, 24),
-                        **settings)
+    fetcher = Fetcher(requests.Session(), FetchRules(user_agent="refbot-test", retries=0),
+                      clock=fixed_clock("2026-11-24T10:00:00Z"))
+    return Corroborator(SparqlEndpoint(world.sparql_url, "refbot-test"), fetcher, **settings)
 
 
 def statement(item, label, property_id, property_label, value) -> Statement:

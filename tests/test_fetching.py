@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from bot.clock import fixed_clock
 from bot.documents import fetch_rules, make_fetcher, make_session
 from bot.documents.addresses import guard, parse_networks
 from bot.documents.fetching import Fetcher, Outcome
@@ -28,7 +29,7 @@ def serve(server: RecordingServer, routes: dict) -> None:
 
 def fetcher_for(**overrides) -> Fetcher:
     options = world_options(**overrides)
-    return make_fetcher(options, make_session(options))
+    return make_fetcher(options, make_session(options), clock=fixed_clock("2026-11-24T10:00:00Z"))
 
 
 def paths(server: RecordingServer) -> list[str]:
@@ -40,7 +41,7 @@ def test_a_page_is_fetched_with_the_configured_user_agent(site):
     fetched = fetcher_for().fetch(site.url + "/news")
     assert fetched.outcome is Outcome.OK and fetched.status == 200
     assert fetched.content == NEWS and fetched.content_type == "text/html" and fetched.charset == "utf-8"
-    assert fetched.final_url == site.url + "/news" and fetched.sha256 and fetched.retrieved.endswith("Z")
+    assert fetched.final_url == site.url + "/news" and fetched.sha256 and fetched.retrieved == "2026-11-24T10:00:00Z"
     assert paths(site) == ["/robots.txt", "/news"]
     agents = {request.headers["User-Agent"] for request in site.requests}
     assert agents == {f"refbot/0.1.0 (tester@example.org) requests/{__import__('requests').__version__}"}
@@ -54,6 +55,7 @@ def test_http_errors_map_to_outcomes(site, status, outcome):
     serve(site, {"/page": Reply(status, "<html><body>nope</body></html>", HTML)})
     fetched = fetcher_for().fetch(site.url + "/page")
     assert fetched.outcome is outcome and fetched.status == status and f"HTTP {status}" in fetched.reason
+    assert fetched.retrieved == "2026-11-24T10:00:00Z", "the fetcher's clock stamps a failure too"
     assert paths(site) == ["/robots.txt", "/page"], "client errors are not retried"
 
 

@@ -6,23 +6,25 @@ import argparse
 import os
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from bot.cli.arguments import duration
-from bot.runledger import RunLedger, utc_now
+from bot.runledger import RunLedger
 from conftest import ROOT
 
 
 def test_an_unfinished_run_is_resumed_and_a_finished_one_is_not(tmp_path):
-    ledger = RunLedger(tmp_path / "runs.sqlite")
+    now = [datetime(2026, 11, 24, 10, tzinfo=timezone.utc)]
+    ledger = RunLedger(tmp_path / "runs.sqlite", clock=lambda: now[0])
     run = ledger.open_run("k1", "items a.txt")
+    assert run.started == "2026-11-24T10:00:00Z"
     ledger.record_item(run, "Q1", "<item/>")
     ledger.record(run, "Q1$A", "Q1", "supported", "<statement/>")
     ledger.close()
 
-    ledger = RunLedger(tmp_path / "runs.sqlite")  # as a new process would
+    ledger = RunLedger(tmp_path / "runs.sqlite", clock=lambda: now[0])  # as a new process would
     again = ledger.open_run("k1", "items a.txt")
     assert again.id == run.id and again.resumed and ledger.done(again) == {"Q1$A"}
     assert ledger.open_run("k2", "other").id != run.id
@@ -30,7 +32,8 @@ def test_an_unfinished_run_is_resumed_and_a_finished_one_is_not(tmp_path):
     fresh = ledger.open_run("k1", "items a.txt")
     assert fresh.id != run.id and not fresh.resumed and ledger.done(fresh) == set()
     assert ledger.recently_checked(fresh, 30) == {"Q1$A"}
-    assert ledger.recently_checked(fresh, 30, now=utc_now() + timedelta(days=31)) == set()
+    now[0] += timedelta(days=31)
+    assert ledger.recently_checked(fresh, 30) == set()
 
 
 def test_a_statement_is_recorded_once_per_run_and_the_first_record_stands(tmp_path):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from bot.asking.fragment import Triple, defining_triples, value_usage
 from bot.asking.linking import Link, Lookup, link
 from bot.asking.properties import IndexCache, property_index
 from bot.asking.safety import statement_properties
+from bot.clock import Clock, day_of, system_clock
 from bot.errors import InputError
 from bot.options import Options
 from bot.prompts import ASK_SPARQL
@@ -41,7 +41,8 @@ class Terms:
     properties: frozenset[str]
 
 
-def question_terms(options: Options, question: str, endpoint: SparqlEndpoint) -> Terms:
+def question_terms(options: Options, question: str, endpoint: SparqlEndpoint, *,
+                   clock: Clock = system_clock) -> Terms:
     """Link the question's words to the graph and read the fragment and the draft from the endpoint."""
     from bot.documents import make_services, make_session
 
@@ -52,7 +53,7 @@ def question_terms(options: Options, question: str, endpoint: SparqlEndpoint) ->
         raise InputError(f"the question is {len(question)} characters long; at most {MAX_QUESTION} are taken")
     language = options.languages[0]
     index = property_index(endpoint, IndexCache(options.properties_cache, options.properties_cache_days), language,
-                           date.today())
+                           day_of(clock))
     search: Lookup = (EndpointSearch(endpoint, language) if options.ask_entities == "endpoint" else
                       EntitySearch(make_services(options, make_session(options, cache=False)),
                                    options.wikidata_api_url, language))
@@ -95,11 +96,11 @@ def worklist_properties(answer: Answer) -> list[str]:
     return [pid for pid in statement_properties(answer.chosen.sent) if pid in needed]
 
 
-def record(answer: Answer, *, model: str) -> dict[str, Any]:
+def record(answer: Answer, *, model: str, clock: Clock = system_clock) -> dict[str, Any]:
     """What a saved query's JSON record holds: enough to see again how it was chosen."""
     return {
         "question": answer.question, "refbot": __version__, "model": model, "template": ASK_SPARQL.id,
-        "asked": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "asked": clock().isoformat(),
         "links": [asdict(item) for item in answer.links], "fragment": answer.fragment, "draft": answer.draft,
         "candidates": [{"number": c.number, "written": c.written, "sent": c.sent, "refused": c.refused,
                         "repaired": c.repaired, "items": len(c.items), "error": c.error, "same_as": c.same_as}

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.checking.judging import Strategy
 from bot.checking.statement import Plan, Tools
+from bot.clock import Clock, system_clock
 
 if TYPE_CHECKING:
     import requests
@@ -30,9 +31,10 @@ def plan_from(options: Options) -> Plan:
 
 
 def make_tools(options: Options, session: requests.Session, services: ServiceClient,
-               endpoint: SparqlEndpoint | None = None) -> Tools:
+               endpoint: SparqlEndpoint | None = None, clock: Clock = system_clock) -> Tools:
     """The judge (its model loaded), the fetcher, the archive, the search engine, the embedding model, and the
-    property profiles (looked up on ``endpoint``; offline, from the catalogue and the cache)."""
+    property profiles (looked up on ``endpoint``; offline, from the catalogue and the cache). ``clock`` stamps
+    what the tools record."""
     from bot.documents import make_fetcher, make_search, make_wayback, paragraph_rules
     from bot.embedding import make_embedder
     from bot.judge import make_judge
@@ -52,7 +54,7 @@ def make_tools(options: Options, session: requests.Session, services: ServiceCli
         judge.template = replace(judge.template, require_object_mention=False)
     kg = uses(options.check_source, "kg") and endpoint is not None
     embed = make_embedder(options) if options.check_strategy == "ranked" or kg else None
-    fetcher = make_fetcher(options, session, services.politeness)
+    fetcher = make_fetcher(options, session, services.politeness, clock)
     corroborator = None
     if kg and endpoint is not None:
         from bot.corroboration import make_corroborator
@@ -61,7 +63,7 @@ def make_tools(options: Options, session: requests.Session, services: ServiceCli
     return Tools(judge, fetcher, paragraph_rules(options), make_wayback(options, services),
                  make_search(options, services) if uses(options.check_source, "web") else None,
                  embed if options.check_strategy == "ranked" else None, make_profiles(options, endpoint),
-                 corroborator)
+                 corroborator, clock)
 
 
 __all__ = ["Plan", "Strategy", "Tools", "make_tools", "plan_from"]

@@ -9,9 +9,10 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timezone
+from datetime import date
 
 from bot.checking import candidates as find
+from bot.clock import Clock, stamp, system_clock
 from bot.checking.judging import Strategy, judge_in_rounds, not_ranked, queue
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
 from bot.corroboration.stage import Corroboration, Corroborator, Finding
@@ -62,10 +63,8 @@ class Tools:
     profiles: PropertyProfiles | None = None
     # The item's authority records (--source kg or all); without it none is read.
     corroborator: Corroborator | None = None
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    # What stamps each check's start (the fetcher and the corroborator take the same clock).
+    clock: Clock = system_clock
 
 
 def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Article | None = None,
@@ -75,7 +74,7 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
 
     An exception from refbot's own code or install (a missing library, a bug) is never blamed on the pages:
     the statement ends as ``error`` with the fault named, and ``fault`` is set for the run to act on."""
-    started, clock = now_iso(), time.monotonic()
+    started, clock = stamp(tools.clock()), time.monotonic()
     watch = Stopwatch()
     claim: Claim | None = None
     searches: list[Search] = []
@@ -328,7 +327,5 @@ def propose(statement: Statement, documents: list[DocumentCheck]) -> ProposedRef
 
 
 def _day(iso: str) -> date:
-    try:
-        return date.fromisoformat(iso[:10])
-    except ValueError:
-        return datetime.now(timezone.utc).date()
+    """The day of a fetch's ``retrieved``, which the fetcher always stamps."""
+    return date.fromisoformat(iso[:10])

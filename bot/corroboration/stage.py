@@ -15,10 +15,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from bot.clock import Clock, day_of
 from bot.corroboration.facts import Fact, facts, label, subject_of
 from bot.corroboration.identifiers import (Identifier, IdentifierCache, IdentifierProperty, equivalent_uris,
                                            item_identifiers, items_with, rdf_identifier_properties)
@@ -84,10 +85,6 @@ class Corroboration:
         return sum(check.picks.prompt_tokens for check in self.records if check.picks is not None)
 
 
-def _today() -> date:
-    return datetime.now(timezone.utc).date()
-
-
 class Corroborator:
     """Reads the item's records and weighs them against a statement. Thread-safe: statements checked side by side
     read each item's identifiers, each record and each reverse lookup once."""
@@ -95,7 +92,8 @@ class Corroborator:
     def __init__(self, endpoint: SparqlEndpoint, fetcher: Fetcher, *, backend: Backend | None = None,
                  embed: Embed | None = None, languages: Sequence[str] = ("en", "mul"),
                  cache: IdentifierCache | None = None, endpoint_name: str = "", top: int = 5,
-                 max_records: int = 5, today: Callable[[], date] = _today) -> None:
+                 max_records: int = 5, clock: Clock | None = None) -> None:
+        """``clock``: the day a record's reference is retrieved when its fetch has none (the fetcher's own)."""
         self.endpoint = endpoint
         self.fetcher = fetcher
         self.backend = backend
@@ -105,7 +103,7 @@ class Corroborator:
         self.endpoint_name = endpoint_name or "SPARQL endpoint"
         self.top = top
         self.max_records = max_records
-        self.today = today
+        self.clock = clock or fetcher.clock
         self._properties: dict[str, IdentifierProperty] | None = None
         self._memo: dict[tuple[str, str], Any] = {}
         self._locks: dict[tuple[str, str], threading.Lock] = {}
@@ -139,7 +137,7 @@ class Corroborator:
         return self._once("properties", "", self._read_properties)
 
     def _read_properties(self) -> dict[str, IdentifierProperty]:
-        today = self.today()
+        today = day_of(self.clock)
         cached = self.cache.get(today, self.endpoint_name) if self.cache else None
         if cached is not None:
             return cached
@@ -200,7 +198,7 @@ class Corroborator:
         contrasts = _contrasts(profile)
         checks = [self._check(statement, identifier, names, contrasts)
                   for identifier in identifiers[:self.max_records]]
-        finding, reason, reference = _combine(checks, statement, self.today())
+        finding, reason, reference = _combine(checks, statement, day_of(self.clock))
         return Corroboration(finding, reason, tuple(checks), reference, round(time.monotonic() - started, 3),
                              max(0, len(identifiers) - self.max_records))
 

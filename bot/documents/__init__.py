@@ -13,6 +13,7 @@ from datetime import date
 from http.cookiejar import DefaultCookiePolicy
 from typing import TYPE_CHECKING
 
+from bot.clock import Clock, system_clock
 from bot.etiquette import user_agent
 
 if TYPE_CHECKING:
@@ -77,10 +78,11 @@ def make_politeness(options: Options) -> Politeness:
     return Politeness(options.fetch_delay)
 
 
-def make_fetcher(options: Options, session: requests.Session, politeness: Politeness | None = None) -> Fetcher:
+def make_fetcher(options: Options, session: requests.Session, politeness: Politeness | None = None,
+                 clock: Clock = system_clock) -> Fetcher:
     from bot.documents.fetching import Fetcher
 
-    return Fetcher(session, fetch_rules(options), politeness or make_politeness(options))
+    return Fetcher(session, fetch_rules(options), politeness or make_politeness(options), clock=clock)
 
 
 def make_services(options: Options, session: requests.Session, politeness: Politeness | None = None

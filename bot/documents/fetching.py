@@ -25,7 +25,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -33,6 +32,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 import urllib3
 
+from bot.clock import Clock, stamp, system_clock
 from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
 from bot.documents.politeness import Politeness, host_key
@@ -130,10 +130,6 @@ def sniff_type(head: bytes) -> str:
     return ""
 
 
-def now_utc() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 class Fetcher:
     """Fetches documents through ``session`` (a requests.Session, cached and guarded by the factory).
 
@@ -141,8 +137,10 @@ class Fetcher:
     """
 
     def __init__(self, session: requests.Session, rules: FetchRules, politeness: Politeness | None = None,
-                 *, sleep: Callable[[float], None] = time.sleep) -> None:
+                 *, sleep: Callable[[float], None] = time.sleep, clock: Clock = system_clock) -> None:
+        """``clock``: what stamps each fetch's ``retrieved`` (a test pins it)."""
         self.session = session
+        self.clock = clock
         self.rules = rules
         self.politeness = politeness or Politeness(0.0)
         self._sleep = sleep
@@ -160,14 +158,17 @@ class Fetcher:
             return self._follow(url, redirects, started, accept, readable)
         except _Stop as stop:
             return Fetched(url, stop.outcome, stop.reason, final_url=redirects[-1] if redirects else url,
-                           status=stop.status, retrieved=now_utc(), elapsed_s=time.monotonic() - started,
+                           status=stop.status, retrieved=self._now(), elapsed_s=time.monotonic() - started,
                            redirects=tuple(redirects))
         except Exception as error:  # the contract: what the page or the network did is recorded, never raised
             if not blames_the_page(error):
                 raise  # but refbot's own failure (a bug, a broken install) is not the page's outcome
             return Fetched(url, Outcome.IRRETRIEVABLE, f"{type(error).__name__}: {_first_line(error)}",
-                           final_url=redirects[-1] if redirects else url, retrieved=now_utc(),
+                           final_url=redirects[-1] if redirects else url, retrieved=self._now(),
                            elapsed_s=time.monotonic() - started, redirects=tuple(redirects))
+
+    def _now(self) -> str:
+        return stamp(self.clock())
 
     def _follow(self, url: str, redirects: list[str], started: float, accept: str = "",
                 readable: tuple[str, ...] = READABLE_TYPES) -> Fetched:
@@ -254,7 +255,7 @@ class Fetcher:
         cache.remember(self.session, response, body)
         from_cache = bool(getattr(response, "from_cache", False))
         return Fetched(url, Outcome.OK, final_url=final_url, status=status, content_type=kind, charset=charset,
-                       content=body, retrieved=cache.created(response) or now_utc(),
+                       content=body, retrieved=cache.created(response) or self._now(),
                        elapsed_s=time.monotonic() - started, redirects=tuple(redirects), from_cache=from_cache)
 
     def _body(self, response: requests.Response, started: float, limit: int | None = None) -> bytes:
