@@ -393,19 +393,25 @@ def test_a_long_run_keeps_only_the_latest_records_in_memory(world, monkeypatch):
 
 
 def test_a_parser_that_fails_on_refbots_own_sample_too_is_refbots_fault_not_the_records(world, monkeypatch):
-    """A record rdflib cannot read is the record's outcome; an rdflib that reads nothing is a broken install."""
+    """A record rdflib cannot read is the record's outcome; an rdflib that reads nothing is a broken install.
+    (The parse runs here, in this process, as the bounded child runs it, so that rdflib can be broken for it.)"""
     import rdflib
 
-    from bot.corroboration import records
+    from bot.corroboration import parsing, records
+    from bot.errors import InternalError
 
-    assert all(records.parser_works(kind) for kind in records.SAMPLES)
+    assert all(parsing.parser_works(kind) for kind in parsing.SAMPLES)
     fetcher = Fetcher(requests.Session(), FetchRules(user_agent="refbot-test", retries=0))
     url = world.placed("{site:dnb}/gnd/1099020101/about/lds.ttl")
+    malformed = parsing.parse_or_refuse(b"<https://example.org/r> <unterminated", "turtle", "https://example.org/r")
+    assert isinstance(malformed, parsing.Refused) and "not readable as Turtle" in malformed.reason
 
     def broken(self, *args, **kwargs):  # as a half-installed plugin fails: on every input alike
         raise ValueError("no parser plugin for turtle")
 
     monkeypatch.setattr(rdflib.Graph, "parse", broken)
-    assert not records.parser_works("turtle")
-    with pytest.raises(ValueError, match="no parser plugin"):
-        records.read_record(fetcher, url)
+    assert not parsing.parser_works("turtle")
+    assert isinstance(parsing.parse_or_refuse(parsing.SAMPLES["turtle"], "turtle", "https://e.org/r"), parsing.Broken)
+    with pytest.raises(InternalError, match="refbot's own Turtle sample.*no parser plugin") as raised:
+        records.read_record(fetcher, url, parser=parsing.parse_or_refuse)
+    assert raised.value.component == "authority records"

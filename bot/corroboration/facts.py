@@ -93,27 +93,33 @@ def relation_label(graph: Any, predicate: Any, languages: Sequence[str]) -> str:
     return words(local_name(str(predicate)))
 
 
-def facts(graph: Any, subject: Any, languages: Sequence[str] = ("en",)) -> list[Fact]:
+def facts(graph: Any, subject: Any, languages: Sequence[str] = ("en",), limit: int | None = None) -> list[Fact]:
     """The subject's triples as facts, in a stable order; naming and bookkeeping triples and blank objects with no
-    name are left out."""
+    name are left out. ``limit``: at most this many, the first by predicate and object (a record of thousands of
+    facts about one subject is a dump: reading them all for every statement would cost minutes)."""
     from rdflib import BNode, Literal
 
-    found = []
-    for predicate, value in graph.predicate_objects(subject):
+    found: set[Fact] = set()
+    relations: dict[Any, str] = {}
+    for predicate, value in sorted(graph.predicate_objects(subject), key=lambda pair: (str(pair[0]), repr(pair[1]))):
+        if limit is not None and len(found) >= limit:
+            break
         name = local_name(str(predicate))
         if _NAMING.match(name) or _BOOKKEEPING.match(name):
             continue
-        relation = relation_label(graph, predicate, languages)
+        if predicate not in relations:
+            relations[predicate] = relation_label(graph, predicate, languages)
+        relation = relations[predicate]
         if isinstance(value, Literal):
             text = " ".join(str(value).split())
             if text:
-                found.append(Fact(str(predicate), relation, str(value), text, False,
-                                  str(value.datatype or ""), (value.language or "").lower()))
+                found.add(Fact(str(predicate), relation, str(value), text, False, str(value.datatype or ""),
+                               (value.language or "").lower()))
         elif isinstance(value, BNode):
             text = label(graph, value, languages)
             if text:
-                found.append(Fact(str(predicate), relation, text, text))
+                found.add(Fact(str(predicate), relation, text, text))
         else:
             text = label(graph, value, languages) or words(local_name(str(value)))
-            found.append(Fact(str(predicate), relation, str(value), text, True))
-    return sorted(set(found), key=lambda fact: (fact.relation, fact.object))
+            found.add(Fact(str(predicate), relation, str(value), text, True))
+    return sorted(found, key=lambda fact: (fact.relation, fact.object))

@@ -33,6 +33,11 @@ NAME_THRESHOLD = 90.0
 RELATION_THRESHOLD = 90.0
 # The cascade's relation step: a predicate whose label's embedding is this close to the property's.
 RELATION_COSINE = 0.75
+# What the embedding model sees of a record, however large: at most this many facts (more are ranked by RapidFuzz's
+# token-set ratio alone) and relation names (those closest to the property's name by token-set ratio), and each
+# verbalisation's first characters (the model reads 256 word pieces).
+MAX_EMBEDDED = 64
+MAX_TEXT = 300
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _DATE = re.compile(r"^(-?\d{1,4})(?:-(\d\d)(?:-(\d\d))?)?(?:T[\d:.]+(?:Z|[+-]\d\d:\d\d)?)?\Z")
 _DOTTED = re.compile(r"^(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{3,4})\Z")
@@ -194,7 +199,8 @@ def cascade(facts: Sequence[Fact], value: Value, claim_text: str, subject: str, 
     """GPT-LODS's order: the facts whose object is the statement's value; else those whose relation is the
     statement's (declared equivalent, the same label, or a label whose embedding is close); else every fact of
     the subject. The step's facts ranked by the cosine of their verbalisation to ``claim_text`` (RapidFuzz's
-    token-set ratio without an embedding model), the best ``top`` kept. Returns the step and its candidates."""
+    token-set ratio without an embedding model, or for more than ``MAX_EMBEDDED`` facts), the best ``top`` kept.
+    Returns the step and its candidates."""
     compared = [(fact, compare(value, fact, items_for)) for fact in facts]
     step, chosen = "value", [(f, c) for f, c in compared if c.agreement in (Agreement.SAME, Agreement.COARSER)]
     if not chosen:
@@ -202,8 +208,8 @@ def cascade(facts: Sequence[Fact], value: Value, claim_text: str, subject: str, 
         step, chosen = ("relation", related) if related else ("subject", compared)
     if not chosen:
         return "subject", []
-    texts = [fact.verbalised(subject) for fact, _ in chosen]
-    if embed is not None:
+    texts = [fact.verbalised(subject)[:MAX_TEXT] for fact, _ in chosen]
+    if embed is not None and len(texts) <= MAX_EMBEDDED:
         vectors = embed([claim_text, *texts])
         scores = [_cosine(vectors[0], vector) for vector in vectors[1:]]
     else:
@@ -217,11 +223,23 @@ def _related(compared: list[tuple[Fact, Comparison]], names: Sequence[str], equi
     related = [(f, c) for f, c in compared if names_relation(f, names, equivalents)]
     if related or embed is None or not names or not compared:
         return related
-    relations = sorted({fact.relation for fact, _ in compared})
+    relations = sorted({fact.relation[:MAX_TEXT] for fact, _ in compared})
+    relations = [relations[index] for index in _closest(names[0], relations, MAX_EMBEDDED)]
     vectors = embed([names[0], *relations])
     close = {relation for relation, vector in zip(relations, vectors[1:]) if _cosine(vectors[0], vector)
              >= RELATION_COSINE}
-    return [(f, c) for f, c in compared if f.relation in close]
+    return [(f, c) for f, c in compared if f.relation[:MAX_TEXT] in close]
+
+
+def _closest(query: str, texts: Sequence[str], limit: int) -> list[int]:
+    """The indexes of the ``limit`` texts closest to ``query`` by token-set ratio, in their order; all of them when
+    there are no more."""
+    if len(texts) <= limit:
+        return list(range(len(texts)))
+    from rapidfuzz import fuzz, process, utils
+
+    best = process.extract(query, texts, scorer=fuzz.token_set_ratio, processor=utils.default_process, limit=limit)
+    return sorted(index for _, _, index in best)
 
 
 def _cosine(left: Sequence[float], right: Sequence[float]) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -26,6 +27,7 @@ from bot.corroboration.identifiers import (Identifier, IdentifierCache, Identifi
 from bot.corroboration.matching import Agreement, Candidate, Comparison, cascade, compare, contradicts, \
     names_relation
 from bot.corroboration.picking import Picks, pick_relations
+from bot.corroboration.parsing import BoundedParser, ParseBounds
 from bot.corroboration.records import Record, read_record
 from bot.datamodel import Statement
 from bot.errors import BackendUnavailable, JudgeError, QueryError
@@ -40,7 +42,14 @@ if TYPE_CHECKING:
 Embed = Callable[[list[str]], list[list[float]]]
 # How many answers of each kind a Corroborator keeps: records (graphs) and items' identifier lists for the items in
 # progress, reverse lookups and equivalent properties for the whole run.
-KEEP = {"record": 64, "item": 64, "uri": 4096, "equivalents": 4096, "properties": 1}
+KEEP = {"record": 64, "facts": 64, "item": 64, "uri": 4096, "equivalents": 4096, "properties": 1}
+# Embeddings kept (a record's facts are ranked again for each of the item's statements).
+KEEP_VECTORS = 4096
+# A record's URIs mapped back to items by asking the endpoint, at most (a record of thousands of URIs would ask as
+# many queries); the others compare by name.
+MAX_LOOKUPS = 64
+# A record's facts about its subject weighed against a statement, at most (a person's record has tens or hundreds).
+MAX_FACTS = 2_000
 
 
 class Finding(str, Enum):
@@ -85,6 +94,31 @@ class Corroboration:
         return sum(check.picks.prompt_tokens for check in self.records if check.picks is not None)
 
 
+class Remembered:
+    """An embedding model that embeds each text once while it is among the latest ``keep``: an item's statements
+    rank the same record's facts again and again."""
+
+    def __init__(self, embed: Embed, keep: int = KEEP_VECTORS) -> None:
+        self.embed = embed
+        self.keep = keep
+        self._vectors: OrderedDict[str, list[float]] = OrderedDict()
+        self._guard = threading.Lock()
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        with self._guard:
+            known = {text: self._vectors[text] for text in texts if text in self._vectors}
+        missing = [text for text in dict.fromkeys(texts) if text not in known]
+        if missing:
+            known |= dict(zip(missing, self.embed(missing)))
+        with self._guard:
+            for text in texts:
+                self._vectors[text] = known[text]
+                self._vectors.move_to_end(text)
+            while len(self._vectors) > self.keep:
+                self._vectors.popitem(last=False)
+        return [known[text] for text in texts]
+
+
 class Corroborator:
     """Reads the item's records and weighs them against a statement. Thread-safe: statements checked side by side
     read each item's identifiers, each record and each reverse lookup once."""
@@ -92,12 +126,14 @@ class Corroborator:
     def __init__(self, endpoint: SparqlEndpoint, fetcher: Fetcher, *, backend: Backend | None = None,
                  embed: Embed | None = None, languages: Sequence[str] = ("en", "mul"),
                  cache: IdentifierCache | None = None, endpoint_name: str = "", top: int = 5,
-                 max_records: int = 5, clock: Clock | None = None) -> None:
-        """``clock``: the day a record's reference is retrieved when its fetch has none (the fetcher's own)."""
+                 max_records: int = 5, clock: Clock | None = None,
+                 bounds: ParseBounds = ParseBounds()) -> None:
+        """``clock``: the day a record's reference is retrieved when its fetch has none (the fetcher's own);
+        ``bounds``: what parsing one record may cost."""
         self.endpoint = endpoint
         self.fetcher = fetcher
         self.backend = backend
-        self.embed = embed
+        self.embed = Remembered(embed) if embed is not None else None
         self.languages = tuple(languages)
         self.cache = cache
         self.endpoint_name = endpoint_name or "SPARQL endpoint"
@@ -108,7 +144,9 @@ class Corroborator:
         self._memo: dict[tuple[str, str], Any] = {}
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._guard = threading.Lock()
-        self._contexts: dict[str, Any] = {}  # remote JSON-LD contexts read, by URL
+        self.bounds = bounds
+        self._parser = BoundedParser(bounds)
+        self._contexts: dict[str, bytes] = {}  # remote JSON-LD context documents fetched, by URL
 
     # -- what is read once -----------------------------------------------------------------------------------
     def _once(self, kind: str, key: str, make: Callable[[], Any]) -> Any:
@@ -160,7 +198,9 @@ class Corroborator:
         return self._once("item", item, lambda: item_identifiers(self.endpoint, item, known))
 
     def record(self, url: str) -> Record:
-        return self._once("record", url, lambda: read_record(self.fetcher, url, self._contexts))
+        def read() -> Record:
+            return read_record(self.fetcher, url, self._contexts, self._parser, self.bounds)
+        return self._once("record", url, read)
 
     def equivalents(self, property_id: str) -> tuple[str, ...]:
         def read() -> tuple[str, ...]:
@@ -202,20 +242,31 @@ class Corroborator:
         return Corroboration(finding, reason, tuple(checks), reference, round(time.monotonic() - started, 3),
                              max(0, len(identifiers) - self.max_records))
 
+    def _about(self, record: Record, identifier: str) -> tuple[Any, str, list[Fact]]:
+        """What the record says of the node it is about (None when none), its name there, and its facts: read once
+        for all the item's statements."""
+        def read() -> tuple[Any, str, list[Fact]]:
+            subject = subject_of(record.graph, identifier, record.final_url)
+            if subject is None:
+                return None, "", []
+            return subject, label(record.graph, subject, self.languages), facts(record.graph, subject, self.languages,
+                                                                                MAX_FACTS)
+        return self._once("facts", f"{record.url} {identifier}", read)
+
     def _check(self, statement: Statement, identifier: Identifier, names: Sequence[str],
                contrasts: Sequence[tuple[str, str]] = ()) -> RecordCheck:
         record = self.record(identifier.record_url)
         if not record.ok:
             return RecordCheck(identifier, record, Finding.SILENT, f"the record could not be read: {record.error}")
-        subject = subject_of(record.graph, identifier.value, record.final_url)
+        subject, own_label, found = self._about(record, identifier.value)
         if subject is None:
             return RecordCheck(identifier, record, Finding.SILENT, "the record holds no statement about a URI")
-        subject_label = label(record.graph, subject, self.languages) or statement.item_label
-        found = facts(record.graph, subject, self.languages)
+        subject_label = own_label or statement.item_label
         equivalents = self.equivalents(statement.property_id)
         claim_text = f"{statement.item_label} {names[0]} {statement.value.text}"
+        items_for = _at_most(self.items_for, MAX_LOOKUPS)
         step, candidates = cascade(found, statement.value, claim_text, subject_label, names, equivalents,
-                                   self.items_for, embed=self.embed, top=self.top)
+                                   items_for, embed=self.embed, top=self.top)
         recognised = {fact.relation: how for fact in found if (how := names_relation(fact, names, equivalents))}
         base = dict(subject=str(subject), subject_label=subject_label, facts=len(found), step=step,
                     candidates=tuple(candidates))
@@ -236,7 +287,7 @@ class Corroborator:
             return RecordCheck(identifier, record, Finding.CORROBORATED,
                                f"states it: {chosen.fact.relation} {chosen.fact.object_text} ({_how(how)}, "
                                f"{chosen.comparison.how})", chosen=chosen, **base)  # type: ignore[arg-type]
-        return self._not_stated(statement, identifier, record, found, recognised, base)
+        return self._not_stated(statement, identifier, record, found, recognised, base, items_for)
 
     def _pick(self, statement: Statement, names: Sequence[str], candidates: Sequence[Candidate]) -> Picks:
         relations: list[tuple[str, str]] = []
@@ -251,9 +302,10 @@ class Corroborator:
             return Picks(f"no answer: {error}")
 
     def _not_stated(self, statement: Statement, identifier: Identifier, record: Record, found: Sequence[Fact],
-                    recognised: dict[str, str], base: dict[str, Any]) -> RecordCheck:
+                    recognised: dict[str, str], base: dict[str, Any],
+                    items_for: Callable[[str], Sequence[str]]) -> RecordCheck:
         firm = [fact for fact in found if recognised.get(fact.relation) in ("equivalent", "label")]
-        compared = [(fact, compare(statement.value, fact, self.items_for)) for fact in firm]
+        compared = [(fact, compare(statement.value, fact, items_for)) for fact in firm]
         other = [(f, c) for f, c in compared if c.agreement is Agreement.OTHER]
         coarser = [(f, c) for f, c in compared if c.agreement is Agreement.COARSER]
         if other and contradicts(statement.value.datatype) and not coarser:
@@ -280,6 +332,18 @@ class Corroborator:
         return RecordCheck(identifier, record, Finding.SILENT,
                            f"none of the record's {len(found)} fact(s) is recognised as "
                            f"{statement.property_label or statement.property_id}", **base)
+
+
+def _at_most(items_for: Callable[[str], Sequence[str]], limit: int) -> Callable[[str], Sequence[str]]:
+    """``items_for`` asked of at most ``limit`` distinct URIs; any further URI maps to no item."""
+    asked: set[str] = set()
+
+    def look_up(uri: str) -> Sequence[str]:
+        if uri not in asked and len(asked) >= limit:
+            return ()
+        asked.add(uri)
+        return items_for(uri)
+    return look_up
 
 
 def _contrasts(profile: PropertyProfile | None) -> list[tuple[str, str]]:
