@@ -9,16 +9,19 @@ it cannot state the claim directly.
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.datamodel import Paragraph, Statement
 from bot.documents.sentences import sentence_spans
 from bot.values.names import similarity
-from bot.values import value_finder
+from bot.values import Found, value_finder
 
 Embed = Callable[[list[str]], list[list[float]]]
+# A paragraph and the names found in it: subject score and name, object score and form, the value as found.
+_Named = tuple[Paragraph, float, str, float, str, Found | None]
 FUZZY_THRESHOLD = 90.0
 # The paragraphs of one document ranked at most (``rank``'s ``limit`` in refbot's ranked strategy): the best by the
 # names they mention, the rest never embedded nor judged. A document's page would rarely state a claim only in
@@ -86,13 +89,13 @@ def rank(paragraphs: Sequence[Paragraph], statement: Statement, *, embed: Embed 
     """Paragraphs best first; ties keep document order.
 
     ``limit``: at most that many are ranked and returned, those the names alone score best (ties: the earlier);
-    the others are never embedded. The names are looked for in every paragraph, which is cheap; embedding is not
-    (a page of 20,000 paragraphs naming the value held its statement for minutes)."""
+    the others are never embedded. The names are looked for in every paragraph, which is cheap, keeping only the
+    best ``limit``; embedding is not (a page of 20,000 paragraphs naming the value held its statement for minutes)."""
     find_value = value_finder(statement.value, threshold=threshold)
     by_name = statement.value.datatype.startswith("wikibase-")
     subjects = subject_names(statement)
-    named = []
-    for paragraph in paragraphs:
+
+    def names_in(paragraph: Paragraph) -> _Named:
         subject, subject_hit = name_score(subjects, paragraph.text, threshold)
         found = find_value(paragraph.text)
         if found is not None:  # as the paragraph writes it: an alias, "January 14, 1943", "85,868"
@@ -101,10 +104,10 @@ def rank(paragraphs: Sequence[Paragraph], statement: Statement, *, embed: Embed 
             object_, object_hit = name_score(object_names(statement), paragraph.text, threshold)[0], ""
         else:
             object_, object_hit = 0.0, ""
-        named.append((paragraph, subject, subject_hit, object_, object_hit, found))
-    if limit is not None and len(named) > limit:
-        best = sorted(named, key=lambda entry: (-_by_names(entry[3], entry[1]), entry[0].position))[:limit]
-        named = sorted(best, key=lambda entry: entry[0].position)
+        return paragraph, subject, subject_hit, object_, object_hit, found
+
+    scanned = map(names_in, paragraphs)
+    named = list(scanned) if limit is None else _best_by_names(scanned, limit)
     semantic: list[float | None] = [None] * len(named)
     if embed is not None and named:
         vectors = embed([verbalise(statement)] + [entry[0].text for entry in named])
@@ -119,6 +122,16 @@ def rank(paragraphs: Sequence[Paragraph], statement: Statement, *, embed: Embed 
         ranked.append(Ranked(paragraph, round(score, 6), subject, object_, closeness, matched,
                              value_form=found.form if found else "", value_match=found.how if found else ""))
     return sorted(ranked, key=lambda r: (-r.score, r.paragraph.position))
+
+
+def _best_by_names(scanned: Iterable[_Named], limit: int) -> list[_Named]:
+    """The ``limit`` entries the names score best (ties: the earlier) in document order, holding no more than
+    that many while scanning; all of them, in their order, when there are no more."""
+    best = heapq.nsmallest(limit + 1, enumerate(scanned),
+                           key=lambda pair: (-_by_names(pair[1][3], pair[1][1]), pair[1][0].position, pair[0]))
+    if len(best) <= limit:
+        return [entry for _, entry in sorted(best, key=lambda pair: pair[0])]
+    return sorted((entry for _, entry in best[:limit]), key=lambda entry: entry[0].position)
 
 
 def _by_names(object_: float, subject: float) -> float:

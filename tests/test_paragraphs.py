@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.documents.paragraphs import ParagraphRules, extract, html_blocks
+from bot.documents.paragraphs import ParagraphRules, bounded_html, extract, html_blocks
 from bot.documents.sentences import sentence_spans, split_long
 from documents_world import DOCS, NEWS, NEWS_PARAGRAPHS, PDF_PARAGRAPHS, czech_page, make_pdf
 
@@ -111,6 +111,54 @@ def test_long_paragraphs_are_split_between_sentences():
     assert " ".join(pieces) == paragraph
     assert all(piece.endswith((".", "!")) for piece in pieces)
     assert all(any(piece.startswith(s) for s in sentences) for piece in pieces)
+
+
+def record(number: int) -> str:
+    return (f"Record {number}: the committee's archive lists the laureates of that year with the citation read "
+            f"at the ceremony and the notes of its members on the nominations.")
+
+
+def records_page(count: int) -> bytes:
+    return ("<html><head><title>Laureates</title></head><body><article><h1>Laureates</h1>"
+            + "".join(f"<p>{record(number)}</p>" for number in range(count)) + "</article></body></html>").encode()
+
+
+def test_a_page_with_more_paragraphs_than_the_cap_is_read_up_to_the_cap_and_says_so():
+    whole = extract(records_page(40), "text/html", "u")
+    assert len(whole.paragraphs) == 40 and whole.cut == "", "under the cap, a page is read whole"
+    document = extract(records_page(40), "text/html", "u", ParagraphRules(max_paragraphs=15))
+    assert [p.text for p in document.paragraphs] == [record(number) for number in range(15)]
+    assert document.cut == "only the first 15 paragraphs were read" and offsets_hold(document)
+    assert record(15) not in document.text
+
+
+def test_a_page_with_more_text_than_the_budget_is_cut_before_it_is_extracted():
+    page = records_page(200).decode()
+    bounded, cut = bounded_html(page, 5_000, 2_000)
+    assert cut == "only the first 5,000 characters of the page's text were read"
+    assert record(0) in bounded and record(199) not in bounded and len(bounded) < len(page) / 5
+    document = extract(page.encode(), "text/html", "u", ParagraphRules(max_text=5_000))
+    texts = [p.text for p in document.paragraphs]
+    assert 25 <= len(texts) <= 35 and texts == [record(number) for number in range(len(texts))], "whole paragraphs"
+    assert document.cut == cut and document.title == "Laureates"
+
+
+def test_a_page_within_the_budget_is_handed_on_as_it_is():
+    page = NEWS.decode()
+    assert bounded_html(page, len(page)) == (page, ""), "not even parsed"
+    markup = page.replace("<p>", "<p class='" + "x" * 2_000 + "'>")
+    assert bounded_html(markup, len(page)) == (markup, ""), "long markup, but not that much text"
+    assert [p.text for p in extract(markup.encode(), "text/html", "u", ParagraphRules(max_text=len(page))).paragraphs
+            ] == NEWS_PARAGRAPHS
+
+
+def test_one_huge_text_is_cut_at_a_sentence_end():
+    sentence = "Marie Curie received the Nobel Prize in Physics in 1903 together with Pierre Curie and Becquerel. "
+    page = f"<html><body><pre>{sentence * 1_000}</pre></body></html>"
+    bounded, cut = bounded_html(page, 1_000, 500)
+    assert cut and (sentence * 10).strip() in bounded and sentence * 11 not in bounded
+    text = extract((sentence * 1_000).encode(), "text/plain", "u", ParagraphRules(max_text=1_000)).text
+    assert text == (sentence * 10).strip()
 
 
 def test_sentence_spans_respect_initials_and_abbreviations():

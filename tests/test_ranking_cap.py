@@ -84,3 +84,48 @@ def test_a_page_of_many_paragraphs_naming_the_value_is_ranked_within_the_cap_and
 
     tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
     assert f"{PARAGRAPHS - MAX_RANKED} never ranked" in " ".join(render(tree).split()), "and the report shows it"
+
+
+def test_a_page_longer_than_the_extraction_cap_is_read_up_to_it_and_the_trace_and_report_say_so(recording_server):
+    """The cap on what is read bounds a huge page's cost before ranking; the late paragraph naming both is read."""
+    from bot.documents.paragraphs import ParagraphRules
+
+    body = "<html><body><article><h1>Laureates</h1>" + "".join(
+        f"<p>{text(number)}</p>" for number in range(PARAGRAPHS)) + "</article></body></html>"
+    page = f"{recording_server.url}/laureates"
+    recording_server.script = routed({
+        "/search": Reply(200, json.dumps({"results": [{"url": page, "title": "Laureates"}]}),
+                         {"Content-Type": "application/json"}),
+        "/laureates": Reply(200, body, HTML)})
+    options = world_options(search_backend="searxng", search_url=recording_server.url)
+    session = make_session(options)
+    read_up_to = NAMING_BOTH + 50
+    tools = Tools(Judge(Scripted(), REFBOT, justify=False), make_fetcher(options, session),
+                  ParagraphRules(max_paragraphs=read_up_to),
+                  search=make_search(options, make_services(options, session)), embed=CountingEmbedder())
+    check = check_statement(CURIE, tools, Plan(source="web", fetch_workers=1))
+    document, = check.documents
+    assert len(document.retrieved.paragraphs) == read_up_to and document.retrieved.document.cut
+    assert document.not_ranked == read_up_to - MAX_RANKED
+    assert check.outcome.value == "supported" and document.supporting[0].ranked.paragraph.position == NAMING_BOTH
+    note = f"read in part: only the first {read_up_to} paragraphs were read"
+    assert any(line.startswith(note) for line in document.retrieved.notes)
+    from bot import trace as traces
+    from bot.report import render
+    from test_trace import CONTEXT, run_info
+
+    element = traces.statement_element(CONTEXT, check).find(traces.tag("document"))
+    assert element.findtext(traces.tag("note")).startswith(note), "the trace says the page was read in part"
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
+    assert note in " ".join(render(tree).split()), "and the report shows it"
+
+
+def test_keeping_only_the_best_while_scanning_ranks_as_sorting_them_all():
+    scores = [0, 3, 1, 3, 2, 0, 1, 3, 2, 1]
+    paragraphs = [Paragraph(f"{'Marie Curie ' * (score % 2)}{'Nobel Prize in Physics ' * (score // 2)}record {n} "
+                            "of the archive, with the committee's notes on the nominations of that year.",
+                            "https://big.example/", n) for n, score in enumerate(scores)]
+    every = rank(paragraphs, CURIE)
+    for limit in (1, 3, 5, len(paragraphs), 2 * len(paragraphs)):
+        ranked = rank(paragraphs, CURIE, limit=limit)
+        assert ranked == every[:limit], limit

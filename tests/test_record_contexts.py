@@ -151,4 +151,3 @@ def test_contexts_that_include_each_other_are_refused():
     outcome = parsing.parse_or_refuse(b'{"@context": "https://c.example/a", "@id": "https://e.org/r"}', "json-ld",
                                       "https://e.org/r", documents)
     assert isinstance(outcome, parsing.Refused) and "includes itself" in outcome.reason
-

@@ -10,6 +10,7 @@ import pytest
 
 from bot.documents import make_fetcher, make_services, make_session, make_wayback, paragraph_rules
 from bot.documents.fetching import Outcome
+from bot.documents.paragraphs import ParagraphRules
 from bot.documents.retrieval import retrieve
 from documents_world import HTML, NEWS, NEWS_PARAGRAPHS, make_pdf, world_options
 from servers import Recorded, RecordingServer, Reply
@@ -64,13 +65,13 @@ def archive():
     world.server.close()
 
 
-def run(archive: Archive, path: str, **keywords):
+def run(archive: Archive, path: str, rules: ParagraphRules | None = None, **keywords):
     options = world_options(archive_availability_url=archive.server.url + "/wayback/available",
                             archive_cdx_url=archive.server.url + "/cdx/search/cdx", archive_web_url=archive.server.url)
     session = make_session(options)
     wayback = make_wayback(options, make_services(options, session))
-    return retrieve(archive.server.url + path, make_fetcher(options, session), paragraph_rules(options), wayback,
-                    **keywords)
+    return retrieve(archive.server.url + path, make_fetcher(options, session), rules or paragraph_rules(options),
+                    wayback, **keywords)
 
 
 def test_a_live_page_never_touches_the_archive(archive):
@@ -138,6 +139,22 @@ def test_a_page_without_paragraphs_is_read_from_the_archive(archive):
     result = run(archive, "/app")
     assert result.live.outcome is Outcome.OK and result.archived is not None
     assert [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS
+
+
+def test_a_page_read_only_in_part_says_so_in_a_note(archive):
+    """Live or archived, a document cut at the paragraph cap carries a note the trace and the report show."""
+    from dataclasses import replace
+
+    url = archive.server.url + "/dead"
+    archive.pages["/news"] = Reply(200, NEWS, HTML)
+    archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
+    rules = replace(paragraph_rules(world_options()), max_paragraphs=2)
+    for path in ("/news", "/dead"):
+        result = run(archive, path, rules=rules)
+        assert [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS[:2], path
+        assert result.notes[-1] == ("read in part: only the first 2 paragraphs were read; the rest of the document "
+                                    "was not extracted nor ranked"), path
+    assert run(archive, "/news").notes == (), "a page read whole has no such note"
 
 
 @pytest.mark.parametrize("reply, outcome", [

@@ -6,6 +6,10 @@ is split at blank lines. Whitespace is normalised, repeated blocks are dropped, 
 ``min_chars`` are not paragraphs, and blocks longer than ``max_chars`` are split between sentences. The
 cleaned text is every kept block joined by a blank line; each paragraph records where it lies in it.
 
+A document is read up to ``max_paragraphs`` paragraphs and ``max_text`` characters of text, so that what a page
+costs (time, memory) is bounded by what is read of it, not by its bytes: an HTML page with more text is cut
+before trafilatura sees it, and the document says where it stopped (``Document.cut``).
+
 A body its parser cannot read raises :class:`Unreadable` (the page's outcome): the parser failed on it yet still
 reads its known-good sample (``bot.documents.samples``). Any other exception is refbot's own failure (a missing
 or broken library, a bug) and propagates, so that it is never blamed on the page (``bot.faults``).
@@ -18,11 +22,13 @@ import html as html_entities
 import io
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from bot.datamodel import Paragraph
 from bot.documents.decoding import decode
-from bot.documents.sentences import split_long
+from bot.documents.sentences import sentence_spans, split_long
 from bot.faults import blames_the_page, signature_of
 
 _SPACE = re.compile(r"\s+")
@@ -32,12 +38,22 @@ _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
 _OG_TITLE = re.compile(r"""<meta\s[^>]*property=["']og:title["'][^>]*content=["']([^"']+)""", re.I)
 _H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
 _BLOCK_TAGS = ("p", "item", "quote")
+_NOT_TEXT = frozenset(("script", "style", "noscript", "template"))
+# What one document is read up to (``ParagraphRules``). Ranking looks at 200 paragraphs of a page, the best by the
+# names they mention (``bot.ranking.MAX_RANKED``), so this is far above that: 25 times as many paragraphs, and a
+# million characters of text (a book of some 500 pages), which ordinary pages never reach: what they yield is
+# unchanged. A 17.5 MB page of 92,000 paragraphs read whole held its statement for minutes and half a gigabyte
+# (``benchmarks/large_page.py``).
+MAX_PARAGRAPHS = 5_000
+MAX_TEXT = 1_000_000
 
 
 @dataclass(frozen=True)
 class ParagraphRules:
     min_chars: int = 100
     max_chars: int = 2000
+    max_paragraphs: int = MAX_PARAGRAPHS
+    max_text: int = MAX_TEXT
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,8 @@ class Document:
     language: str = ""
     extractor: str = ""
     encoding: str = ""
+    # Why the paragraphs end before the document does (a cap of ``ParagraphRules``); "" when it was read whole.
+    cut: str = ""
 
 
 class Unreadable(Exception):
@@ -98,18 +116,22 @@ def _extract(content: bytes, content_type: str, url: str, rules: ParagraphRules,
     text, encoding = decode(content, charset, html=content_type != "text/plain")
     if content_type == "text/plain":
         return assemble(text_blocks(text), rules, url=url, kind="text", extractor="text", encoding=encoding)
-    blocks, title, extractor = html_blocks(text, url, rules)
     match = _HTML_LANG.search(text[:20000])
     language = match.group(1).lower().replace("_", "-") if match else ""
+    blocks, title, extractor, cut = html_blocks(text, url, rules)
     return assemble(blocks, rules, url=url, kind="html", title=title, language=language, extractor=extractor,
-                    encoding=encoding)
+                    encoding=encoding, cut=cut)
 
 
-def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules()) -> tuple[list[str], str, str]:
-    """(blocks, title, extractor): trafilatura's main text, or every ``<p>`` when it finds no paragraph."""
+def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules()
+                ) -> tuple[list[str], str, str, str]:
+    """(blocks, title, extractor, cut): trafilatura's main text, or every ``<p>`` when it finds no paragraph, of
+    the page up to ``rules.max_text`` characters of its text; ``cut`` says why the page was cut ("" if not)."""
     import trafilatura
     from lxml import etree
 
+    title = page_title(text)
+    text, cut = bounded_html(text, rules.max_text, rules.max_chars)
     blocks: list[str] = []
     # Without trafilatura's metadata: its date search costs more than the extraction on large pages.
     xml = trafilatura.extract(text, url=url or None, output_format="xml", with_metadata=False,
@@ -121,13 +143,106 @@ def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules
         for element in root.iter(*_BLOCK_TAGS):
             if next(element.iterdescendants(*_BLOCK_TAGS), None) is None:
                 blocks.append("".join(element.itertext()))
-    title = page_title(text)
+        del root, xml
     if any(len(normalise(block)) >= rules.min_chars for block in blocks):
-        return blocks, title, "trafilatura"
+        return blocks, title, "trafilatura", cut
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(text, "lxml")
-    return [p.get_text(" ") for p in soup.find_all("p")], title, "paragraphs"
+    return [p.get_text(" ") for p in soup.find_all("p")], title, "paragraphs", cut
+
+
+def bounded_html(text: str, max_text: int, keep_whole: int = 0) -> tuple[str, str]:
+    """(html, cut): the page as it is when its text (outside scripts and styles) is at most ``max_text``
+    characters; otherwise the page up to that much text, the rest dropped before any extractor parses it, and why.
+
+    The text node that crosses the limit is kept whole when it is at most ``keep_whole`` characters (a paragraph
+    is not cut in two), else up to its last sentence within the limit. The page is first scanned without building
+    its tree, so that only the part read is ever parsed into one."""
+    if len(text) <= max_text:
+        return text, ""
+    end = _where_text_exceeds(text, max_text)
+    if end is None:
+        return text, ""
+    from lxml import etree
+    from lxml.html import tostring
+    from trafilatura import load_html
+
+    root = load_html(text[:end])
+    if root is None:
+        return text, ""  # the extractors say what they make of it
+    seen = 0
+    for event, element in etree.iterwalk(root, events=("start", "end")):
+        at = "text" if event == "start" else "tail"
+        if at == "text" and element.tag in _NOT_TEXT:
+            continue
+        node = getattr(element, at) or ""
+        if seen + len(node) > max_text:
+            if len(node) > keep_whole:
+                setattr(element, at, _sentences_within(node, max_text - seen))
+            _drop_after(element, at)
+            break
+        seen += len(node)
+    return tostring(root, encoding="unicode"), f"only the first {max_text:,} characters of the page's text were read"
+
+
+class _TextCounter:
+    """An lxml parser target that counts the characters of text outside scripts and styles, building nothing."""
+
+    def __init__(self) -> None:
+        self.characters = 0
+        self._hidden = 0
+
+    def start(self, tag: str, attributes: Any) -> None:
+        if tag in _NOT_TEXT:
+            self._hidden += 1
+
+    def end(self, tag: str) -> None:
+        if tag in _NOT_TEXT and self._hidden:
+            self._hidden -= 1
+
+    def data(self, data: str) -> None:
+        if not self._hidden:
+            self.characters += len(data)
+
+    def close(self) -> int:
+        return self.characters
+
+
+def _where_text_exceeds(text: str, limit: int, chunk: int = 1 << 16) -> int | None:
+    """How much of the page holds more than ``limit`` characters of text, with a margin of two chunks (so that
+    the text node crossing the limit is whole in it); None when the whole page holds no more."""
+    from lxml import etree
+
+    counter = _TextCounter()
+    parser = etree.HTMLParser(target=counter)
+    for start in range(0, len(text), chunk):
+        parser.feed(text[start:start + chunk])
+        if counter.characters > limit:
+            return start + 3 * chunk
+    return None
+
+
+def _sentences_within(text: str, limit: int) -> str:
+    """The sentences of ``text`` that end within ``limit`` characters (at least its first ``limit``, cut at a
+    space, when none does)."""
+    head = text[:limit]
+    spans = sentence_spans(head)
+    if len(spans) > 1:
+        return head[:spans[-2][1]]  # the last span may be a sentence cut at the limit
+    return head.rsplit(" ", 1)[0] if " " in head else head
+
+
+def _drop_after(element: Any, at: str) -> None:
+    """Removes everything after ``element``'s text (``at`` = "text") or its tail from its tree."""
+    if at == "text":
+        del element[:]
+        element.tail = None
+    node, parent = element, element.getparent()
+    while parent is not None:
+        del parent[parent.index(node) + 1:]
+        parent.tail = None
+        node, parent = parent, parent.getparent()
 
 
 def page_title(text: str) -> str:
@@ -182,20 +297,36 @@ def text_blocks(text: str) -> list[str]:
     return [re.sub(r"(?<=\w-)\n(?=\w)", "", block) for block in re.split(r"\n[ \t]*\n", text)]
 
 
-def assemble(blocks: list[str], rules: ParagraphRules, *, url: str, kind: str, title: str = "", language: str = "",
-             extractor: str = "", encoding: str = "") -> Document:
+def assemble(blocks: Iterable[str], rules: ParagraphRules, *, url: str, kind: str, title: str = "",
+             language: str = "", extractor: str = "", encoding: str = "", cut: str = "") -> Document:
+    """The document of ``blocks``, read block by block until ``rules.max_paragraphs`` paragraphs or
+    ``rules.max_text`` characters of text (the block crossing it read whole if it is at most ``max_chars``, else
+    up to its last sentence within); ``cut`` is why the blocks given already end early ("" if they do not)."""
     kept: list[str] = []
     seen: set[str] = set()
-    for block in map(normalise, blocks):
-        key = block.casefold()
-        if block and key not in seen:
-            seen.add(key)
-            kept.append(block)
     paragraphs: list[Paragraph] = []
     offset = 0
-    for block in kept:
+    for block in map(normalise, blocks):
+        key = block.casefold()
+        if not block or key in seen:
+            continue
+        room = rules.max_text - offset
+        if len(block) > room and (room <= 0 or len(block) > rules.max_chars):  # else the block is read whole
+            cut = cut or f"only the first {rules.max_text:,} characters of its text were read"
+            block = _sentences_within(block, max(0, room))
+            if not block:
+                break
+        if len(paragraphs) >= rules.max_paragraphs and len(block) >= rules.min_chars:
+            cut = f"only the first {rules.max_paragraphs:,} paragraphs were read"
+            break
+        seen.add(key)
+        kept.append(block)
         if len(block) >= rules.min_chars:
-            for start, end in split_long(block, rules.max_chars):
+            pieces = split_long(block, rules.max_chars)
+            if len(pieces) > rules.max_paragraphs - len(paragraphs):
+                cut = f"only the first {rules.max_paragraphs:,} paragraphs were read"
+                del pieces[rules.max_paragraphs - len(paragraphs):]
+            for start, end in pieces:
                 paragraphs.append(Paragraph(block[start:end], url, len(paragraphs), offset + start, offset + end))
         offset += len(block) + 2
-    return Document(url, kind, "\n\n".join(kept), tuple(paragraphs), title, language, extractor, encoding)
+    return Document(url, kind, "\n\n".join(kept), tuple(paragraphs), title, language, extractor, encoding, cut)

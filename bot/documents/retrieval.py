@@ -2,7 +2,7 @@
 
 The archive is asked exactly when the live page is irretrievable or yields no paragraph — never for a page
 that is blocked (a paywall is not a dead link), unsupported or too large. A citation's own archive-url is
-tried before the Wayback Machine is searched.
+tried before the Wayback Machine is searched. A document read only in part (``Document.cut``) says so in a note.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def retrieve(url: str, fetcher: Fetcher, rules: ParagraphRules, wayback: Wayback
         return Retrieved(url, Fetched(url, Outcome.UNSUPPORTED, broken), None)
     live, document = read(fetcher.fetch(url), rules)
     if not wants_archive(live, document) or is_archive_url(url):
-        return Retrieved(url, live, document)
+        return Retrieved(url, live, document, notes=_cut_notes(document))
     notes: list[str] = []
     archived: Fetched | None = None
     archived_document: Document | None = None
@@ -94,9 +94,16 @@ def retrieve(url: str, fetcher: Fetcher, rules: ParagraphRules, wayback: Wayback
         fetched, archived_document = read(fetcher.fetch(candidate.raw_url), rules)
         archived = replace(fetched, archive_url=candidate.archive_url, archive_timestamp=candidate.timestamp)
         if archived_document is not None and archived_document.paragraphs:
-            return Retrieved(url, live, archived_document, archived, tuple(notes))
+            return Retrieved(url, live, archived_document, archived, (*notes, *_cut_notes(archived_document)))
         notes.append(f"archived copy {candidate.archive_url}: {archived.reason or 'no paragraph'}")
-    return Retrieved(url, live, document if live.ok else archived_document, archived, tuple(notes))
+    used = document if live.ok else archived_document
+    return Retrieved(url, live, used, archived, (*notes, *_cut_notes(used)))
+
+
+def _cut_notes(document: Document | None) -> tuple[str, ...]:
+    if document is None or not document.cut:
+        return ()
+    return (f"read in part: {document.cut}; the rest of the document was not extracted nor ranked",)
 
 
 def _archive_candidates(url: str, archive_url: str, wayback: Wayback | None, when: date | None,
