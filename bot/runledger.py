@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ CREATE INDEX IF NOT EXISTS checks_by_guid ON checks (guid, checked);
 CREATE TABLE IF NOT EXISTS run_elements (
     run_id INTEGER PRIMARY KEY REFERENCES runs(id), element TEXT NOT NULL);
 """
+# How long a process waits for another's write to the ledger (each is a statement or a short transaction).
+BUSY_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -59,16 +62,33 @@ class RunLedger:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 if not path.exists():  # only its owner may read it; SQLite gives its -wal and -shm the same mode
                     os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-            self.db = sqlite3.connect(str(path) if path is not None else ":memory:", isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db = sqlite3.connect(str(path) if path is not None else ":memory:", isolation_level=None,
+                                      timeout=BUSY_TIMEOUT_S)
+            self._write_ahead()
             self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(SCHEMA)
-            columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
-            if "seconds" not in columns:  # a ledger from before runs counted their time
-                self.db.execute("ALTER TABLE runs ADD COLUMN seconds REAL NOT NULL DEFAULT 0")
+            with self.transaction():  # another process may be creating or upgrading the same ledger at this instant
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+                if "seconds" not in columns:  # a ledger from before runs counted their time
+                    self.db.execute("ALTER TABLE runs ADD COLUMN seconds REAL NOT NULL DEFAULT 0")
         except (OSError, sqlite3.Error) as error:
             raise ConfigError(f"cannot open the run ledger {path}: {error}",
                               hint="set [run] ledger to a writable file, or pass --ledger") from None
+
+    def _write_ahead(self) -> None:
+        """WAL mode. Switching a new file to it needs the file to itself, and SQLite answers "locked" at once,
+        without waiting, while another process opens the same new ledger: wait here."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def close(self) -> None:
         for handle in self._claims.values():
@@ -109,7 +129,11 @@ class RunLedger:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All or nothing (the connection commits each statement on its own otherwise)."""
+        """All or nothing (the connection commits each statement on its own otherwise), and no other process
+        writes in between. Inside another transaction: part of that one."""
+        if self.db.in_transaction:
+            yield
+            return
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -119,16 +143,18 @@ class RunLedger:
         self.db.execute("COMMIT")
 
     def open_run(self, key: str, description: str, *, new: bool = False) -> Run:
-        """The latest unfinished run with this key, or a new one."""
-        if not new:
-            row = self.db.execute("SELECT id, started FROM runs WHERE key = ? AND finished IS NULL "
-                                  "ORDER BY id DESC LIMIT 1", (key,)).fetchone()
-            if row:
-                return Run(row[0], key, row[1], True)
-        started = stamp(self.clock())
-        cursor = self.db.execute("INSERT INTO runs (key, started, description) VALUES (?, ?, ?)",
-                                 (key, started, description))
-        return Run(int(cursor.lastrowid or 0), key, started, False)
+        """The latest unfinished run with this key, or a new one (``new``: a new one whatever there is). Looked
+        up and made in one transaction: processes opening the same worklist at the same instant share one run."""
+        with self.transaction():
+            if not new:
+                row = self.db.execute("SELECT id, started FROM runs WHERE key = ? AND finished IS NULL "
+                                      "ORDER BY id DESC LIMIT 1", (key,)).fetchone()
+                if row:
+                    return Run(row[0], key, row[1], True)
+            started = stamp(self.clock())
+            cursor = self.db.execute("INSERT INTO runs (key, started, description) VALUES (?, ?, ?)",
+                                     (key, started, description))
+            return Run(int(cursor.lastrowid or 0), key, started, False)
 
     def finish(self, run: Run) -> None:
         self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (stamp(self.clock()), run.id))

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 
@@ -96,3 +97,42 @@ def test_a_run_is_checked_by_one_process_at_a_time(tmp_path):
                            capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=60)
     assert again.returncode == 0, again.stdout
     assert not list(tmp_path.glob("*.lock"))
+
+
+def _open_at_once(path: str, barrier, rounds: int, answers) -> None:
+    """One process of the race below: the ledger, then each round's worklist, opened when every process is ready."""
+    try:
+        barrier.wait(timeout=60)
+        ledger = RunLedger(Path(path))
+        for number in range(rounds):
+            barrier.wait(timeout=60)
+            answers.put((number, ledger.open_run(f"worklist {number}", "items a.txt").id))
+        ledger.close()
+    except BaseException as error:
+        barrier.abort()  # the others stop waiting for this one
+        answers.put((-1, repr(error)))
+
+
+def test_processes_opening_one_worklist_at_the_same_instant_share_one_run(tmp_path):
+    """A new ledger and then each worklist opened by several processes at once (a barrier starts them together):
+    one run per worklist, the others resume it."""
+    import multiprocessing
+
+    processes, rounds = 4, 6
+    context = multiprocessing.get_context("spawn")
+    barrier, answers = context.Barrier(processes), context.Queue()
+    workers = [context.Process(target=_open_at_once, args=(str(tmp_path / "runs.sqlite"), barrier, rounds, answers))
+               for _ in range(processes)]
+    for worker in workers:
+        worker.start()
+    opened: dict[int, set[int]] = {}
+    for _ in range(processes * rounds):
+        number, answer = answers.get(timeout=120)
+        assert number >= 0, f"a process failed: {answer}"
+        opened.setdefault(number, set()).add(answer)
+    for worker in workers:
+        worker.join(timeout=60)
+    assert [len(ids) for _, ids in sorted(opened.items())] == [1] * rounds, opened
+    ledger = RunLedger(tmp_path / "runs.sqlite")
+    assert ledger.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == rounds
+    ledger.close()
