@@ -22,7 +22,12 @@ NO_CONTACT_HINT = ("set a contact (your email address or user page URL) with `co
 
 
 def is_wikimedia(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    """Whether ``url`` is on a Wikimedia host; False for what does not parse as a URL (``http://[::1``), which
+    reaches no host (the options refuse such a URL by name)."""
+    try:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return False
     return any(host == domain or host.endswith("." + domain) for domain in WIKIMEDIA_DOMAINS)
 
 

@@ -316,8 +316,32 @@ def _check(options: Options) -> Options:
     if not re.match(r"^[a-z][a-z0-9_]*wiki\Z", options.wikipedia_wiki):
         raise ConfigError(f"wikipedia wiki: not a Wikipedia site id: {options.wikipedia_wiki!r}",
                           hint="use a site id such as enwiki, cswiki, dewiki")
+    for name in URL_OPTIONS:
+        _check_url(name, getattr(options, name))
     check_contact(options.contact)
     return options
+
+
+# Options that hold a URL (the SPARQL endpoint may instead be a name, such as wdqs); templates keep their {…}.
+URL_OPTIONS = ("judge_url", "sparql_endpoint", "search_url", "archive_availability_url", "archive_cdx_url",
+               "archive_web_url", "wikipedia_article_url", "wikidata_api_url", "apply_report_url")
+
+
+def _check_url(name: str, value: str) -> None:
+    """ConfigError naming the option when ``value`` does not parse as a URL (``http://[::1``, a port that is not a
+    number), rather than a traceback from the first request."""
+    from urllib.parse import urlsplit
+
+    if not value or (name == "sparql_endpoint" and "://" not in value):
+        return
+    try:
+        urlsplit(value).port  # noqa: B018 (parses the host and the port, raising ValueError on either)
+    except ValueError as error:
+        section, key = section_key(name)
+        default = {f.name: f.default for f in fields(Options)}[name]
+        example = default if "://" in str(default) else "https://host.example/path"
+        raise ConfigError(f"{section} {key}: not a URL: {value!r} ({error})",
+                          hint=f"set [{section}] {key} to a URL such as {example}") from None
 
 
 def load_options(config_file: Path | None = None, environ: Mapping[str, str] | None = None,

@@ -116,3 +116,43 @@ def test_bad_selection_settings_are_refused(tmp_path, override, message):
     empty.write_text("")
     with pytest.raises(ConfigError, match=message):
         load_options(empty, {}, override)
+
+
+@pytest.mark.parametrize("section, key, value", [
+    ("wikidata", "api_url", "http://[::1"), ("sparql", "endpoint", "http://[::1/sparql"),
+    ("judge", "url", "http://127.0.0.1:99999/v1"), ("search", "url", "https://user:hunter2@[::1/search"),
+])
+def test_a_malformed_url_is_a_configuration_error_naming_the_option_and_the_url(tmp_path, section, key, value):
+    config = tmp_path / "refbot.ini"
+    config.write_text(f"[{section}]\n{key} = {value}\n")
+    with pytest.raises(ConfigError) as raised:
+        load_options(config, {})
+    message = str(raised.value)
+    assert message.startswith(f"{section} {key}: not a URL: '{value.replace('user:hunter2@', '')}' (")
+    assert f"(set [{section}] {key} to a URL such as " in message and "\n" not in message
+    assert "hunter2" not in message
+
+
+def test_a_malformed_url_is_no_wikimedia_host_and_no_traceback():
+    from bot.etiquette import is_wikimedia, require_contact
+
+    assert not is_wikimedia("http://[::1") and not is_wikimedia("https://[www.wikidata.org/w/api.php")
+    require_contact("http://[::1", "", "the SPARQL endpoint")  # nothing to refuse: it reaches no host
+
+
+def test_doctor_and_select_name_a_malformed_api_url_in_one_line_and_suggest_no_reinstall(tmp_path, capsys):
+    from bot.cli import main
+
+    config = tmp_path / "refbot.ini"
+    config.write_text("[refbot]\ncontact = ops@example.org\n[wikidata]\napi_url = http://[::1\n")
+    assert main(["--config", str(config), "doctor"]) == 1
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line[6:].startswith("configuration"))
+    assert line.startswith("FAIL") and "wikidata api_url: not a URL: 'http://[::1'" in line
+    assert "fix: set [wikidata] api_url to a URL" in line and "reinstall" not in out.lower()
+
+    config.write_text("[refbot]\ncontact = ops@example.org\n")
+    assert main(["--config", str(config), "select", "Q1", "--endpoint", "http://[::1/sparql"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("refbot: error: sparql endpoint: not a URL: 'http://[::1/sparql'")
+    assert err.count("\n") == 1 and "Traceback" not in err
