@@ -258,10 +258,12 @@ def writes(options: Options) -> str:
     if options.apply_password:
         source = "the BotPassword from the environment (REFBOT_APPLY_PASSWORD)"
     elif options.apply_password_file:
-        path = Path(options.apply_password_file).expanduser()
-        if not path.is_file():
-            raise Problem(FAIL, f"[apply] password_file {path} does not exist",
-                          "point it at pywikibot's password file, or export REFBOT_APPLY_PASSWORD")
+        from bot.review.wikibase import check_password_file
+
+        try:
+            path = check_password_file(options.apply_password_file)
+        except RefbotError as error:
+            raise Problem(FAIL, error.args[0], error.hint or "") from error
         if path.stat().st_mode & 0o077:
             raise Problem(WARN, f"{path} can be read by other users", f"chmod 600 {path}")
         source = f"the BotPassword in {path}"

@@ -70,6 +70,48 @@ def site_of(api_url: str) -> tuple[str, str, str]:
     return "refbot", "wikidata", text
 
 
+PASSWORD_FILE_FIX = ("set [apply] password_file to pywikibot's password file, or remove it and export "
+                     "REFBOT_APPLY_PASSWORD")
+PASSWORD_LINE_FIX = ("write the line as ('Example', BotPassword('refbot', 'PASSWORD')) with your user name, the "
+                     "BotPassword's name and its password")
+
+
+def check_password_file(name: str) -> Path:
+    """The BotPassword file ``[apply] password_file`` names, read as pywikibot reads it (each line a Python tuple
+    literal, ``BotPassword(…)`` for the last member): ConfigError naming the file, the line and the fix, rather than
+    a traceback from inside pywikibot's login. A line's text is never shown: it holds a password."""
+    from ast import literal_eval
+
+    path = Path(name).expanduser()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise ConfigError(f"[apply] password_file {path} does not exist", hint=PASSWORD_FILE_FIX) from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"[apply] password_file {path} is not UTF-8", hint=PASSWORD_FILE_FIX) from None
+    except OSError as error:
+        raise ConfigError(f"cannot read [apply] password_file {path}: {error.strerror or error}",
+                          hint=PASSWORD_FILE_FIX) from None
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        bot_password = "BotPassword" in line
+        try:
+            entry = literal_eval(line.replace("BotPassword", "")) if len(line) <= 250 else None
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            entry = None
+        last = entry[-1] if isinstance(entry, tuple) and entry else None
+        well_formed = (isinstance(entry, tuple) and 2 <= len(entry) <= 4 and line.count(", ") <= 4
+                       and all(isinstance(part, str) for part in entry[:-1])
+                       and (isinstance(last, tuple) and len(last) == 2 and all(isinstance(p, str) for p in last)
+                            if bot_password else isinstance(last, str)))
+        if not well_formed:
+            raise ConfigError(f"[apply] password_file {path}, line {number}: not a password entry pywikibot can read",
+                              hint=PASSWORD_LINE_FIX)
+    return path
+
+
 def user_config(options: Options, account: Account | None, family: str, code: str) -> str:
     contact = options.contact or "no contact configured"
     lines = [f"family = {family!r}", f"mylang = {code!r}",
@@ -131,6 +173,8 @@ class PywikibotWiki:
             raise ConfigError(f"no BotPassword for {options.apply_user}",
                               hint="export REFBOT_APPLY_PASSWORD, or set [apply] password_file to pywikibot's "
                                    "password file")
+        if live and options.apply_password_file:
+            check_password_file(options.apply_password_file)
         family, code = _prepare_directory(options, account)
         self.pywikibot = pywikibot = _import_pywikibot()
         pywikibot.config.simulate = not live
@@ -157,7 +201,11 @@ class PywikibotWiki:
             refbot_account = account
 
             def __init__(self, password_: str | None = None, site: Any = None, user: str | None = None) -> None:
-                super().__init__(password=password_, site=site, user=user)
+                try:
+                    super().__init__(password=password_, site=site, user=user)
+                except (ValueError, OSError) as error:  # pywikibot's reading of the password file (checked before)
+                    raise ConfigError(f"pywikibot cannot read [apply] password_file: {error}",
+                                      hint=PASSWORD_FILE_FIX) from None
                 if self.username == account.user:
                     if password:
                         self.password, self.login_name = password, f"{account.user}@{account.bot_name}"
