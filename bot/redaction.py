@@ -48,6 +48,19 @@ def redact_url(url: str, *, services: Iterable[str] = (), service: bool = False)
     return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
 
 
+def carries_secret(url: str) -> bool:
+    """Whether ``url`` holds what :func:`redact_url` hides from a document's URL: a ``user:password@``, or a
+    parameter whose name looks secret (with a value or without). A URL that does not parse counts as one."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return True
+    if "@" in parts.netloc:
+        return True
+    pairs = parts.query.split("&") + (parts.fragment.split("&") if "=" in parts.fragment else [])
+    return any(secret_name(unquote_plus(pair.partition("=")[0])) for pair in pairs if pair)
+
+
 def secret_name(name: str) -> bool:
     """Whether a query parameter's name says its value is a credential."""
     if name.strip().lower() in SECRET_WHOLE_NAMES:

@@ -353,9 +353,9 @@ def test_cached_pages_with_vary_or_key_parameters_stay_distinct_and_polite(site,
                                                 "Set-Cookie": "session=1; Path=/"})})
     options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_robots=False)
     fetcher = make_fetcher(options, make_session(options))
-    first, second = fetcher.fetch(site.url + "/doc?key=AAA"), fetcher.fetch(site.url + "/doc?key=BBB")
-    assert b"key=AAA" in first.content and b"key=BBB" in second.content, "a key parameter is part of the page"
-    assert fetcher.fetch(site.url + "/doc?key=AAA").from_cache, "Vary and cookies do not force a resend"
+    first, second = fetcher.fetch(site.url + "/doc?id=AAA"), fetcher.fetch(site.url + "/doc?id=BBB")
+    assert b"id=AAA" in first.content and b"id=BBB" in second.content, "a parameter is part of the page's key"
+    assert fetcher.fetch(site.url + "/doc?id=AAA").from_cache, "Vary and cookies do not force a resend"
     assert len(site.requests) == 2
 
 
@@ -404,3 +404,42 @@ def test_a_damaged_robots_txt_allows_the_site_but_a_broken_parser_is_raised(site
     monkeypatch.setattr(protego.Protego, "parse", staticmethod(gone))
     with pytest.raises(AttributeError):
         fetcher_for().fetch(site.url + "/news")
+
+
+def test_the_http_cache_file_is_private_and_so_is_the_folder_refbot_makes_for_it(site, tmp_path):
+    import os
+    import stat
+
+    serve(site, {"/news": Reply(200, NEWS, HTML)})
+    previous = os.umask(0o022)  # the usual umask, which makes files 0644 and folders 0755
+    try:
+        cache = tmp_path / "made" / "by-refbot" / "http.sqlite"
+        fetcher_for(fetch_cache=cache, fetch_cache_days=1.0, fetch_robots=False).fetch(site.url + "/news")
+        assert fetcher_for(fetch_cache=cache, fetch_cache_days=1.0).fetch(site.url + "/news").from_cache
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+    assert {stat.S_IMODE(folder.stat().st_mode) for folder in (cache.parent, cache.parent.parent)} == {0o700}
+    older = tmp_path / "older.sqlite"  # a cache written by a refbot before this one, readable by all
+    fetcher_for(fetch_cache=older, fetch_cache_days=1.0, fetch_robots=False).fetch(site.url + "/news")
+    older.chmod(0o644)
+    assert fetcher_for(fetch_cache=older, fetch_cache_days=1.0).fetch(site.url + "/news").from_cache
+    assert stat.S_IMODE(older.stat().st_mode) == 0o600
+
+
+def test_answers_to_urls_with_credentials_are_never_kept_in_the_http_cache(site, tmp_path):
+    page = lambda request: Reply(200, f"<p>{request.path} {'x' * 120}</p>".encode(), HTML)  # noqa: E731
+    serve(site, {"/doc": page, "/gone": Reply(404, "gone", HTML),
+                 "/moved": Reply(301, "", {"Location": "/doc?access_token=SECRET-3"})})
+    cache = tmp_path / "http.sqlite"
+    with_credentials = [site.url.replace("://", "://reader:SECRET-1@") + "/doc", site.url + "/doc?api_key=SECRET-2",
+                        site.url + "/gone?sessionToken=SECRET-4", site.url + "/moved"]
+    for _ in range(2):
+        fetcher = fetcher_for(fetch_cache=cache, fetch_cache_days=1.0, fetch_robots=False)
+        for url in with_credentials:
+            assert not fetcher.fetch(url).from_cache, url
+    assert fetcher.fetch(site.url + "/doc?id=1").status == 200 and fetcher.fetch(site.url + "/doc?id=1").from_cache
+    assert paths(site).count("/doc") == 2 and paths(site).count("/moved") == 2, "each asked again, not cached"
+    stored = b"".join(path.read_bytes() for path in tmp_path.glob("http.sqlite*"))
+    assert b"/doc?id=1" in stored, "the cache holds the page without a credential"
+    assert not any(secret in stored for secret in (b"SECRET-1", b"SECRET-2", b"SECRET-3", b"SECRET-4"))

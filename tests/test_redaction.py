@@ -18,6 +18,7 @@ import pytest
 from bot import trace as traces
 from bot.checking.items import ItemContext
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
+from bot.clock import fixed_clock
 from bot.cli import main
 from bot.datamodel import Claim, Judgement, Paragraph, Statement, Value, Verdict
 from bot.documents.fetching import Fetched, Outcome as FetchOutcome
@@ -113,7 +114,8 @@ def written_run(tmp_path):
                       search_url="https://search.example/?k=KEY-TWO", check_reports=tmp_path / "reports",
                       run_ledger=tmp_path / "runs.sqlite")
     judge = SimpleNamespace(model_id="qwen", template=template_by_id("refbot"))
-    clients = Clients(None, None, SimpleNamespace(judge=judge, embed=None))  # the run only writes: nothing called
+    clients = Clients(None, None, SimpleNamespace(judge=judge, embed=None,  # the run only writes: nothing called
+                                                  clock=fixed_clock("2026-11-24T10:00:00Z")))
     ledger = RunLedger(options.run_ledger)
     worklist = Worklist.of_items([STATEMENT.item])
     record = ledger.open_run("key", worklist.description)
@@ -264,3 +266,19 @@ def test_a_documents_address_keeps_the_parameters_a_page_needs():
     assert redact_url(kept) == kept
     assert redact_url("https://news.example/a?apiKey=K&X-Amz-Signature=S&access_token=T&sessionid=I&code=C") == \
         "https://news.example/a?apiKey=…&X-Amz-Signature=…&access_token=…&sessionid=…&code=…"
+
+
+@pytest.mark.parametrize("url, secret", [
+    ("https://news.example/2021/06/article.html?page=2&author=novotna", False),
+    ("https://reader:hunter2@news.example/article", True),
+    ("https://api.example/v1/doc?api_key=abc", True), ("https://api.example/doc?apiKey=abc", True),
+    ("https://cdn.example/file.pdf?X-Amz-Signature=abc&X-Amz-Date=1", True),
+    ("https://site.example/callback#access_token=abc", True), ("https://site.example/page#section-2", False),
+    ("https://site.example/?token", True), ("http://[::1", True),
+])
+def test_a_url_carries_a_secret_exactly_when_redaction_would_hide_part_of_it(url, secret):
+    from bot.redaction import carries_secret
+
+    assert carries_secret(url) is secret
+    if url != "http://[::1":
+        assert (redact_url(url) != url) is secret

@@ -10,6 +10,10 @@ its cache (a page fetched while an address was allowed is refused once it is not
 by the allow-list too, so sessions with different ``fetch_allow_addresses`` never answer from each other's
 entries. A host whose name no longer resolves names no address to refuse; its cached pages are still answered.
 
+Private: the file (and its journal) is readable by its owner only, in a folder refbot makes private when it makes
+it; and no answer to a URL with a ``user:password@`` or a secret-looking parameter (``api_key=``, ``token=``, the
+names ``bot.redaction`` hides) is stored, nor one that was redirected through or to such a URL.
+
 Bounds: when a session opens, entries older than ``fetch_cache_days`` are deleted; whenever the file is over
 ``fetch_cache_max_mb`` (checked when a session opens and after each body stored), the entries that expire first
 (the oldest: every entry is kept the same number of days) are deleted until the data fills at most 80 % of the
@@ -33,6 +37,7 @@ from typing import Any
 import requests
 
 from bot.errors import ConfigError
+from bot.redaction import carries_secret
 
 # Answers requests-cache stores itself, with their bodies dropped unread: a redirect's Location and a dead
 # link's status are what matter, and reading nothing means a trickling error page cannot stall a worker.
@@ -48,13 +53,40 @@ def open_session(path: Path, *, days: float, max_mb: float, ignored_parameters: 
                  ) -> requests.Session:
     """A cached session on the SQLite file ``path``: entries kept ``days``, the file kept under ``max_mb``
     megabytes (MiB); what is older or over is deleted now. The caller mounts the address guard on it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.suffix:
+        path = path.with_name(path.name + ".sqlite")  # the name requests-cache would give it
+    _private_folder(path.parent)
+    _private_file(path)
     session = _session_class()(
         str(path), backend="sqlite", expire_after=timedelta(days=days), allowable_codes=STORED_STATUSES,
         cache_control=False, stale_if_error=False, ignored_parameters=tuple(ignored_parameters), filter_fn=admit,
         max_bytes=int(max_mb * MEGABYTE))
     session.prune()
     return session
+
+
+def _private_folder(folder: Path) -> None:
+    """The folder, with each part refbot makes readable by its owner only (one that exists is left as it is)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for part in reversed(missing):
+        part.mkdir(mode=0o700, exist_ok=True)
+
+
+def _private_file(path: Path) -> None:
+    """The cache file and its journals readable and writable by their owner only (SQLite gives a journal the
+    file's mode), created so; one that cannot be opened is left for SQLite to report."""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_CREAT, 0o600))
+    except OSError:
+        return
+    for name in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))):
+        try:
+            os.chmod(name, 0o600)  # a cache from before refbot made it private
+        except OSError:
+            pass
 
 
 @functools.cache
@@ -189,12 +221,22 @@ def _delete_dangling_redirects(cache: Any) -> None:
         connection.execute(f"DELETE FROM {table} WHERE value NOT IN (SELECT key FROM {cache.responses.table_name})")
 
 
+def names_a_secret(response: requests.Response) -> bool:
+    """Whether the answer's URL, its request's, a redirect's on the way or its Location holds a credential
+    (:func:`bot.redaction.carries_secret`): such an answer is never stored."""
+    answers = [response, *(getattr(response, "history", None) or [])]
+    urls = [getattr(answer, "url", "") for answer in answers]
+    urls += [getattr(getattr(answer, "request", None), "url", "") for answer in answers]
+    urls.append(response.headers.get("Location", ""))
+    return any(carries_secret(url) for url in urls if url)
+
+
 def admit(response: requests.Response) -> bool:
     """requests-cache's filter: which answers it may store itself. It is also asked about answers read back
-    from the cache (a "no" deletes them), so those always pass."""
+    from the cache (a "no" deletes them), so those pass unless they name a secret (stored by an older refbot)."""
     if getattr(response, "from_cache", False):
-        return True
-    if response.status_code not in STORED_BODILESS:
+        return not names_a_secret(response)
+    if response.status_code not in STORED_BODILESS or names_a_secret(response):
         return False
     response.raw.close()
     response._content = b""
@@ -221,7 +263,8 @@ def remember(session: requests.Session, response: requests.Response, body: bytes
     """Store a 200 whose body was read (within the cap) by the caller; nothing when there is no cache."""
     cache = getattr(session, "cache", None)
     settings = getattr(session, "settings", None)
-    if cache is None or settings is None or getattr(response, "from_cache", False) or response.status_code != 200:
+    if (cache is None or settings is None or getattr(response, "from_cache", False) or response.status_code != 200
+            or names_a_secret(response)):
         return
     from requests_cache.policy.expiration import get_expiration_datetime
 
