@@ -89,10 +89,11 @@ class Recording:
     """The real endpoint, with the queries sent to it kept."""
 
     def __init__(self, endpoint: SparqlEndpoint) -> None:
-        self.endpoint, self.sent = endpoint, []
+        self.endpoint, self.sent, self.names, self.url = endpoint, [], [], endpoint.url
 
     def select(self, query):
         self.sent.append(query.text)
+        self.names.append(query.name)
         return self.endpoint.select(query)
 
 
@@ -263,3 +264,35 @@ def test_when_no_candidate_returns_items_the_draft_is_checked_run_and_chosen_as_
     ask, endpoint = asker(store, Scripted([empty]), candidates=1)
     assert ask.ask("q", LINKS, TRIPLES, draft=unsafe).chosen is None and len(endpoint.sent) == 1, \
         "the draft passes the same checker: an unknown id is never sent"
+
+
+def test_an_id_the_endpoint_has_no_label_for_is_not_confirmed_by_the_labels_lookup(store):
+    from bot.asking.questions import endpoint_labels
+
+    labels = endpoint_labels(store, ("en", "mul"))
+    assert labels(["Q2001", "Q99999", "Q213"]) == {"Q2001": "Brno"}, "Q213 is only a value there, Q99999 nothing"
+    guessed = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q99999 }\n```"
+    echoed = Asker(Scripted([guessed, guessed]), Recording(store), ASK_SPARQL, candidates=1, limit=50,
+                   labels=lambda ids: {i: i for i in ids})  # a lookup that gives each id back as its label
+    refused = echoed.ask("q", LINKS, TRIPLES).candidates[0]
+    assert refused.refused.startswith("unknown Wikidata id(s) Q99999") and not refused.valid
+
+
+def test_select_ask_sends_no_candidate_naming_an_id_the_endpoint_does_not_have(store, tmp_path):
+    from bot.asking.questions import answer_question
+    from bot.options import load_options
+
+    (tmp_path / "empty.ini").write_text("")
+    options = load_options(tmp_path / "empty.ini", {}, {
+        "sparql_endpoint": store.url, "ask_entities": "endpoint", "contact": "ops@example.org",
+        "properties_cache": tmp_path / "properties", "ask_limit": 50})
+    guessed = "```sparql\nSELECT ?item WHERE { ?item wdt:P31 wd:Q3957 ; wdt:P279 wd:Q99999 }\n```"
+    named = "```sparql\nSELECT ?item WHERE { ?item wdt:P31 wd:Q3957 . FILTER(?item != wd:Q2002) }\n```"
+    endpoint = Recording(store)
+    answer = answer_question(options, "towns in Czechia", endpoint=endpoint,
+                             backend=Scripted([guessed, guessed, named]), candidates=2)
+    first, second = answer.candidates
+    assert first.refused.startswith("unknown Wikidata id(s) Q99999") and not first.valid
+    assert second.valid and second.items == ["Q2001"], "Q2002 has a label on the endpoint: it exists"
+    candidates = [text for name, text in zip(endpoint.names, endpoint.sent) if name.startswith("candidate")]
+    assert len(candidates) == 1 and not any("Q99999" in text for text in candidates)

@@ -153,14 +153,16 @@ class Asker:
         return completion.text
 
     def _confirmed(self, text: str, known: set[str]) -> set[str]:
-        """``known`` and the items ``text`` names that the endpoint has (a label in the configured languages)."""
+        """``known`` and the items ``text`` names that the endpoint has (a label in the configured languages; a
+        "label" that is only the id given back confirms nothing)."""
         unknown = [entity for entity in ids(text) if entity not in known and entity.startswith("Q")]
         if not unknown or self.labels is None:
             return known
         try:
-            return known | set(self.labels(unknown))
+            found = self.labels(unknown)
         except QueryError:
             return known
+        return known | {entity for entity in unknown if found.get(entity) and found[entity] != entity}
 
     def _write(self, number: int, messages: list[dict[str, str]], known: set[str], shown: set[str]) -> Written:
         answer = self._complete(messages, number)

@@ -5,6 +5,7 @@ JSON record of how it was chosen."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,18 +74,26 @@ def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint
     """Link the question, show the model its fragment and draft, check and run its candidates, choose one."""
     from bot.judge import make_backend
     from bot.selection import make_endpoint
-    from bot.selection.terms import fetch_terms
 
     endpoint = endpoint or make_endpoint(options)
     terms = question_terms(options, question, endpoint)
-
-    def labels(ids: Any) -> dict[str, str]:
-        return {entity: found.label for entity, found in fetch_terms(endpoint, ids, options.languages).items()
-                if found.label}
-
     asker = Asker(backend or make_backend(options), endpoint, ASK_SPARQL,
-                  candidates=candidates or options.ask_candidates, limit=options.ask_limit, labels=labels)
+                  candidates=candidates or options.ask_candidates, limit=options.ask_limit,
+                  labels=endpoint_labels(endpoint, options.languages))
     return asker.ask(terms.question, terms.links, terms.triples, draft=terms.draft, properties=terms.properties)
+
+
+def endpoint_labels(endpoint: SparqlEndpoint, languages: Sequence[str]) -> Callable[[Sequence[str]], dict[str, str]]:
+    """The labels the endpoint has for ids, in the preferred languages: what shows a candidate's items and what
+    confirms that an id a candidate names exists. An id the endpoint has no label for is left out, never given its
+    own id as a label (which would confirm any id)."""
+    from bot.selection.terms import fetch_terms
+
+    def labels(ids: Sequence[str]) -> dict[str, str]:
+        return {entity: found.label for entity, found in fetch_terms(endpoint, ids, languages).items()
+                if found.language}
+
+    return labels
 
 
 def worklist_properties(answer: Answer) -> list[str]:
