@@ -6,10 +6,12 @@ errors); concurrency is the caller's: this class is thread-safe, and vLLM batche
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
 from typing import Any
 
 import requests
@@ -18,7 +20,11 @@ from urllib3.util.retry import Retry
 from bot.errors import BackendUnavailable, ConfigError, JudgeError
 from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
 from bot.prompts import Generation, Message
+from bot.redaction import redact_url
 
+# A wait the server asks for is said as a warning (on standard error unless the application configures logging): a
+# run that stops for minutes must say why.
+log = logging.getLogger(__name__)
 DOWN_HINT = "start the server (e.g. `vllm serve MODEL`) or point --judge-url at a running one"
 # The longest wait between two tries, whatever a 429's or 503's Retry-After asks (``Retry-After: 100000`` would
 # otherwise hold the run for a day, silently); a server still refusing after the retries stops the run instead.
@@ -31,6 +37,7 @@ class _CappedRetry(Retry):
     def __init__(self, *args: Any, max_wait_s: float = MAX_RETRY_WAIT_S, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.max_wait_s = max_wait_s
+        self.asked_url = ""
 
     def new(self, **kw: Any) -> _CappedRetry:
         kw.setdefault("max_wait_s", self.max_wait_s)
@@ -39,6 +46,26 @@ class _CappedRetry(Retry):
     def get_retry_after(self, response: Any) -> float | None:
         seconds = super().get_retry_after(response)
         return None if seconds is None else min(seconds, self.max_wait_s)
+
+    def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
+                  error: Exception | None = None, _pool: Any = None, _stacktrace: TracebackType | None = None
+                  ) -> _CappedRetry:
+        """The next state, which remembers the URL to be tried again (named while it waits)."""
+        following = super().increment(method, url, response, error, _pool, _stacktrace)
+        if _pool is not None and url:
+            following.asked_url = url if "://" in url else f"{_pool.scheme}://{_pool.host}:{_pool.port}{url}"
+        return following
+
+    def sleep_for_retry(self, response: Any) -> bool:
+        """Wait what the server's Retry-After asks (capped), saying so once: a run waiting minutes in silence
+        looks hung."""
+        seconds = self.get_retry_after(response)
+        if seconds:
+            asked = response.headers.get("Retry-After", "").strip()[:40]
+            log.warning("refbot: the LLM server at %s answered HTTP %s with Retry-After: %s; waiting %s s before "
+                        "trying again", redact_url(self.asked_url or "?", service=True),
+                        getattr(response, "status", "?"), asked, f"{seconds:g}")
+        return bool(super().sleep_for_retry(response))
 
 
 def make_session(retries: int = 3, backoff_s: float = 0.5, api_key: str | None = None,

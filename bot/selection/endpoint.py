@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import http.client
 import json
+import logging
 import socket
 import threading
 import time
@@ -18,7 +19,12 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
 from bot.errors import QueryError
+from bot.redaction import redact_url
 from bot.selection.binding import Query
+
+# A wait before a query is sent again is said as a warning (on standard error unless the application configures
+# logging): a selection that stops for minutes must say why.
+log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 # The Wikidata Query Service answers a query that ran out of its 60 s with a 500 naming this exception, QLever
@@ -128,6 +134,10 @@ class SparqlEndpoint:
                         raise QueryError(f"the endpoint asks to wait {wait:.0f} s before the next query",
                                          query=query.name, endpoint=self.url, status=retry.status,
                                          hint="run the same command after that time")
+                    if wait > 0:
+                        asked = " (Retry-After)" if retry.retry_after is not None else ""
+                        log.warning("refbot: query %s at %s: %s; waiting %s s%s before sending it again", query.name,
+                                    redact_url(self.url, service=True), retry, f"{wait:g}", asked)
                     self.sleep(wait)
         raise AssertionError("unreachable")
 
