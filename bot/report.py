@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
 from bot.assets import asset_path
-from bot.redaction import write_private
 
 _transform: Any = None
 
@@ -32,8 +30,6 @@ def render(trace: Any, **parameters: str) -> str:
 
 def write_report(trace: Any, path: Path) -> Path:
     """The report, written atomically, readable by its owner only (0600): publishing it is a choice."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    write_private(partial, render(trace))
-    os.replace(partial, path)
-    return path
+    from bot.trace import write_atomically
+
+    return write_atomically(path, render(trace).encode("utf-8"))

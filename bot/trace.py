@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from bot.errors import InputError, TraceError
 from bot.properties.profile import PropertyProfile
 from bot.ranking import match_spans
 from bot.references import StatedIn
-from bot.redaction import open_private, redact_text, redact_url
+from bot.redaction import redact_text, redact_url
 
 NS = "urn:refbot:trace:1"
 SCHEMA_VERSION = "1.0"
@@ -188,13 +189,16 @@ def _corroboration(parent: Any, corroboration: Corroboration) -> None:
 
 
 def review_element(statement: Any, state: str, *, curator: str = "", decided: str = "", note: str = "",
-                   reason: str = "", revision: int | None = None, written: str = "", revision_url: str = "") -> Any:
-    """A statement's ``<review>`` (its proposal's state with curators and the wiki), replacing any it had."""
+                   reason: str = "", revision: int | None = None, written: str = "", revision_url: str = "",
+                   decision_id: int | None = None) -> Any:
+    """A statement's ``<review>`` (its proposal's state with curators and the wiki), replacing any it had;
+    ``decision_id``: the latest decision's, which a decision made on this page must still find."""
     old = statement.find(tag("review"))
     if old is not None:
         statement.remove(old)
     element = _element("review", statement, state=state, curator=curator or None, decided=decided or None,
-                       revision=revision, written=written or None, revision_url=revision_url or None)
+                       revision=revision, written=written or None, revision_url=revision_url or None,
+                       decision_id=decision_id)
     if note:
         _element("note", element, note)
     if reason:
@@ -433,11 +437,22 @@ def validate(tree: Any) -> None:
 def write(tree: Any, path: Path) -> Path:
     """Validate, then write atomically (a reader never sees half a trace), readable by its owner only (0600)."""
     validate(tree)
+    return write_atomically(path, etree.tostring(tree, xml_declaration=True, encoding="UTF-8", pretty_print=True))
+
+
+def write_atomically(path: Path, data: bytes) -> Path:
+    """``data`` at ``path``, readable by its owner only (0600): written to a temporary file of its own beside it,
+    then moved over ``path``, so that a reader never sees half a file and two writers of one path (two review
+    servers of a run) never write into each other's temporary file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    with open_private(partial, "wb") as stream:
-        tree.write(stream, xml_declaration=True, encoding="UTF-8", pretty_print=True)
-    os.replace(partial, path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     return path
 
 

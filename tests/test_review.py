@@ -311,7 +311,8 @@ def test_a_value_with_a_double_quote_is_left_out_of_the_quickstatements_batch(op
 
     statement = replace(STATEMENT, guid="Q990201$QUOTE", property_id="P1448", property_label="official name",
                         value=Value("monolingualtext", 'en:"The \\"Best\\" Prize"', 'The "Best" Prize'))
-    check = replace(supported_check(), statement=statement)
+    check = supported_check()
+    check = replace(check, statement=statement, quickstatements=quickstatements(statement, check.reference))
     tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
     path = traces.write(tree, tmp_path / "quoted.xml")
     with reviewing(options, trace=path) as (store, run):

@@ -1,6 +1,7 @@
 """`refbot review`'s page in a real browser (Debian's chromium through chromedriver and Selenium): decisions made
-by clicking land in the run ledger, a hostile page's text stays inert, and the server refuses requests without its
-token, from another origin, for another host or from another machine."""
+by clicking land in the run ledger, a hostile page's text stays inert, the session's cookie goes to no other server
+of the machine, and the server refuses requests without its token, from another origin, for another host or from
+another machine."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ TRACE = Path(__file__).resolve().parent / "data" / "review-trace.xml"
 GUIDS = [f"Q990301$0A1B2C3D-000{n}-4000-8000-00000000000{n}" for n in (1, 2, 3)]
 HOSTILE = GUIDS[2]
 CURATOR = "Test Curator"
+BASE = "/a-secret-path-for-tests/"
 
 
 @dataclass
@@ -36,7 +38,13 @@ class ReviewServer:
 
     @property
     def url(self) -> str:
+        """The page without the token: http://127.0.0.1:PORT/BASE/"""
         return self.page.split("?", 1)[0]
+
+    @property
+    def origin(self) -> str:
+        parts = urlsplit(self.page)
+        return f"{parts.scheme}://{parts.netloc}"
 
     def reviews(self) -> dict[str, Review]:
         ledger = RunLedger(self.options.run_ledger)
@@ -50,22 +58,31 @@ class ReviewServer:
         return page.xpath("//form[@class='decide']/input[@name='token']/@value")[0]
 
 
-def review_options(tmp: Path) -> Options:
+def seen(http: requests.Session, server: ReviewServer, guid: str) -> str:
+    """The decision a fresh page shows for the statement, as its form sends it."""
+    page = etree.HTML(http.get(server.page, timeout=10).text)
+    return page.xpath(f"//form[@data-guid='{guid}']/input[@name='seen']/@value")[0]
+
+
+def review_options(tmp: Path, curator: str = CURATOR) -> Options:
     empty = tmp / "empty.ini"
     empty.write_text("", encoding="utf-8")
     return load_options(config_file=empty, environ={}, overrides={
-        "run_ledger": tmp / "runs.sqlite", "check_reports": tmp / "reports", "review_curator": CURATOR})
+        "run_ledger": tmp / "runs.sqlite", "check_reports": tmp / "reports", "review_curator": curator})
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> ReviewServer:
-    tmp = tmp_path_factory.mktemp("review")
-    options = review_options(tmp)
+def imported(options: Options, trace: Path = TRACE) -> int:
+    """The run a trace file becomes in the options' ledger."""
     ledger = RunLedger(options.run_ledger)
     try:
-        run_id = ReviewLedger(ledger).import_trace(traces.read(TRACE), TRACE)
+        return ReviewLedger(ledger).import_trace(traces.read(trace), trace)
     finally:
         ledger.close()
+
+
+def start_server(options: Options, run_id: int) -> ReviewServer:
+    """`refbot review`'s server for the run, in a daemon thread: it lives as long as the test process (serve()
+    returns on Ctrl-C only)."""
     ready: list[str] = []
     listening = threading.Event()
 
@@ -73,11 +90,17 @@ def server(tmp_path_factory) -> ReviewServer:
         ready.append(url)
         listening.set()
 
-    # A daemon thread: the server lives as long as the test process (serve() returns on Ctrl-C only).
-    threading.Thread(target=serve, args=(options, run_id), kwargs=dict(curator=CURATOR, on_ready=on_ready),
+    threading.Thread(target=serve, args=(options, run_id),
+                     kwargs=dict(curator=options.review_curator, on_ready=on_ready),
                      daemon=True, name="review-server").start()
     assert listening.wait(20), "the review server did not start"
     return ReviewServer(options, run_id, ready[0])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> ReviewServer:
+    options = review_options(tmp_path_factory.mktemp("review"))
+    return start_server(options, imported(options))
 
 
 @pytest.fixture
@@ -189,7 +212,7 @@ def test_requests_without_the_token_or_from_elsewhere_are_refused(server, http):
     before = server.reviews()
     own = server.url.rstrip("/")
     token = server.token(http)
-    decision = {"guid": GUIDS[1], "decision": "rejected", "note": "forged"}
+    decision = {"guid": GUIDS[1], "decision": "rejected", "note": "forged", "seen": "0"}
 
     def post(data: dict[str, str], **headers: str) -> requests.Response:
         return http.post(own + "/decide", data=data, headers=headers, allow_redirects=False, timeout=10)
@@ -208,11 +231,13 @@ def test_requests_without_the_token_or_from_elsewhere_are_refused(server, http):
         assert stranger.get(server.url + "?token=guess", timeout=10).status_code == 403
     assert server.reviews() == before, "a refused request changed the ledger"
 
-    unknown = post({"guid": "Q1$<b>nope</b>", "decision": "approved", "token": token}, Origin=own)
+    unknown = post({"guid": "Q1$<b>nope</b>", "decision": "approved", "token": token, "seen": "0"},
+                   Origin=server.origin)
     assert unknown.status_code == 400 and "Q1$&lt;b&gt;nope&lt;/b&gt;" in unknown.text
-    accepted = post({"guid": GUIDS[0], "decision": "approved", "token": token}, Origin=own,
-                    **{"Sec-Fetch-Site": "same-origin"})
-    assert accepted.status_code == 303 and accepted.headers["Location"].startswith("/#statement-Q990301$")
+    accepted = post({"guid": GUIDS[0], "decision": "approved", "token": token, "seen": seen(http, server, GUIDS[0])},
+                    Origin=server.origin, **{"Sec-Fetch-Site": "same-origin"})
+    assert accepted.status_code == 303
+    assert accepted.headers["Location"].startswith(urlsplit(server.url).path + "#statement-Q990301$")
     assert server.reviews()[GUIDS[0]].state == "approved"
 
 
@@ -238,9 +263,10 @@ def test_a_client_from_another_machine_is_refused(tmp_path):
         run_id = ReviewLedger(ledger).import_trace(traces.read(TRACE), TRACE)
     finally:
         ledger.close()
-    client = make_app(options, run_id, curator=CURATOR, token="t0ken").test_client()
-    assert client.get("/?token=t0ken", base_url="http://127.0.0.1:8765/").status_code == 200
-    remote = client.get("/?token=t0ken", base_url="http://127.0.0.1:8765/", environ_base={"REMOTE_ADDR": "192.0.2.7"})
+    client = make_app(options, run_id, curator=CURATOR, token="t0ken", base=BASE).test_client()
+    assert client.get(BASE + "?token=t0ken", base_url="http://127.0.0.1:8765/").status_code == 200
+    remote = client.get(BASE + "?token=t0ken", base_url="http://127.0.0.1:8765/",
+                        environ_base={"REMOTE_ADDR": "192.0.2.7"})
     assert remote.status_code == 403 and "own machine" in remote.get_data(as_text=True)
 
 
@@ -249,4 +275,37 @@ def test_no_curator_no_server(tmp_path):
     with pytest.raises(ConfigError, match=r"\[review\] curator"):
         serve(options, 1, curator="  ")
     with pytest.raises(ConfigError, match=r"\[review\] curator"):
-        make_app(options, 1, curator="", token="t0ken")
+        make_app(options, 1, curator="", token="t0ken", base=BASE)
+
+
+def test_the_sessions_cookie_is_named_for_this_port_and_scoped_to_its_secret_path(server, http):
+    parts = urlsplit(server.url)
+    assert len(parts.path.strip("/")) >= 16 and server.token(http)  # a secret path, drawn for this server
+    issued = http.get(server.page, timeout=10).headers["Set-Cookie"]
+    assert issued.startswith(f"refbot_review_{parts.port}=")
+    assert f"Path={parts.path};" in issued + ";" and "HttpOnly" in issued and "SameSite=Strict" in issued
+    with requests.Session() as browser_like:  # the cookie alone opens the page, beneath the path only
+        browser_like.cookies.set(f"refbot_review_{parts.port}", issued.split(";")[0].split("=", 1)[1])
+        assert browser_like.get(server.url, timeout=10).status_code == 200
+        outside = browser_like.get(f"{server.origin}/?token={server.page.split('token=')[1]}", timeout=10)
+        assert outside.status_code == 404  # nothing is served outside the path
+
+
+def test_the_browser_sends_the_sessions_cookie_to_no_other_server_on_the_machine(server, browser, recording_server):
+    """Cookies are not scoped by port and SameSite counts every port of 127.0.0.1 as one site: a page of another
+    local server (every evidence link in the demo world is one) must not receive the review token."""
+    from selenium.webdriver.common.by import By
+    from servers import Reply
+
+    recording_server.script = lambda request: Reply(200, "<html><body><p>another server</p></body></html>",
+                                                    {"Content-Type": "text/html"})
+    browser.get(server.page)
+    browser.get(server.url)  # the address without the token: the cookie carries the session
+    assert f"Reviewing run {server.run_id}" in browser.find_element(By.ID, "reviewing").text
+    for path in ("/", "/decide", "/news/article.html"):
+        browser.get(recording_server.url + path)
+    token = server.page.split("token=")[1]
+    assert len(recording_server.requests) >= 3
+    for request in recording_server.requests:
+        cookies = request.headers.get("Cookie", "")
+        assert token not in cookies and "refbot_review" not in cookies, f"{request.path} got {cookies}"

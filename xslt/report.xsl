@@ -5,14 +5,19 @@
   serializer escapes it; the Content-Security-Policy forbids scripts and remote loads as a second guard.
   Each proposed reference shows its review state (<review>). With the string parameter review-token set (the
   review server, bot/review/server.py) the page is interactive: beside each proposal still open to a decision a
-  plain form (no script) posts approve/reject with the token to /decide on the page's own origin.
+  plain form (no script) posts approve/reject with the token, and the decision it was made on (decision-id), to
+  decide beneath the server's secret path (review-base) on the page's own origin.
+  Each snak of a proposed reference is shown as `refbot apply` writes it: an item by its id (with the label the trace
+  gives), a text with its language (bot/review/proposals.py refuses a trace whose texts and values disagree).
 -->
 <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform" xmlns:t="urn:refbot:trace:1"
                 exclude-result-prefixes="t">
   <xsl:output method="html" encoding="UTF-8" indent="yes" doctype-system="about:legacy-compat"/>
 
-  <!-- Interactive review (bot/review/server.py): the session's token, the run and the curator's name. -->
+  <!-- Interactive review (bot/review/server.py): the session's token, the run, the curator's name and the path the
+       server serves the page beneath. -->
   <xsl:param name="review-token" select="''"/>
+  <xsl:param name="review-base" select="'/'"/>
   <xsl:param name="review-run" select="''"/>
   <xsl:param name="review-curator" select="''"/>
   <xsl:variable name="interactive" select="string($review-token) != ''"/>
@@ -385,6 +390,13 @@
               <xsl:when test="@property = 'P854' or @property = 'P1065'">
                 <xsl:call-template name="link"><xsl:with-param name="url" select="@text"/>
                   <xsl:with-param name="text" select="@text"/></xsl:call-template></xsl:when>
+              <!-- an item (Q123): its id is what is written, the text its label -->
+              <xsl:when test="starts-with(@value, 'Q') and string-length(@value) &gt; 1 and translate(substring(@value, 2), '0123456789', '') = ''">
+                <code class="id"><xsl:value-of select="@value"/></code>
+                <xsl:if test="@text != @value"><xsl:text> </xsl:text><span class="label"><xsl:value-of select="@text"/></span></xsl:if></xsl:when>
+              <!-- a monolingual text (en:"…"): the text and its language -->
+              <xsl:when test="not(starts-with(@value, '&quot;')) and contains(@value, ':&quot;')">
+                <xsl:value-of select="@text"/> <span class="meta"> (<xsl:value-of select="substring-before(@value, ':&quot;')"/>)</span></xsl:when>
               <xsl:otherwise><xsl:value-of select="@text"/></xsl:otherwise>
             </xsl:choose></td></tr>
         </xsl:for-each>
@@ -431,9 +443,10 @@
           </xsl:for-each>
         </p>
         <xsl:if test="$interactive and ($state = 'proposed' or $state = 'approved' or $state = 'rejected')">
-          <form method="post" action="/decide" class="decide" id="{concat('decide-', translate(@guid, ' ', '_'))}"
-                data-guid="{@guid}">
+          <form method="post" action="{concat($review-base, 'decide')}" class="decide"
+                id="{concat('decide-', translate(@guid, ' ', '_'))}" data-guid="{@guid}">
             <input type="hidden" name="token" value="{$review-token}"/>
+            <input type="hidden" name="seen" value="{concat(substring('0', 1, 1 - boolean($review/@decision-id)), $review/@decision-id)}"/>
             <input type="hidden" name="guid" value="{@guid}"/>
             <input type="text" name="note" class="note" maxlength="1000" placeholder="note (optional)"
                    aria-label="note (optional)"/>

@@ -6,7 +6,7 @@ report (``reports/run-ID.html``) showing every proposal's state.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,7 +22,8 @@ from bot.runledger import RunLedger
 @contextmanager
 def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None = None) -> Iterator[
         tuple[ReviewLedger, int]]:
-    """The review ledger and the run to work on: ``run_id``, the run a trace file becomes, or the latest run."""
+    """The review ledger and the run to work on: ``run_id``, the run a trace file becomes, or the latest run.
+    InputError when the run has no trace, or a proposal whose page would show other snaks than apply writes."""
     from bot.trace import read
 
     if trace is not None and run_id is not None:
@@ -31,7 +32,7 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
     try:
         store = ReviewLedger(ledger)
         chosen = store.import_trace(read(trace), trace) if trace is not None else store.run_or_latest(run_id)
-        store.trace(chosen)  # InputError now if the run has no trace to review
+        store.trace(chosen)  # InputError now if the run has no trace to review, or a proposal whose snaks disagree
         yield store, chosen
     finally:
         ledger.close()
@@ -59,9 +60,10 @@ def chosen_guids(store: ReviewLedger, run_id: int, guids: Sequence[str], *, all_
 
 
 def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[str], decision: str, *,
-           curator: str, note: str = "") -> list[str]:
-    """Record the decision and rewrite the run's report; the GUIDs whose state changed."""
-    changed = store.decide(run_id, guids, decision, curator=curator or options.review_curator, note=note)
+           curator: str, note: str = "", seen: Mapping[str, int] | None = None) -> list[str]:
+    """Record the decision and rewrite the run's report; the GUIDs whose state changed. ``seen``: as
+    :meth:`ReviewLedger.decide` takes it."""
+    changed = store.decide(run_id, guids, decision, curator=curator or options.review_curator, note=note, seen=seen)
     write_report(options, store, run_id)
     return changed
 

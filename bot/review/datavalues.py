@@ -1,7 +1,8 @@
 """Values between the two forms refbot meets them in: QuickStatements' text (in the trace) and Wikibase JSON
 (what the API reads and writes). Pure.
 
-``reference_snaks`` turns a proposal's snaks into the JSON ``wbsetreference`` takes; ``same_value`` tells whether
+``reference_snaks`` turns a proposal's snaks into the JSON ``wbsetreference`` takes; ``snak_disagreement`` tells
+whether a snak's text (what a curator reads) says what its value (what is written) says; ``same_value`` tells whether
 a statement's value on the wiki is still the value that was checked; ``same_url`` compares reference URLs as
 people mean them (scheme, ``www.``, default port, a trailing slash and a fragment do not matter).
 """
@@ -13,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
-from bot.references import Snak
+from bot.references import LANGUAGE_ITEMS, Snak, quoted
 
 GREGORIAN = "http://www.wikidata.org/entity/Q1985727"
 JULIAN = "http://www.wikidata.org/entity/Q1985786"
@@ -24,6 +25,7 @@ REFERENCE_DATATYPES = {"P854": "url", "P813": "time", "P1476": "monolingualtext"
 _TIME = re.compile(r"^([+-])(\d+)-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z(?:/(\d+))?(/J)?$")
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?\d+)?)(?:~([0-9.]+)|\[([^,\]]+),([^\]]+)\])?(?:U(\d+))?$")
 _MONOLINGUAL = re.compile(r'^([a-z][a-z0-9-]*):"(.*)"$', re.S)
+_ITEM = re.compile(r"^Q[1-9][0-9]*$")
 
 
 class ValueFormError(ValueError):
@@ -76,6 +78,34 @@ def reference_snaks(snaks: tuple[Snak, ...]) -> tuple[dict[str, list[dict[str, A
             {"snaktype": "value", "property": snak.property_id, "datatype": datatype,
              "datavalue": datavalue(datatype, snak.value, snak.text)})
     return result, list(result)
+
+
+def snak_disagreement(snak: Snak) -> str:
+    """Why a reference snak's text, which the review page shows, and its value, which `refbot apply` writes, do not
+    say the same ("" when they do). refbot writes both from one value; they differ only in a trace changed since.
+    An item's text is its label, which only a language's code (P407) can be checked against offline."""
+    known = REFERENCE_DATATYPES.get(snak.property_id)
+    datatype = snak.datatype or known
+    if datatype is None:
+        return "refbot proposes no such property in references"
+    if known is not None and snak.datatype and snak.datatype != known:
+        return f"its datatype {snak.datatype} is not {snak.property_id}'s ({known})"
+    if datatype in ("url", "string", "external-id"):
+        expected = quoted(snak.text)
+    elif datatype == "monolingualtext":
+        language = _MONOLINGUAL.match(snak.value)
+        expected = f"{language.group(1)}:{quoted(snak.text)}" if language else f'LANGUAGE:{quoted(snak.text)}'
+    elif datatype == "time":
+        expected = f"+{snak.text}T00:00:00Z/11"
+    elif datatype == "wikibase-item":
+        if not _ITEM.match(snak.value):
+            return f"its value {snak.value} is not an item"
+        expected = (LANGUAGE_ITEMS.get(snak.text) if snak.property_id == "P407" else None) or snak.value
+    else:
+        return f"refbot does not write {datatype} values"
+    if snak.value != expected:
+        return f"it shows “{snak.text}” but its value is {snak.value} (“{snak.text}” is {expected})"
+    return ""
 
 
 def _decimal(text: Any) -> Decimal:

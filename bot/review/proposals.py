@@ -1,5 +1,9 @@
 """The references a trace proposes, read back from its statement elements: what a curator approves and what
 `refbot apply` writes. Pure: takes lxml elements of a trace (``xslt/trace.xsd``).
+
+A reference says each snak three times: its text (the review page shows it), its value (`refbot apply` writes it)
+and the QuickStatements line (`refbot export`). refbot writes all three from one value; a proposal whose three
+disagree (a trace changed since) is refused when it is read, so what is approved is what is written.
 """
 
 from __future__ import annotations
@@ -8,8 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from bot.errors import InputError
 from bot.references import Snak
+from bot.review.datavalues import snak_disagreement
 from bot.trace import tag
+
+CHANGED_HINT = "the trace was changed after refbot wrote it; run `refbot check` on the item again"
 
 
 @dataclass(frozen=True)
@@ -34,15 +42,42 @@ class Proposal:
         return next((snak for snak in self.snaks if snak.property_id == property_id), None)
 
 
-def statement_proposal(item: Any, statement: Any) -> Proposal | None:
-    """The proposal of one statement element (under its item element); None when it has no reference."""
+def disagreement(proposal: Proposal) -> str:
+    """Why the proposal's snaks do not say one thing in their texts, their values and its QuickStatements line, and
+    why its reference URL is not its P854 snak's ("" when they agree)."""
+    columns = proposal.quickstatements.split("\t")
+    if columns[-1].startswith("/*"):
+        columns.pop()  # the summary
+    head, pairs = columns[:3], list(zip(columns[3::2], columns[4::2]))
+    if head != [proposal.item, proposal.property_id, proposal.value]:
+        return (f"its QuickStatements line is about {' '.join(head)}, not the statement ({proposal.item} "
+                f"{proposal.property_id} {proposal.value})")
+    for position, snak in enumerate(proposal.snaks):
+        where = f"snak {snak.property_id} ({snak.label or 'no label'})"
+        problem = snak_disagreement(snak)
+        if problem:
+            return f"{where}: {problem}"
+        listed = pairs[position] if position < len(pairs) else None
+        if listed != ("S" + snak.property_id[1:], snak.value):
+            return f"{where}: its value {snak.value} is not the QuickStatements line's ({' '.join(listed or ['none'])})"
+    if len(columns) != 3 + 2 * len(proposal.snaks):
+        return "its QuickStatements line has more snaks than the reference"
+    url = proposal.snak("P854")
+    if url is not None and url.text != proposal.url:
+        return f"snak P854 (reference URL): it is {url.text}, but the reference's URL is {proposal.url}"
+    return ""
+
+
+def statement_proposal(item: Any, statement: Any, source: str = "the run ledger") -> Proposal | None:
+    """The proposal of one statement element (under its item element); None when it has no reference. InputError
+    naming ``source``, the statement and the snak when the proposal's snaks disagree (see :func:`disagreement`)."""
     reference = statement.find(tag("reference"))
     if reference is None or statement.get("outcome") not in ("supported", "corroborated"):
         return None
     supports = [float(judgement.get("support")) for judgement in statement.iter(tag("judgement"))
                 if judgement.get("supports") == "true"]
     revision = item.get("revision")
-    return Proposal(
+    proposal = Proposal(
         guid=statement.get("guid"), item=item.get("id"), item_label=item.get("label"),
         property_id=statement.get("property"), property_label=statement.get("property-label"),
         datatype=statement.get("datatype"), value=statement.get("value"), value_text=statement.get("value-text"),
@@ -51,13 +86,17 @@ def statement_proposal(item: Any, statement: Any) -> Proposal | None:
         snaks=tuple(Snak(snak.get("property"), snak.get("value"), snak.get("text"), snak.get("label"),
                          snak.get("datatype") or "") for snak in reference.iter(tag("snak"))),
         quickstatements=reference.findtext(tag("quickstatements")) or "")
+    problem = disagreement(proposal)
+    if problem:
+        raise InputError(f"statement {proposal.guid}: {problem}", path=source, hint=CHANGED_HINT)
+    return proposal
 
 
-def proposals(root: Any) -> Iterator[Proposal]:
-    """Every proposal of a trace, in the trace's order."""
+def proposals(root: Any, source: str = "the trace") -> Iterator[Proposal]:
+    """Every proposal of a trace, in the trace's order (InputError as :func:`statement_proposal` says)."""
     for item in root.iter(tag("item")):
         for statement in item.iter(tag("statement")):
-            proposal = statement_proposal(item, statement)
+            proposal = statement_proposal(item, statement, source)
             if proposal is not None:
                 yield proposal
 

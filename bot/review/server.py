@@ -1,11 +1,15 @@
 """`refbot review`'s web page: the run's report with approve/reject forms, served on loopback only.
 
-Flask serves two routes under waitress, bound to 127.0.0.1: ``GET /`` renders the run's report fresh from the run
-ledger (``xslt/report.xsl`` in interactive mode), ``POST /decide`` records one decision and redirects back to the
-statement. The page has no script at all; every response forbids scripts, remote loads and framing (CSP). A request
-is refused (403) from a client that is not loopback, with a ``Host`` that is not this server's (DNS rebinding),
-without this server's token (a fresh one per server: in the address printed, then an HttpOnly cookie; in the form
-of a POST too), and, for a POST, from another origin (``Origin``, ``Sec-Fetch-Site``). Each request opens its own
+Flask serves two routes under waitress, bound to 127.0.0.1, beneath a secret path drawn for each server (``/BASE/``):
+``GET /BASE/`` renders the run's report fresh from the run ledger (``xslt/report.xsl`` in interactive mode), ``POST
+/BASE/decide`` records one decision and redirects back to the statement. The page has no script at all; every
+response forbids scripts, remote loads and framing (CSP). A request is refused (403) from a client that is not
+loopback, with a ``Host`` that is not this server's (DNS rebinding), without this server's token (a fresh one per
+server: in the address printed, then an HttpOnly cookie; in the form of a POST too), and, for a POST, from another
+origin (``Origin``, ``Sec-Fetch-Site``). Cookies are not scoped by port and SameSite counts every port of 127.0.0.1
+as one site, so the cookie is scoped by path to the secret base and named with the port: a browser sends it to no
+page of another server on this machine (which cannot know the base). A decision carries the version of the
+statement's decision its page showed, and is refused (409) when a colleague decided since. Each request opens its own
 ledger connection (SQLite connections stay in their thread).
 """
 
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +28,7 @@ from markupsafe import escape
 
 from bot.errors import ConfigError, InputError
 from bot.options import Options
+from bot.review.store import DecidedMeanwhile, ReviewLedger
 
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
                            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -37,8 +43,9 @@ HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
 }
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-COOKIE = "refbot_review"
+COOKIE = "refbot_review"  # + "_PORT"
 MAX_NOTE = 1000
+_SEEN = re.compile(r"[0-9]{1,18}")
 
 
 def _curator(options: Options, curator: str) -> str:
@@ -49,11 +56,29 @@ def _curator(options: Options, curator: str) -> str:
     return name
 
 
-def _page(status: int, title: str, message: str) -> Response:
+def _page(status: int, title: str, message: str, home: str = "") -> Response:
+    """A short page; ``home``: the report's address, for a link back (never on a refusal: it is a secret)."""
+    back = f"<p><a href=\"{escape(home)}\">Back to the report</a></p>" if home else ""
     body = (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title></head>"
-            f"<body><h1>{escape(title)}</h1><p>{escape(message)}</p><p><a href=\"/\">Back to the report</a></p>"
-            "</body></html>")
+            f"<body><h1>{escape(title)}</h1><p>{escape(message)}</p>{back}</body></html>")
     return Response(body, status=status, mimetype="text/html")
+
+
+def cookie_name(port: int | str) -> str:
+    return f"{COOKIE}_{port}"
+
+
+def new_base() -> str:
+    """A secret path for one server's pages (and its cookie): ``/<random>/``."""
+    return f"/{secrets.token_urlsafe(18)}/"
+
+
+def _meanwhile(error: DecidedMeanwhile, decision: str) -> str:
+    review = error.review
+    note = f" with the note “{review.note}”" if review.note else ""
+    return (f"A colleague decided this statement meanwhile: {review.curator or 'a curator'} {review.state} it at "
+            f"{review.decided}{note}. Your decision ({decision}) was not recorded; the report now shows theirs, "
+            "decide again there if you still disagree.")
 
 
 def _loopback(address: str | None) -> bool:
@@ -65,18 +90,23 @@ def _loopback(address: str | None) -> bool:
     return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
-def make_app(options: Options, run_id: int, *, curator: str, token: str) -> Flask:
-    """The review application for one run; decisions are recorded under ``curator`` and need ``token``."""
+def make_app(options: Options, run_id: int, *, curator: str, token: str, base: str) -> Flask:
+    """The review application for one run, served beneath ``base`` (a secret path, :func:`new_base`); decisions
+    are recorded under ``curator`` and need ``token``."""
     from bot.report import render
     from bot.review.actions import decide
-    from bot.review.store import ReviewLedger
     from bot.runledger import RunLedger
 
     name = _curator(options, curator)
     if not token:
         raise ValueError("the review server needs a token")
+    if len(base) < 18 or not base.startswith("/") or not base.endswith("/") or "/" in base[1:-1]:
+        raise ValueError("the review server needs a secret path, /<random>/")
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
+
+    def answer(status: int, title: str, message: str) -> Response:
+        return _page(status, title, message, base)
 
     def refused(why: str) -> Response:
         return _page(403, "Refused", why)
@@ -91,9 +121,11 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str) -> Flas
             return refused(f"unexpected Host header; open http://127.0.0.1:{port}/")
         # The page needs the token too (the address `refbot review` printed carries it, then a cookie does): other
         # users of this machine reach loopback as well.
-        given = request.args.get("token") or request.cookies.get(COOKIE, "")
+        given = request.args.get("token") or request.cookies.get(cookie_name(port), "")
         if not hmac.compare_digest(given.encode(), token.encode()):
             return refused("missing or wrong session token; open the address `refbot review` printed")
+        if not request.path.startswith(base):
+            return answer(404, "Not found", "no such page; open the address `refbot review` printed")
         if request.method != "POST":
             return None
         if not hmac.compare_digest(request.form.get("token", "").encode(), token.encode()):
@@ -109,48 +141,54 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str) -> Flas
     def secure(response: Response) -> Response:
         response.headers.update(HEADERS)
         if request.args.get("token") == token:
-            response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
+            port = request.environ.get("SERVER_PORT", "")
+            response.set_cookie(cookie_name(port), token, httponly=True, samesite="Strict", path=base)
         return response
 
-    @app.get("/")
+    @app.get(base)
     def page() -> Response:
         ledger = RunLedger(options.run_ledger)
         try:
             tree = ReviewLedger(ledger).trace(run_id)
         finally:
             ledger.close()
-        html = render(tree, review_token=token, review_run=str(run_id), review_curator=name)
+        html = render(tree, review_token=token, review_run=str(run_id), review_curator=name, review_base=base)
         return Response(html, mimetype="text/html")
 
-    @app.post("/decide")
+    @app.post(base + "decide")
     def decide_one() -> Any:
         guid = request.form.get("guid", "").strip()
         decision = request.form.get("decision", "")
         note = request.form.get("note", "")
+        seen = request.form.get("seen", "")
         if not guid or decision not in ("approved", "rejected"):
-            return _page(400, "Not recorded", "a decision needs a statement and approve or reject")
+            return answer(400, "Not recorded", "a decision needs a statement and approve or reject")
+        if not _SEEN.fullmatch(seen):
+            return answer(400, "Not recorded", "the form does not say which decision it was made on; reload the page")
         if len(note) > MAX_NOTE:
-            return _page(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
+            return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
         ledger = RunLedger(options.run_ledger)
         try:
-            decide(options, ReviewLedger(ledger), run_id, [guid], decision, curator=name, note=note)
+            decide(options, ReviewLedger(ledger), run_id, [guid], decision, curator=name, note=note,
+                   seen={guid: int(seen)})
+        except DecidedMeanwhile as error:
+            return answer(409, "Decided meanwhile", _meanwhile(error, decision))
         except InputError as error:
-            return _page(400, "Not recorded", str(error))
+            return answer(400, "Not recorded", str(error))
         finally:
             ledger.close()
-        return redirect("/#" + quote("statement-" + guid.replace(" ", "_"), safe="$"), code=303)
+        return redirect(base + "#" + quote("statement-" + guid.replace(" ", "_"), safe="$"), code=303)
 
     return app
 
 
 def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
           on_ready: Callable[[str], None] | None = None) -> None:
-    """Serve the review page of ``run_id`` on http://127.0.0.1:PORT/ (``port`` 0: a free one) until Ctrl-C;
-    ``on_ready`` gets the page's URL (with the session's token) once the server listens. ConfigError without a
-    curator name; InputError when the ledger has no trace of the run."""
+    """Serve the review page of ``run_id`` on http://127.0.0.1:PORT/BASE/ (``port`` 0: a free one; BASE a secret
+    path drawn now) until Ctrl-C; ``on_ready`` gets the page's URL (with the session's token) once the server
+    listens. ConfigError without a curator name; InputError when the ledger has no trace of the run."""
     from waitress.server import create_server
 
-    from bot.review.store import ReviewLedger
     from bot.runledger import RunLedger
 
     name = _curator(options, curator)
@@ -159,11 +197,11 @@ def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
         ReviewLedger(ledger).trace(run_id)  # InputError now rather than on the first page
     finally:
         ledger.close()
-    token = secrets.token_urlsafe(32)
-    app = make_app(options, run_id, curator=name, token=token)
-    # One worker thread: decisions and report writes happen one at a time.
+    token, base = secrets.token_urlsafe(32), new_base()
+    app = make_app(options, run_id, curator=name, token=token, base=base)
+    # One worker thread: this server's decisions and report writes happen one at a time (another server's may not).
     server: Any = create_server(app, host="127.0.0.1", port=port, threads=1, ident="refbot")
-    url = f"http://127.0.0.1:{server.effective_port}/?token={token}"
+    url = f"http://127.0.0.1:{server.effective_port}{base}?token={token}"
     if on_ready is not None:
         on_ready(url)
     try:

@@ -5,18 +5,22 @@ each write attempt is a row (written with its revision, skipped with its reason,
 to be tried again). A statement written is final: its decision cannot change any more, and it is never
 written twice. A trace from a file (`refbot review TRACE.xml`) is brought into the ledger as a run of its own,
 so every review works on a run id.
+
+Each decision row's id is the version of its statement's decision: a decision made on a page that showed an older
+one (a colleague decided since) is refused with :class:`DecidedMeanwhile`, never recorded over theirs.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bot.errors import InputError
 from bot.review.proposals import Proposal, statement_proposal
+from bot.review.proposals import proposals as trace_proposals
 from bot.runledger import Run, RunLedger, iso, utc_now
 from bot.trace import assemble_elements, from_string, review_element, tag, to_string
 
@@ -51,6 +55,19 @@ class Review:
     written: str = ""
     reason: str = ""
     revision_url: str = ""  # the edit on the wiki
+    decision_id: int = 0  # the latest decision's row: the version a decision is made on (0: none yet)
+
+
+class DecidedMeanwhile(InputError):
+    """A decision made on a page that showed an older decision of the statement than the ledger holds now."""
+
+    def __init__(self, guid: str, review: Review) -> None:
+        note = f" (note: {review.note})" if review.note else ""
+        super().__init__(f"statement {guid} was {review.state} by {review.curator or 'a curator'} at "
+                         f"{review.decided or 'an unknown time'}{note} after your page was loaded; your decision "
+                         "was not recorded", hint="reload the page to see the decision and decide again")
+        self.guid = guid
+        self.review = review
 
 
 class ReviewLedger:
@@ -91,6 +108,8 @@ class ReviewLedger:
         if row:
             return int(row[0])
         root = tree.getroot()
+        for _ in trace_proposals(root, str(source)):  # InputError when what a curator reads is not what apply writes
+            pass
         with self.ledger.transaction():  # all of it or nothing: an import stopped half-way is not a run
             run = self.ledger.open_run(key, f"trace {source.name}", new=True)
             self.ledger.finish(run)
@@ -120,32 +139,39 @@ class ReviewLedger:
         for _, item, statements in self.ledger.items(run):
             item_element = from_string(item)
             for _, text in statements:
-                proposal = statement_proposal(item_element, from_string(text))
+                proposal = statement_proposal(item_element, from_string(text), f"run {run_id}")
                 if proposal is not None:
                     found.append(proposal)
         return found
 
     # -- decisions -------------------------------------------------------------------------------------------
-    def decide(self, run_id: int, guids: Sequence[str], decision: str, *, curator: str, note: str = "") -> list[str]:
+    def decide(self, run_id: int, guids: Sequence[str], decision: str, *, curator: str, note: str = "",
+               seen: Mapping[str, int] | None = None) -> list[str]:
         """Record ``decision`` for these statements of the run; returns those whose state changed. InputError names
-        a GUID that is not a proposal of the run, or one already written (its decision is final)."""
+        a GUID that is not a proposal of the run, or one already written (its decision is final). ``seen``: the
+        ``decision_id`` of each statement the curator saw; DecidedMeanwhile when another decision came since (unless
+        it is this very decision, as a form sent twice makes)."""
         if decision not in DECISIONS:
             raise ValueError(decision)
         if not curator.strip():
             raise InputError("no curator name for the decision",
                              hint="set [review] curator in refbot.ini, REFBOT_REVIEW_CURATOR, or pass --curator")
-        known = {proposal.guid for proposal in self.proposals(run_id)}
-        current = self.reviews(run_id)
-        for guid in guids:
-            if guid not in known:
-                raise InputError(f"run {run_id} proposes no reference for statement {guid}",
-                                 hint="use the GUIDs the report lists under “proposed reference”")
-            if current[guid].state in ("written", "skipped"):
-                raise InputError(f"statement {guid} was {current[guid].state} already; its decision is final")
-        changed = [guid for guid in dict.fromkeys(guids)
-                   if current[guid].state != decision or current[guid].note != note.strip()]
-        now = iso(utc_now())
-        with self.ledger.transaction():
+        with self.ledger.transaction():  # the state read and the decision written at once, for every process
+            known = {proposal.guid for proposal in self.proposals(run_id)}
+            current = self.reviews(run_id)
+            for guid in guids:
+                if guid not in known:
+                    raise InputError(f"run {run_id} proposes no reference for statement {guid}",
+                                     hint="use the GUIDs the report lists under “proposed reference”")
+                review = current[guid]
+                if review.state in ("written", "skipped"):
+                    raise InputError(f"statement {guid} was {review.state} already; its decision is final")
+                same = review.state == decision and review.note == note.strip()
+                if seen is not None and review.decision_id != seen.get(guid, 0) and not same:
+                    raise DecidedMeanwhile(guid, review)
+            changed = [guid for guid in dict.fromkeys(guids)
+                       if current[guid].state != decision or current[guid].note != note.strip()]
+            now = iso(utc_now())
             self.db.executemany(
                 "INSERT INTO decisions (run_id, guid, decision, curator, decided, note) VALUES (?, ?, ?, ?, ?, ?)",
                 [(run_id, guid, decision, curator.strip(), now, note.strip()) for guid in changed])
@@ -157,11 +183,11 @@ class ReviewLedger:
         stands, with the last failed attempt's reason when the reference is still approved."""
         proposals = self.proposals(run_id)
         guids = [proposal.guid for proposal in proposals]
-        decided: dict[str, tuple[str, str, str, str]] = {}
-        for guid, decision, curator, when, note in self.db.execute(
-                "SELECT guid, decision, curator, decided, note FROM decisions WHERE run_id = ? ORDER BY rowid",
+        decided: dict[str, tuple[str, str, str, str, int]] = {}
+        for guid, decision, curator, when, note, row in self.db.execute(
+                "SELECT guid, decision, curator, decided, note, rowid FROM decisions WHERE run_id = ? ORDER BY rowid",
                 (run_id,)):
-            decided[guid] = (decision, curator, when, note)
+            decided[guid] = (decision, curator, when, note, row)
         attempts: dict[str, tuple[str, int | None, str, str, str]] = {}
         marks = ",".join("?" * len(guids))
         for row_run, guid, state, revision, reason, when, site in self.db.execute(
@@ -172,7 +198,7 @@ class ReviewLedger:
                 attempts[guid] = (state, revision, reason, when, site)
         reviews = {}
         for proposal in proposals:
-            decision, curator, when, note = decided.get(proposal.guid, ("proposed", "", "", ""))
+            decision, curator, when, note, version = decided.get(proposal.guid, ("proposed", "", "", "", 0))
             state, revision, reason, at, site = attempts.get(proposal.guid, ("", None, "", "", ""))
             if state == "written" or (state == "skipped" and decision == "approved"):
                 decision = state
@@ -181,7 +207,7 @@ class ReviewLedger:
             done = state == "written"
             reviews[proposal.guid] = Review(decision, curator, when, note, revision if done else None,
                                             at if done else "", reason if decision != "rejected" else "",
-                                            diff_url(site, revision) if done and site and revision else "")
+                                            diff_url(site, revision) if done and site and revision else "", version)
         return reviews
 
     # -- writes ----------------------------------------------------------------------------------------------
@@ -242,4 +268,4 @@ def annotate(root: Any, reviews: dict[str, Review]) -> None:
         if review is not None and statement.find(tag("reference")) is not None:
             review_element(statement, review.state, curator=review.curator, decided=review.decided,
                            note=review.note, reason=review.reason, revision=review.revision, written=review.written,
-                           revision_url=review.revision_url)
+                           revision_url=review.revision_url, decision_id=review.decision_id or None)
