@@ -55,6 +55,15 @@ def _element(element_name: str, parent: Any = None, text: str | None = None, /, 
     return element
 
 
+# What a trace keeps of a record's fact: a record may hold a literal of megabytes, which would be copied into every
+# statement's trace, the ledger and the report.
+SHOWN_FACT = 500
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= SHOWN_FACT else text[:SHOWN_FACT - 1] + "…"
+
+
 def _number(value: float) -> str:
     return f"{max(0.0, value):.3f}".rstrip("0").rstrip(".") if value else "0"
 
@@ -172,8 +181,8 @@ def _corroboration(parent: Any, corroboration: Corroboration) -> None:
             shown.insert(0, check.chosen)
         for candidate in shown:
             fact = candidate.fact
-            _element("candidate", element, relation=fact.relation, predicate=fact.predicate, object=fact.object,
-                     object_text=fact.object_text, datatype=fact.datatype or None,
+            _element("candidate", element, relation=_shown(fact.relation), predicate=_shown(fact.predicate),
+                     object=_shown(fact.object), object_text=_shown(fact.object_text), datatype=fact.datatype or None,
                      cosine=f"{candidate.cosine:.4f}", agreement=candidate.comparison.agreement.value,
                      compared=candidate.comparison.how, recognised=recognised.get(fact.relation) or None,
                      chosen="true" if candidate == check.chosen else None)

@@ -184,3 +184,27 @@ def test_only_http_links_become_links():
                                 documents=(DocumentCheck(hostile, None),)))])])
     html = render(tree)
     assert "javascript:alert(1)" in html and 'href="javascript' not in html
+
+
+def test_a_records_huge_literal_is_shown_cut_in_the_trace():
+    """A record may hold a literal of megabytes; the trace (and so the ledger and the report) keeps its start."""
+    from bot.corroboration.facts import Fact
+    from bot.corroboration.identifiers import Identifier, IdentifierProperty
+    from bot.corroboration.matching import Agreement, Candidate as FactCandidate, Comparison
+    from bot.corroboration.records import Record
+    from bot.corroboration.stage import Corroboration, Finding, RecordCheck
+
+    prop = IdentifierProperty("P227", "GND ID", "https://d-nb.info/gnd/$1/about/lds.ttl", "https://d-nb.info/gnd/$1",
+                              "Q36578", "Integrated Authority File")
+    note = "a very long note " * 60_000
+    fact = Fact("https://vocab.example/note", "note", note, note)
+    check = RecordCheck(Identifier(prop, "1"), Record("https://d-nb.info/gnd/1/about/lds.ttl", format="turtle"),
+                        Finding.SILENT, "none of the record's 1 fact(s) is recognised", facts=1, step="subject",
+                        candidates=(FactCandidate(fact, "subject", 0.1, Comparison(Agreement.UNRELATED, "name")),))
+    statement = replace(supported_check(), corroboration=Corroboration(Finding.SILENT, "silent", (check,)))
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT),
+                                         [traces.statement_element(CONTEXT, statement)])])
+    (candidate,) = tree.iter(traces.tag("candidate"))
+    assert len(candidate.get("object")) == len(candidate.get("object-text")) == traces.SHOWN_FACT
+    assert candidate.get("object").startswith("a very long note") and candidate.get("object").endswith("…")
+    assert len(traces.to_string(tree)) < 50_000
