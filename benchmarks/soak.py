@@ -12,10 +12,15 @@ loopback hosts, the demo's search, Wikipedia and Wayback stand-ins. Faults: ~10 
 bodies, binary as text/html, invalid UTF-8, NUL and control characters, ``<script>``, ``]]>``, ``</textarea>``,
 ``javascript:`` links, 10,000-paragraph pages, a malformed PDF); the SPARQL endpoint sits behind a proxy that
 answers 429 with ``Retry-After: 1`` for ~3 % of requests; the Wikidata API, Wikipedia, the Wayback Machine and search
-answer 503 to ~3 % of reads. The judge is the ``openai`` backend against llama.cpp's
-server (``scripts/llama_server.py``) with the small test model; that server is SIGKILLed once mid-run and started
-again. `refbot run` itself is SIGKILLed ``--kills`` times, at random numbers of finished statements, and started
-again each time (also after it stops with exit 1 because the judge went away) until it exits 0.
+answer 503 to ~3 % of reads. ~90 % of the people carry an identifier whose authority record (Turtle, RDF/XML or
+JSON-LD) is served on loopback: plain records that state none of the statements' values, and ~5 % hostile ones of
+every kind ``benchmarks/hostile_records.py`` makes (a quadratic literal, a billion laughs, 19,000 facts, a
+250,014-triple dump, JSON-LD naming contexts at a local file, at a loopback port outside the world, at a link-local
+address), each at least once. refbot may fetch only from the world's own ports. The judge is the ``openai`` backend
+against llama.cpp's server (``scripts/llama_server.py``) with the small test model; that server is SIGKILLed once
+mid-run and started again. `refbot run` itself is SIGKILLed ``--kills`` times, at random numbers of finished
+statements, and started again each time (also after it stops with exit 1 because the judge went away) until it
+exits 0.
 
 Then the write phase (``benchmarks/soak_writes.py``): a curator approves ``--approve`` supported statements and
 rejects a fifth of the rest; `refbot apply --live` writes to the world's Wikibase API stand-in while it answers
@@ -23,12 +28,16 @@ maxlag, edit conflicts, a stale token, a lost session, 5xx and 429, and is SIGKI
 answer held) and once at random, and started again until every approved reference is written. The stand-in's own
 record of revisions is the proof: each approved statement edited once by the bot, no other statement edited.
 
-At the end it prints: statements per outcome, lost (must be 0), checked twice (must be 0), whether the trace is
+At the end it prints: statements per outcome, lost (must be 0), checked twice (must be 0), the authority records
+served per kind and what refbot made of each hostile one, requests that reached the refused loopback server (must be
+0), outcomes a record changed (must be 0: no record states a value), whether the trace is
 valid against xslt/trace.xsd, whether the HTML report, opened in headless Chromium, ran no script and kept every
 statement in its element, the writes (once each, none unapproved, the faults served), statements/hour, peak RSS and
 how the resident set grows as statements are checked, ledger and trace sizes, and where the time went. Exit status
-1 if a statement was lost or checked twice, the trace is invalid, the report ran a script, the run did not finish,
-or a reference was written twice, written without approval or never written.
+1 if a statement was lost or checked twice, a statement ended in error or refbot printed a traceback, a hostile
+record kind was never asked for, a request reached the refused server, a record changed an outcome, the trace is
+invalid, the report ran a script, the run did not finish, or a reference was written twice, written without approval
+or never written.
 
 Lost: a generated GUID without a row in the ledger's ``checks`` for the (single, resumed) run. Checked twice: a
 duplicate (run, GUID) row (the primary key forbids them), or a row that was seen, while refbot ran (the ledger is
@@ -57,6 +66,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -66,7 +76,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 from bot import trace as traces  # noqa: E402
 from bot.demo.world import free_port  # noqa: E402
 from bot.options import ini_text  # noqa: E402
-from soak_world import HOSTILE_TEXT, PWNED, Rates, SoakWorld, SparqlProxy, generate  # noqa: E402
+from soak_world import HOSTILE_RECORDS, HOSTILE_TEXT, PWNED, Rates, SoakWorld, SparqlProxy, generate  # noqa: E402
 from soak_writes import WriteResult, print_writes, write_phase  # noqa: E402
 
 
@@ -306,6 +316,25 @@ def run_refbot(args: argparse.Namespace, ini: Path, items: Path, tmp: Path, ledg
     return invocations, watch, events
 
 
+def record_outcomes(records: dict[str, str], reasons: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """What refbot made of each kind of record: ``records`` is each record's kind by ``host/path``, ``reasons`` what
+    the trace says of a record, by ``host/path``."""
+    made: dict[str, set[str]] = {}
+    for key, reason in reasons.items():
+        made.setdefault(records.get(key, "unknown"), set()).add(reason)
+    return {kind: tuple(sorted(found)) for kind, found in made.items()}
+
+
+def read_in_trace(record: Any) -> str:
+    """A trace's ``<record>`` in a few words: ``read`` (with its triples) or why it was not."""
+    reason = record.findtext(traces.tag("reason")) or ""
+    prefix = "the record could not be read: "
+    if reason.startswith(prefix):
+        return "not read: " + reason[len(prefix):]
+    triples = int(record.get("triples") or 0)
+    return f"read, {triples:,} triple{'' if triples == 1 else 's'}"
+
+
 def browser_check(html: Path, trace_guids: set[str], hostile_in_trace: dict[str, int],
                   quickstatements: int) -> dict[str, Any]:
     """The report in headless Chromium (Debian's chromium + chromedriver through Selenium)."""
@@ -396,7 +425,8 @@ def main() -> int:
     expected = set(manifest["statements"])
     counts = manifest["counts"]
     print(f"soak: world in {tmp}: {len(expected)} statements over {args.items} items, {args.hosts} hosts; pages: "
-          + ", ".join(f"{value} {name}" for name, value in sorted(counts.items())), flush=True)
+          + ", ".join(f"{value} {name}" for name, value in sorted(counts.items())) + "; authority records: "
+          + ", ".join(f"{value} {name}" for name, value in sorted(manifest["record_counts"].items())), flush=True)
 
     world = SoakWorld(data=tmp / "data", workdir=tmp, seed=args.seed, rates=rates, hang_s=args.read_timeout + 1.5)
     judge = JudgeServer(args.model, free_port())
@@ -463,6 +493,12 @@ def main() -> int:
         failures.append(f"{len(unexpected)} statement(s) checked that were not generated as unsourced")
     if events["timed_out"] or not runs[-1][1]:
         failures.append("the run did not finish (time limit or too many restarts)")
+    if outcomes.get("error"):
+        failures.append(f"{outcomes['error']} statement(s) ended in error")
+    tracebacks = sum((invocation.log.read_text(errors="replace").count("Traceback (most recent call last)")
+                      for invocation in invocations if invocation.log is not None and invocation.log.exists()), 0)
+    if tracebacks:
+        failures.append(f"refbot printed {tracebacks} traceback(s) (refbot-N.log in the work directory)")
 
     # -- the trace -------------------------------------------------------------------------------------------
     xml, html = tmp / "reports" / f"run-{run_id}.xml", tmp / "reports" / f"run-{run_id}.html"
@@ -473,6 +509,8 @@ def main() -> int:
     judgements = prompt_tokens = 0
     trace_valid = False
     quickstatements = 0
+    sites = {str(port): site for site, port in world.ports.items()}
+    records_read: dict[str, str] = {}  # host/path → what the trace says of it (the last statement's)
     try:
         tree = traces.read(xml)  # validated against xslt/trace.xsd
         trace_valid = True
@@ -484,6 +522,9 @@ def main() -> int:
             quickstatements += sum(1 for _ in statement.iter(traces.tag("quickstatements")))
             for stage in statement.iter(traces.tag("stage")):
                 stages[stage.get("name")] += float(stage.get("seconds"))
+            for record in statement.iter(traces.tag("record")):
+                address = urlsplit(record.get("url"))
+                records_read[f"{sites.get(str(address.port), address.netloc)}{address.path}"] = read_in_trace(record)
             text = " ".join([*statement.itertext(), *(v for e in statement.iter() for v in e.attrib.values())])
             for marker in [*HOSTILE_TEXT.values(), PWNED]:
                 if marker in text:
@@ -493,6 +534,21 @@ def main() -> int:
     if trace_valid and (trace_statements != len(trace_guids) or trace_guids != checked):
         failures.append(f"the trace holds {trace_statements} statements ({len(trace_guids)} distinct), "
                         f"the ledger {len(checked)}")
+
+    # -- the authority records ------------------------------------------------------------------------------
+    kinds = {key: spec["kind"] for key, spec in world.hostile_records.items()}
+    made = record_outcomes(kinds, {key: reason for key, reason in records_read.items() if key in kinds})
+    plain = [reason for key, reason in records_read.items() if key not in kinds]
+    refused_requests = sum(world.refused.requests.values()) if world.refused is not None else 0
+    changed = outcomes.get("corroborated", 0) + outcomes.get("contradicted", 0)
+    never = [kind for kind in HOSTILE_RECORDS if not world.records_served[f"hostile {kind}"]]
+    if never:
+        failures.append(f"hostile record(s) never asked for: {', '.join(never)}")
+    if refused_requests:
+        failures.append(f"{refused_requests} request(s) reached the refused loopback server: "
+                        + ", ".join(sorted(world.refused.requests) if world.refused is not None else []))
+    if changed:
+        failures.append(f"{changed} outcome(s) changed by an authority record that states no value")
 
     # -- the report in a browser ------------------------------------------------------------------------------
     browser: dict[str, Any] = {}
@@ -538,6 +594,18 @@ def main() -> int:
         print(f"  {name:<34} {value:>8}")
     if proxy is not None:
         print(f"  {'SPARQL requests':<34} {proxy.stats['requests']:>8}   answered 429: {proxy.stats['429']}")
+    print("\n== soak: authority records ==")
+    for name in sorted(name for name in world.records_served if name.startswith("plain ")):
+        print(f"  {'served, ' + name:<34} {world.records_served[name]:>8}")
+    for kind in HOSTILE_RECORDS:
+        shown = "; ".join(made.get(kind, ("not in the trace",)))
+        print(f"  {'served, hostile ' + kind:<34} {world.records_served[f'hostile {kind}']:>8}   {shown[:160]}")
+    print(f"  {'plain records read (in the trace)':<34} {sum(r.startswith('read') for r in plain):>8} of {len(plain)}"
+          + "".join(f"; {reason[:80]}" for reason in sorted({r for r in plain if not r.startswith('read')})))
+    print(f"  {'refused requests (must be 0)':<34} {refused_requests:>8}   (at the loopback server outside the "
+          "allowed ports, named by the hostile JSON-LD)")
+    print(f"  {'outcomes changed (must be 0)':<34} {changed:>8}   (corroborated or contradicted by a record)")
+    print(f"  {'tracebacks (must be 0)':<34} {tracebacks:>8}   (in refbot's output)")
     print("\n== soak: trace and report ==")
     print(f"  {'trace valid against trace.xsd':<34} {'yes' if trace_valid else 'NO'}   ({trace_statements} "
           f"statements)")

@@ -4,12 +4,23 @@
 ``generate(directory, ...)`` writes ``world.ttl`` (the demo's property declarations and citation-needed constraints,
 then invented people with unsourced statements), ``entities.json`` (sitelinks), ``search.json``, ``wayback.json``,
 ``sites/<host>/…``, ``archive/…``, ``wikipedia/<Title>.html`` and ``soak.json`` (the statements' GUIDs, the hostile
-pages, the fault rates). Everything is drawn from one ``random.Random(seed)``: the same seed, the same world.
+pages and records, the fault rates). Everything is drawn from one ``random.Random(seed)`` (the authority records from
+a second one, so that adding them left the pages as they were): the same seed, the same world.
+
+Authority records: most people carry an identifier of one of the demo header's authority files (GND in Turtle, BnF
+in RDF/XML, VIAF in JSON-LD with a remote context; some two), whose record is served by that file's host (``dnb``,
+``bnf``, ``viaf``). A plain record states the person's names, year of birth and field, none of the values of the
+soak's statements, so that it corroborates and contradicts nothing. A share are hostile, every kind at least once
+(``benchmarks/hostile_records.py``: a quadratic literal and a billion laughs in RDF/XML, 19,000 facts and a
+250,014-triple dump in Turtle, JSON-LD naming contexts at refused addresses: a local file, a loopback port that is
+not the world's, a link-local address), made when asked.
 
 :class:`SoakWorld` serves it. Per request to a page host (robots.txt excepted) a hash of (seed, host, path, how
 many times that page was asked before) decides: a 5xx, a hang past the read timeout, or the page. Dead pages are on
 the demo's ``gone`` host, where nobody listens. Hostile pages (``/x/<kind>/…``) are made when asked (a 10 MB body
-is not kept on disk).
+is not kept on disk). Authority records are served without faults; a hostile one is made when asked. A second
+loopback server (:class:`RefusedServer`), outside the addresses the world lets refbot fetch from, counts what reaches
+it: the hostile JSON-LD names it, and nothing may.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import hostile_records
 from bot.demo.world import DATA, DEAD_SITE, SERVICES, DemoWorld, Reply
 
 HOSTILE_KINDS = ("huge", "binary", "badutf8", "control", "script", "cdata", "textarea", "jslink", "paragraphs",
@@ -63,6 +75,19 @@ FILLER = (
     "were printed in a type size too small to read from a comfortable distance.",
 )
 PROPERTIES = ("P166", "P69", "P108", "P570")
+# The demo header's authority files: property → (host, record path, subject path, format); {} is the identifier, as
+# $1 in the property's P1921 and P1630 formatters (generate() checks that the header says so).
+AUTHORITIES = {"P227": ("dnb", "/gnd/{}/about/lds.ttl", "/gnd/{}", "Turtle"),
+               "P268": ("bnf", "/ark/12148/cb{}.rdf", "/ark/12148/cb{}", "RDF/XML"),
+               "P214": ("viaf", "/viaf/{}/viaf.jsonld", "/viaf/{}", "JSON-LD")}
+IDENTIFIER_PREFIX = {"P227": "1177", "P268": "1277", "P214": "9977"}
+VIAF_CONTEXT = "/contexts/viaf.jsonld"
+# Hostile authority records, each under the authority file whose format it is in.
+HOSTILE_RECORDS = {"quadratic-literal": "P268", "billion-laughs": "P268", "wide-turtle": "P227",
+                   "dump-turtle": "P227", "contexts-file": "P214", "contexts-loopback": "P214",
+                   "contexts-link-local": "P214"}
+LINK_LOCAL = "http://169.254.169.254"
+GNDO = "https://d-nb.info/standards/elementset/gnd#"
 
 
 @dataclass(frozen=True)
@@ -75,6 +100,9 @@ class Rates:
     hostile: float = 0.04
     sparql_429: float = 0.03
     service_5xx: float = 0.03  # of reads from the Wikidata API, Wikipedia, the Wayback Machine and search
+    unidentified: float = 0.10  # of people: no identifier with an RDF record
+    second_identifier: float = 0.20  # of people with one: a second, in another authority file (a plain record)
+    hostile_record: float = 0.05  # of people with one: a hostile record (every kind at least once)
 
 
 def coined(rng: random.Random, used: set[str], syllables: Sequence[str] = SYLLABLES) -> str:
@@ -145,6 +173,7 @@ def generate(directory: Path, *, statements: int = 1000, items: int = 300, hosts
             turtle.append(f'wd:Q{number} a wikibase:Item ; rdfs:label "{_ttl(label)}"@en ;\n'
                           f'  schema:description "an invented {property_id} value of the soak world"@en .\n')
 
+    people: list[tuple[str, str, int, str]] = []  # (qid, label, year of birth, field)
     per_item = [statements // items + (1 if n < statements % items else 0) for n in range(items)]
     hostile_turn = 0
     every = max(1, statements // len(HOSTILE_KINDS))  # every kind at least once, however short the run
@@ -160,6 +189,7 @@ def generate(directory: Path, *, statements: int = 1000, items: int = 300, hosts
                       f'  schema:description "invented specialist in {topic} (born {born})"@en .\n'
                       f"wd:{qid} p:P31 {p31} .\n{p31} a wikibase:Statement, wikibase:BestRank ;\n"
                       "  wikibase:rank wikibase:NormalRank ; ps:P31 wd:Q5 .\n")
+        people.append((qid, label, born, topic))
         chosen: list[str] = []
         cited: list[tuple[str, str, str]] = []  # (sentence, url, title) for the item's Wikipedia article
         taken: set[str] = set()
@@ -245,15 +275,101 @@ def generate(directory: Path, *, statements: int = 1000, items: int = 300, hosts
                           f"pr:P854 <https://example.org/{qid}> .\n")
             counts["sourced (not selected)"] += 1
 
+    records, record_counts = _authority_records(directory, turtle, people, seed, rates)
     (directory / "world.ttl").write_text("".join(turtle), encoding="utf-8")
     (directory / "entities.json").write_text(json.dumps(entities, indent=1), encoding="utf-8")
     (directory / "search.json").write_text(json.dumps(search, ensure_ascii=False), encoding="utf-8")
     (directory / "wayback.json").write_text(json.dumps(wayback, indent=1), encoding="utf-8")
     (directory / "expected.json").write_text("{}", encoding="utf-8")
     manifest = {"seed": seed, "sites": sites, "statements": expected, "hostile": hostile, "counts": dict(counts),
-                "rates": rates.__dict__, "items": [f"Q{7700001 + n}" for n in range(items)]}
+                "records": records, "record_counts": dict(record_counts), "rates": rates.__dict__,
+                "items": [f"Q{7700001 + n}" for n in range(items)]}
     (directory / "soak.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
     return manifest
+
+
+def _authority_records(directory: Path, turtle: list[str], people: list[tuple[str, str, int, str]], seed: int,
+                       rates: Rates) -> tuple[dict[str, dict[str, str]], Counter[str]]:
+    """Each person's identifiers (into ``turtle``) and records: plain ones written under ``sites/<authority host>/``,
+    hostile ones returned (``host/path`` → kind, subject path: made when asked), and what was drawn."""
+    header = turtle[0]
+    for property_id, (host, record, subject, _) in AUTHORITIES.items():
+        for name, path in (("P1921", record), ("P1630", subject)):
+            stated = f'wdt:{name} "{{site:{host}}}{path.format("$1")}"'
+            if stated not in header:
+                raise ValueError(f"the demo header no longer states {property_id} {stated}")
+    rng = random.Random(f"{seed}|records")
+    viaf = directory / "sites" / "viaf" / VIAF_CONTEXT.lstrip("/")
+    viaf.parent.mkdir(parents=True, exist_ok=True)
+    viaf.write_text(json.dumps({"@context": {"@vocab": "http://schema.org/"}}), encoding="utf-8")
+    for host, *_ in AUTHORITIES.values():
+        (directory / "sites" / host).mkdir(parents=True, exist_ok=True)
+    hostile: dict[str, dict[str, str]] = {}
+    counts: Counter[str] = Counter()
+    every = max(1, len(people) // len(HOSTILE_RECORDS))  # every kind at least once, however short the run
+    turn = 0
+    for index, (qid, label, born, topic) in enumerate(people):
+        forced = index % every == 0 and index // every < len(HOSTILE_RECORDS)
+        if not forced and rng.random() < rates.unidentified:
+            counts["people without an identifier"] += 1
+            continue
+        kind = ""
+        if forced or rng.random() < rates.hostile_record:
+            kind = list(HOSTILE_RECORDS)[turn % len(HOSTILE_RECORDS)]
+            turn += 1
+            properties = [HOSTILE_RECORDS[kind]]
+        else:
+            properties = [rng.choice(list(AUTHORITIES))]
+        if rng.random() < rates.second_identifier:
+            properties.append(rng.choice([p for p in AUTHORITIES if p not in properties]))
+        for property_id in properties:
+            host, record_path, subject_path, form = AUTHORITIES[property_id]
+            identifier = f"{IDENTIFIER_PREFIX[property_id]}{index + 1:05d}"  # the item's number
+            node = f"s:{qid}-{_guid(rng)}"
+            turtle.append(f"wd:{qid} p:{property_id} {node} .\n{node} a wikibase:Statement, wikibase:BestRank ;\n"
+                          f'  wikibase:rank wikibase:NormalRank ; ps:{property_id} "{identifier}" .\n')
+            path, subject = record_path.format(identifier), subject_path.format(identifier)
+            if kind and property_id == properties[0]:
+                hostile[f"{host}{path}"] = {"kind": kind, "subject": subject}
+                counts[f"hostile {kind}"] += 1
+                continue
+            target = directory / "sites" / host / path.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(_plain_record(form, f"{{site:{host}}}{subject}", label, born, topic), encoding="utf-8")
+            counts[f"plain {form}"] += 1
+    return hostile, counts
+
+
+def _plain_record(form: str, subject: str, label: str, born: int, topic: str) -> str:
+    """A person's record: names, year of birth, field; none of the values the soak's statements hold."""
+    first, family = label.split(" ", 1)
+    if form == "Turtle":
+        return (f"@prefix gndo: <{GNDO}> .\n@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+                f"<{subject}> a gndo:DifferentiatedPerson ;\n  gndo:preferredNameForThePerson \"{family}, {first}\" ;\n"
+                f'  gndo:variantNameForThePerson "{label}" ;\n  gndo:dateOfBirth "{born}"^^xsd:gYear ;\n'
+                f'  gndo:fieldOfStudy "{topic}" .\n')
+    if form == "RDF/XML":
+        return (f'<?xml version="1.0" encoding="UTF-8"?>\n<rdf:RDF xmlns:rdf="{hostile_records.RDF}" '
+                'xmlns:foaf="http://xmlns.com/foaf/0.1/" xmlns:rda="http://rdvocab.info/ElementsGr2/">\n'
+                f'<foaf:Person rdf:about="{subject}"><foaf:name>{_esc(label)}</foaf:name>'
+                f"<foaf:familyName>{_esc(family)}</foaf:familyName><rda:dateOfBirth>{born}</rda:dateOfBirth>"
+                f"<rda:fieldOfActivity>{_esc(topic)}</rda:fieldOfActivity></foaf:Person>\n</rdf:RDF>\n")
+    return json.dumps({"@context": "{site:viaf}" + VIAF_CONTEXT, "@id": subject, "@type": "Person", "name": label,
+                       "familyName": family, "birthDate": str(born), "knowsAbout": topic,
+                       "alternateName": [f"{family}, {first}"]}, indent=1)
+
+
+def hostile_record(kind: str, subject: str, refused: str) -> tuple[bytes, str]:
+    """A hostile record's body and content type; ``refused``: the base URL of a loopback server refbot must not
+    reach."""
+    contexts = {"contexts-file": (f"{refused}/context.jsonld", "file:///etc/passwd"),
+                "contexts-loopback": (f"{refused}/context.jsonld", f"{refused}/person.jsonld"),
+                "contexts-link-local": (f"{LINK_LOCAL}/latest/meta-data/context.jsonld", f"{LINK_LOCAL}/person.jsonld")}
+    if kind in contexts:  # refbot asks for the first in sorted order: the file, the loopback port, the link-local
+        return hostile_records.hostile_contexts(subject, *contexts[kind])
+    make = {"quadratic-literal": hostile_records.quadratic_literal, "billion-laughs": hostile_records.billion_laughs,
+            "wide-turtle": hostile_records.wide_turtle, "dump-turtle": hostile_records.dump_turtle}[kind]
+    return make(subject)
 
 
 def _article(directory: Path, turtle: list[str], entities: dict[str, Any], qid: str, label: str,
@@ -342,16 +458,32 @@ class SoakWorld(DemoWorld):
         super().__post_init__()
         manifest = json.loads((self.data / "soak.json").read_text(encoding="utf-8"))
         self.hostile: dict[str, dict[str, str]] = manifest["hostile"]
+        self.hostile_records: dict[str, dict[str, str]] = manifest["records"]
         self.page_sites = set(manifest["sites"])
+        self.record_sites = {host: form for host, _, _, form in AUTHORITIES.values()}
+        self.records_served: Counter[str] = Counter()
+        self.refused: RefusedServer | None = None
         self._asked: Counter[str] = Counter()
         self.searches: Counter[str] = Counter()
         self._count_lock = threading.Lock()
 
     def start(self) -> "SoakWorld":
+        self.refused = RefusedServer()
         super().start()
         for server in self._servers:  # a client that gave up on a hanging page: no traceback on stderr
             server.handle_error = lambda *_: None  # type: ignore[method-assign]
         return self
+
+    def stop(self) -> None:
+        super().stop()
+        if self.refused is not None:
+            self.refused.stop()
+
+    def options(self) -> dict[str, Any]:
+        """The demo's, with only the world's own ports allowed (not all of 127.0.0.1): the refused server's port is
+        refused as any address outside the world would be."""
+        ports = sorted(set(self.ports.values()))
+        return {**super().options(), "fetch_allow_addresses": tuple(f"127.0.0.1:{port}" for port in ports)}
 
     def record(self, request: Any) -> None:  # the soak counts requests instead of keeping them all
         with self._count_lock:
@@ -378,6 +510,16 @@ class SoakWorld(DemoWorld):
                 body, kind = hostile_body(spec["kind"], spec["title"], spec["sentence"], self.seed)
                 return Reply(200, body, kind)
             self._count("pages served")
+        elif site in self.record_sites and path != "/robots.txt" and method == "GET":
+            spec = self.hostile_records.get(f"{site}{path}")
+            if spec is not None and self.refused is not None:
+                with self._count_lock:
+                    self.records_served[f"hostile {spec['kind']}"] += 1
+                body, kind = hostile_record(spec["kind"], self.base(site) + spec["subject"], self.refused.url)
+                return Reply(200, body, kind)
+            if path != VIAF_CONTEXT:
+                with self._count_lock:
+                    self.records_served[f"plain {self.record_sites[site]}"] += 1
         elif site in SERVICES and method == "GET":
             key = f"{site}{raw_path or path}"
             with self._count_lock:
@@ -396,6 +538,43 @@ class SoakWorld(DemoWorld):
     def _count(self, name: str) -> None:
         with self._count_lock:
             self.stats[name] += 1
+
+
+class RefusedServer:
+    """A loopback server at a port refbot is not allowed to fetch from: it answers a JSON-LD context (so that a
+    request that got through would be read, not just fail) and counts every request; the soak's must be none."""
+
+    def __init__(self) -> None:
+        self.requests: Counter[str] = Counter()
+        lock = threading.Lock()
+        refused = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                with lock:
+                    refused.requests[self.path] += 1
+                body = json.dumps({"@context": {"@vocab": "http://schema.org/"}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/ld+json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
+        threading.Thread(target=self.server.serve_forever, name="refused", daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 class SparqlProxy:

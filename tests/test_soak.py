@@ -1,7 +1,9 @@
 """The soak benchmark's short version (benchmarks/soak.py): 60 statements over 20 items on 20 loopback hosts with
-faulty, dead and hostile pages, SPARQL answering 429, the judge's llama.cpp server killed and restarted, `refbot run`
-SIGKILLed twice and resumed, then 40 approvals written by `refbot apply --live` under faults and two SIGKILLs.
-What an operator relies on: nothing lost, nothing checked or written twice, a valid trace, an inert report."""
+faulty, dead and hostile pages, authority records plain and hostile (every kind of benchmarks/hostile_records.py),
+SPARQL answering 429, the judge's llama.cpp server killed and restarted, `refbot run` SIGKILLed twice and resumed,
+then 40 approvals written by `refbot apply --live` under faults and two SIGKILLs. What an operator relies on: nothing
+lost, nothing checked or written twice, no record that takes a check down or reaches a refused address, a valid
+trace, an inert report."""
 
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ import sys
 import pytest
 
 from conftest import ROOT
+
+HOSTILE_RECORDS = ("quadratic-literal", "billion-laughs", "wide-turtle", "dump-turtle", "contexts-file",
+                   "contexts-loopback", "contexts-link-local")
 
 pytestmark = [pytest.mark.slow, pytest.mark.model, pytest.mark.timeout(960)]
 
@@ -38,6 +43,14 @@ def test_a_short_soak_loses_nothing_repeats_nothing_and_writes_each_approved_ref
     assert figure(output, "lost (must be 0)") == "0"
     assert figure(output, "checked twice (must be 0)").split()[0] == "0"
     assert figure(output, "error") == "0"
+    for kind in HOSTILE_RECORDS:
+        assert int(figure(output, f"served, hostile {kind}").split()[0]) >= 1, kind
+    for form in ("Turtle", "RDF/XML", "JSON-LD"):
+        assert int(figure(output, f"served, plain {form}")) >= 1, form
+    for label in ("refused requests (must be 0)", "outcomes changed (must be 0)", "tracebacks (must be 0)"):
+        assert figure(output, label).split()[0] == "0", label
+    read, _, of = figure(output, "plain records read (in the trace)").split()[:3]
+    assert int(read) == int(of) > 0, "every plain record read"
     assert len(re.findall(r"^soak: refbot #\d+ SIGKILLed after", output, re.MULTILINE)) == 2, "two kills, resumed"
     assert re.search(r"judge \(llama\.cpp\) SIGKILLed at \d+ statements", output)
     assert figure(output, "trace valid against trace.xsd").startswith("yes")
