@@ -46,10 +46,6 @@ class Run:
     resumed: bool
 
 
-utc_now = system_clock
-iso = stamp
-
-
 class RunLedger:
     def __init__(self, path: Path | None, *, clock: Clock = system_clock) -> None:
         """``None``: a ledger in memory, for a run that is not resumed (`refbot check`). ``clock`` stamps runs and

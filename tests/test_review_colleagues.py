@@ -13,6 +13,7 @@ import requests
 from lxml import etree
 
 from bot import trace as traces
+from bot.clock import fixed_clock
 from bot.review.actions import decide, reviewing
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -74,10 +75,10 @@ def test_a_decision_from_a_stale_page_is_refused_and_says_what_the_colleague_dec
 def test_the_ledger_refuses_a_decision_made_on_an_older_one(tmp_path):
     options = review_options(tmp_path, "Ada")
     run = imported(options)
-    store = ReviewLedger(RunLedger(options.run_ledger))
+    store = ReviewLedger(RunLedger(options.run_ledger, clock=fixed_clock("2026-11-24T10:00:00Z")))
     shown = store.reviews(run)[GUIDS[1]].decision_id
     assert store.decide(run, [GUIDS[1]], "rejected", curator="Bob", seen={GUIDS[1]: shown}) == [GUIDS[1]]
-    meanwhile = rf"statement {re.escape(GUIDS[1])} was rejected by Bob at \S+Z after your page"
+    meanwhile = rf"statement {re.escape(GUIDS[1])} was rejected by Bob at 2026-11-24T10:00:00Z after your page"
     with pytest.raises(DecidedMeanwhile, match=meanwhile):
         store.decide(run, [GUIDS[1]], "approved", curator="Ada", seen={GUIDS[1]: shown})
     assert store.db.execute("SELECT decision, curator FROM decisions").fetchall() == [("rejected", "Bob")]

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot.clock import stamp
 from bot.errors import InputError
 from bot.review.proposals import Proposal, statement_proposal
 from bot.review.proposals import proposals as trace_proposals
-from bot.runledger import Run, RunLedger, iso, utc_now
+from bot.runledger import Run, RunLedger
 from bot.trace import assemble_elements, from_string, review_element, tag, to_string
 
 SCHEMA = """
@@ -171,7 +172,7 @@ class ReviewLedger:
                     raise DecidedMeanwhile(guid, review)
             changed = [guid for guid in dict.fromkeys(guids)
                        if current[guid].state != decision or current[guid].note != note.strip()]
-            now = iso(utc_now())
+            now = stamp(self.ledger.clock())
             self.db.executemany(
                 "INSERT INTO decisions (run_id, guid, decision, curator, decided, note) VALUES (?, ?, ?, ?, ?, ?)",
                 [(run_id, guid, decision, curator.strip(), now, note.strip()) for guid in changed])
@@ -246,7 +247,8 @@ class ReviewLedger:
         if state not in WRITE_STATES:
             raise ValueError(state)
         self.db.execute("INSERT INTO writes (run_id, guid, state, revision, reason, at, site) VALUES "
-                        "(?, ?, ?, ?, ?, ?, ?)", (run_id, guid, state, revision, reason, iso(utc_now()), site))
+                        "(?, ?, ?, ?, ?, ?, ?)",
+                        (run_id, guid, state, revision, reason, stamp(self.ledger.clock()), site))
 
     def _run(self, run_id: int) -> Run:
         run = self.ledger.run(run_id)
