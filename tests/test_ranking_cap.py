@@ -55,7 +55,8 @@ def test_at_most_max_ranked_paragraphs_are_embedded_the_best_by_their_names():
     assert queue(paragraphs, CURIE, Strategy(considered=10), embed)[0].paragraph.position == NAMING_BOTH
 
 
-def test_a_page_of_many_paragraphs_naming_the_value_is_ranked_within_the_cap_and_says_so(recording_server):
+def check_laureates(recording_server, embed, rules=None):
+    """CURIE checked against one searched page of PARAGRAPHS paragraphs that name the value (the judge scripted)."""
     body = "<html><body><article><h1>Laureates</h1>" + "".join(
         f"<p>{text(number)}</p>" for number in range(PARAGRAPHS)) + "</article></body></html>"
     page = f"{recording_server.url}/laureates"
@@ -65,10 +66,15 @@ def test_a_page_of_many_paragraphs_naming_the_value_is_ranked_within_the_cap_and
         "/laureates": Reply(200, body, HTML)})
     options = world_options(search_backend="searxng", search_url=recording_server.url)
     session = make_session(options)
-    embed, backend = CountingEmbedder(), Scripted()
-    tools = Tools(Judge(backend, REFBOT, justify=False), make_fetcher(options, session), paragraph_rules(options),
-                  search=make_search(options, make_services(options, session)), embed=embed)
-    check = check_statement(CURIE, tools, Plan(source="web", fetch_workers=1))
+    tools = Tools(Judge(Scripted(), REFBOT, justify=False), make_fetcher(options, session),
+                  rules or paragraph_rules(options), search=make_search(options, make_services(options, session)),
+                  embed=embed)
+    return check_statement(CURIE, tools, Plan(source="web", fetch_workers=1))
+
+
+def test_a_page_of_many_paragraphs_naming_the_value_is_ranked_within_the_cap_and_says_so(recording_server):
+    embed = CountingEmbedder()
+    check = check_laureates(recording_server, embed)
     document, = check.documents
     assert document.readable and len(document.retrieved.paragraphs) == PARAGRAPHS
     assert embed.texts == MAX_RANKED + 1
@@ -90,20 +96,8 @@ def test_a_page_longer_than_the_extraction_cap_is_read_up_to_it_and_the_trace_an
     """The cap on what is read bounds a huge page's cost before ranking; the late paragraph naming both is read."""
     from bot.documents.paragraphs import ParagraphRules
 
-    body = "<html><body><article><h1>Laureates</h1>" + "".join(
-        f"<p>{text(number)}</p>" for number in range(PARAGRAPHS)) + "</article></body></html>"
-    page = f"{recording_server.url}/laureates"
-    recording_server.script = routed({
-        "/search": Reply(200, json.dumps({"results": [{"url": page, "title": "Laureates"}]}),
-                         {"Content-Type": "application/json"}),
-        "/laureates": Reply(200, body, HTML)})
-    options = world_options(search_backend="searxng", search_url=recording_server.url)
-    session = make_session(options)
     read_up_to = NAMING_BOTH + 50
-    tools = Tools(Judge(Scripted(), REFBOT, justify=False), make_fetcher(options, session),
-                  ParagraphRules(max_paragraphs=read_up_to),
-                  search=make_search(options, make_services(options, session)), embed=CountingEmbedder())
-    check = check_statement(CURIE, tools, Plan(source="web", fetch_workers=1))
+    check = check_laureates(recording_server, CountingEmbedder(), ParagraphRules(max_paragraphs=read_up_to))
     document, = check.documents
     assert len(document.retrieved.paragraphs) == read_up_to and document.retrieved.document.cut
     assert document.not_ranked == read_up_to - MAX_RANKED
