@@ -563,10 +563,7 @@ class RefusedServer:
             def log_message(self, *_: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
-        threading.Thread(target=self.server.serve_forever, name="refused", daemon=True).start()
+        self.server = _serve_on_loopback(Handler, "refused")
 
     @property
     def url(self) -> str:
@@ -575,6 +572,15 @@ class RefusedServer:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def _serve_on_loopback(handler: type[BaseHTTPRequestHandler], name: str) -> ThreadingHTTPServer:
+    """A quiet threaded server on a free loopback port, serving from a daemon thread until shut down."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    server.handle_error = lambda *_: None  # type: ignore[method-assign]
+    threading.Thread(target=server.serve_forever, name=name, daemon=True).start()
+    return server
 
 
 class SparqlProxy:
@@ -601,10 +607,7 @@ class SparqlProxy:
             def log_message(self, *_: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
-        threading.Thread(target=self.server.serve_forever, name="sparql-proxy", daemon=True).start()
+        self.server = _serve_on_loopback(Handler, "sparql-proxy")
 
     @property
     def url(self) -> str:
