@@ -37,11 +37,15 @@ class Rank(str, Enum):
 
 
 class Verdict(str, Enum):
-    """The options of the published three-option prompt; only ``SUPPORTS`` counts as support."""
+    """The options of the published three-option prompt; only ``SUPPORTS`` counts as support.
+
+    ``INDICATES`` is also the calibrated judge's undecided band (neither proposed nor called unsupported);
+    ``CONTRADICTS``: the text states the statement's property with another value (``Judgement.contradiction``)."""
 
     SUPPORTS = "a"
     INDICATES = "b"
     NOT_INFERRABLE = "c"
+    CONTRADICTS = "contradicts"
     UNPARSEABLE = "unparseable"
 
 
@@ -58,6 +62,9 @@ class Value:
     raw: str
     text: str
     aliases: tuple[str, ...] = ()
+    # Other names of an item value that Wikidata links to it, each with how ("label (de)", "more general item
+    # Q515: city"): a text naming the value so is shown to curators with how it named it.
+    related: tuple[tuple[str, str], ...] = ()
 
     @property
     def display(self) -> str:
@@ -176,6 +183,16 @@ class Compared:
 
 
 @dataclass(frozen=True)
+class Contradiction:
+    """Another value the text gives for the statement's property: the words as written, the sentence that writes
+    them, and the judge's support for the claim with that value in place of the statement's."""
+
+    form: str
+    sentence: str
+    support: float
+
+
+@dataclass(frozen=True)
 class Judgement:
     verdict: Verdict
     support: float
@@ -194,6 +211,16 @@ class Judgement:
     compared: tuple[Compared, ...] = ()
     # Seconds spent generating the justification (not in ``latency_s``, which is the judging itself).
     justification_s: float = 0.0
+    # How the text writes the statement's value (``bot.values``: "label", "alias", "date", "amount", …, or a
+    # name of a linked item "more general item: …"); "" when it does not write it in any form refbot knows.
+    written: str = ""
+    # The words the text writes the value with ("January 14, 1943"); "" when it does not write it.
+    written_form: str = ""
+    # The support calibrated on labelled data (``bot.judge.calibration``): what the verdict is decided on.
+    # None where no calibration applies (the judge was not asked, or its answer could not be read).
+    calibrated: float | None = None
+    # Another value the text gives for the property (verdict ``CONTRADICTS``).
+    contradiction: Contradiction | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.support <= 1.0:
@@ -202,3 +229,12 @@ class Judgement:
     @property
     def supported(self) -> bool:
         return self.verdict is Verdict.SUPPORTS
+
+    @property
+    def contradicted(self) -> bool:
+        return self.verdict is Verdict.CONTRADICTS
+
+    @property
+    def undecided(self) -> bool:
+        """In the calibrated judge's undecided band: neither proposed nor called unsupported."""
+        return self.verdict is Verdict.INDICATES
