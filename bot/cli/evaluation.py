@@ -17,9 +17,13 @@ def add_parsers(commands: Any) -> None:
     evaluate = commands.add_parser(
         "eval", help="measure the judge on labelled statements (JSON Lines)",
         description="Judge labelled statements and print precision and recall per concept pair, per relation "
-                    "and overall, beside the published method's verdicts and a label-match baseline.")
+                    "and overall, beside the published method's verdicts and a label-match baseline; then "
+                    "specificity and the F1 of both classes, how the verdicts split, how well the score is "
+                    "calibrated, the precision of support by how the text writes the value, and the verdicts by "
+                    "kind of row.")
     evaluate.add_argument("dataset", type=Path, metavar="DATASET.jsonl",
-                          help="one JSON object a line with id, subject, predicate, object, text, label")
+                          help="one JSON object a line with id, subject, predicate, object, text, label (and "
+                               "optionally datatype, kind, concept1/concept2, property_id)")
     evaluate.add_argument("--out", type=Path, metavar="FILE.jsonl",
                           help="judgements, one JSON line each; an existing file is resumed (judged ids are "
                                "skipped). Default: reports/eval-<dataset>-<template>.jsonl")
@@ -27,8 +31,8 @@ def add_parsers(commands: Any) -> None:
                           help="where to write the JSON summary (default: the --out path with .summary.json)")
     evaluate.add_argument("--limit", type=positive_int, metavar="N", help="judge only the first N statements")
     evaluate.add_argument("--sample", type=positive_int, metavar="N",
-                          help="judge a fixed sample of N statements, stratified by label, relation and concept "
-                               "pair (seed 42)")
+                          help="judge a fixed sample of N statements, stratified by label, relation, concept "
+                               "pair and kind (seed 42)")
     evaluate.add_argument("--descriptions", type=Path, metavar="FILE.json",
                           help="what each predicate means, as a JSON object predicate → description or → "
                                "{description, phrase, contrasts}; overrides the property profiles for the "

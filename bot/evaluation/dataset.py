@@ -1,8 +1,9 @@
 """Labelled statements from JSON Lines: ``id``, ``subject``, ``predicate``, ``object``, ``text``, ``label``.
 
 Optional fields refine the report: ``concept1``/``concept2`` (grouping by concept pair), ``property_id``,
-``predicate_description`` (what the predicate means, as a Wikidata property description says), and the
-published method's ``paper_verdict``/``paper_answer``.
+``predicate_description`` (what the predicate means, as a Wikidata property description says), the published
+method's ``paper_verdict``/``paper_answer``, the value's ``datatype``, and the row's ``kind``: how a row was made
+("original", or from one: "wrong-value:date", "other-subject", "relation-swap"…), by which verdicts are broken down.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class LabelledStatement:
     # The value's Wikidata datatype when the row gives one (time, quantity, …): values are then found as texts
     # write them, and results are broken down by it.
     datatype: str | None = None
+    # How the row was made ("original", "wrong-value:date", "other-subject", …) when the row says.
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
             paper_verdict=row.get("paper_verdict") if isinstance(row.get("paper_verdict"), bool) else None,
             paper_answer=row.get("paper_answer"),
             datatype=datatype,
+            kind=str(row["kind"]) if row.get("kind") else None,
         ))
     if not rows:
         raise InputError("the data set holds no statements", path=str(path))
@@ -138,6 +142,9 @@ def _parse_line(line: str, path: Path, number: int) -> dict:
     if "datatype" in row and row["datatype"] is not None and not isinstance(row["datatype"], str):
         raise InputError(f"datatype must be a Wikidata datatype name such as \"time\", not {row['datatype']!r}",
                          path=str(path), line=number)
+    if "kind" in row and row["kind"] is not None and not isinstance(row["kind"], str):
+        raise InputError(f"kind must be a string such as \"wrong-value:date\", not {row['kind']!r}", path=str(path),
+                         line=number)
     return row
 
 
@@ -176,7 +183,7 @@ def read_descriptions(path: Path) -> dict[str, PredicateInfo]:
 
 
 def stratified_sample(rows: Sequence[LabelledStatement], size: int, seed: int = 42) -> list[LabelledStatement]:
-    """A fixed sample keeping the share of each (label, relation, concept pair) stratum, in data-set order.
+    """A fixed sample keeping the share of each (label, relation, concept pair, kind) stratum, in data-set order.
 
     Each stratum is shuffled once by the seed and read from its start, so a smaller sample is (up to rounding)
     part of a larger one: judgements made for one sample size are reused by the other."""
@@ -184,7 +191,7 @@ def stratified_sample(rows: Sequence[LabelledStatement], size: int, seed: int = 
         return list(rows)
     strata: dict[tuple, list[int]] = defaultdict(list)
     for index, row in enumerate(rows):
-        strata[(row.label, row.relation, row.concept_pair)].append(index)
+        strata[(row.label, row.relation, row.concept_pair, row.kind)].append(index)
     generator = random.Random(seed)
     quotas = {key: size * len(members) / len(rows) for key, members in strata.items()}
     counts = {key: int(quota) for key, quota in quotas.items()}

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from bot.datamodel import Compared, Judgement, Verdict
+from bot.datamodel import Compared, Contradiction, Judgement, Verdict
 from bot.errors import ConfigError, InputError
 from bot.redaction import open_private
 
@@ -22,9 +22,12 @@ def judgement_record(statement_id: str, label: bool, judgement: Judgement,
 
 
 def judgement_from_record(record: dict[str, Any]) -> Judgement:
+    """The judgement of a ledger line; a line written before a field existed gets the field's default."""
     fields = {key: record[key] for key in Judgement.__dataclass_fields__ if key in record}
     fields["verdict"] = Verdict(record["verdict"])
     fields["compared"] = tuple(Compared(**compared) for compared in record.get("compared", ()))
+    contradiction = record.get("contradiction")
+    fields["contradiction"] = Contradiction(**contradiction) if contradiction is not None else None
     return Judgement(**fields)
 
 

@@ -6,14 +6,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.answers import parse_option
 from bot.datamodel import Verdict
 from bot.evaluation.dataset import LabelledStatement
 from bot.evaluation.ledger import LedgerWriter, check_same_judge, judgement_record, read_ledger
-from bot.evaluation.metrics import Confusion, best_f1, grouped, label_match, precision_at_recall, roc_auc
-from bot.judge.engine import Judge
+from bot.evaluation.metrics import (Confusion, best_f1, expected_calibration_error, grouped, label_match,
+                                    precision_at_recall, precision_by_path, reliability, roc_auc, shares,
+                                    split_by_kind, verdict_split, wrong_values_contradicted)
+
+if TYPE_CHECKING:  # a type only: ledgers are scored without importing the judge
+    from bot.judge.engine import Judge
 
 
 @dataclass
@@ -64,6 +68,48 @@ class Evaluation:
                 "best_f1": best[0] if best else None, "best_f1_threshold": best[1] if best else None,
                 "roc_auc_by_relation": {relation: ranking(rows)[0] for relation, rows in sorted(by_relation.items())}}
 
+    def verdicts(self) -> dict[str, dict[str, int]]:
+        """How the verdicts split (supported, undecided, contradicted, not supported, unparseable), over all
+        statements and over each label's."""
+        def split(label: bool | None) -> dict[str, int]:
+            return verdict_split(self.records[row.id]["verdict"] for row in self.judged_rows
+                                 if label is None or row.label is label)
+        return {"all": split(None), "labelled_supported": split(True), "labelled_unsupported": split(False)}
+
+    def calibration(self) -> dict[str, Any]:
+        """How well the score the verdict is decided on (the calibrated support where there is one) matches how
+        often statements so scored are supported: its expected calibration error and reliability table, and the
+        ROC AUC of the raw and the calibrated score."""
+        records = [self.records[row.id] for row in self.judged_rows]
+        labels = [row.label for row in self.judged_rows]
+        decided = [decision_score(record) for record in records]
+        calibrated = sum(record.get("calibrated") is not None for record in records)
+        score = "support" if not calibrated else "calibrated" if calibrated == len(records) else \
+            "calibrated, else support"
+        return {"score": score, "calibrated_judgements": calibrated,
+                "ece": expected_calibration_error(labels, decided),
+                "bins": [bucket.as_dict() for bucket in reliability(labels, decided)],
+                "roc_auc_support": roc_auc(labels, [float(record["support"]) for record in records]),
+                "roc_auc_calibrated": roc_auc(labels, decided) if calibrated else None}
+
+    def by_path(self) -> dict[str, dict[str, float | int | None]]:
+        """The precision of "supported" by how the text writes the value ("not written": it does not)."""
+        return precision_by_path((str(self.records[row.id].get("written") or ""), row.label,
+                                  self.records[row.id]["verdict"] == Verdict.SUPPORTS.value)
+                                 for row in self.judged_rows)
+
+    def _kind_splits(self) -> dict[str, dict[str, int]]:
+        return split_by_kind((row.kind, self.records[row.id]["verdict"]) for row in self.judged_rows if row.kind)
+
+    def by_kind(self) -> dict[str, dict[str, float | int | None]]:
+        """Per kind of row (rows without one left out): n and the share of each verdict class."""
+        return {kind: {"n": sum(split.values()), **shares(split)} for kind, split in self._kind_splits().items()}
+
+    def wrong_values_contradicted(self) -> dict[str, float | int | None]:
+        """Of the rows whose value was replaced by a wrong one, those the judge found another value for."""
+        contradicted, wrong = wrong_values_contradicted(self._kind_splits())
+        return {"contradicted": contradicted, "n": wrong, "share": contradicted / wrong if wrong else None}
+
     def parse_agreement(self) -> tuple[int, int]:
         """(agreeing, compared): rows whose recorded published answer, read by refbot's parser, gives the
         published verdict (only option a counts as support)."""
@@ -96,9 +142,20 @@ class Evaluation:
                                for system, table in systems.items()}
                         for name, systems in self.groups.items()},
             "scores": self.scores(),
+            "verdicts": self.verdicts(),
+            "calibration": self.calibration(),
+            "by_path": self.by_path(),
+            "by_kind": self.by_kind(),
+            "wrong_values_contradicted": self.wrong_values_contradicted(),
             "published_answers_parsed": dict(zip(("agreeing", "compared"), self.parse_agreement())),
             "cost": self.cost(),
         }
+
+
+def decision_score(record: dict[str, Any]) -> float:
+    """The score a ledger record's verdict was decided on: the calibrated support, else the raw one."""
+    calibrated = record.get("calibrated")
+    return float(record["support"] if calibrated is None else calibrated)
 
 
 def evaluate(rows: Sequence[LabelledStatement], build_judge: Callable[[], Judge], out: Path, *, template: str,
