@@ -27,7 +27,7 @@ def test_the_expected_queries_exist():
     assert QUERIES == ["citation-needed-properties", "defining-triples", "entity-search", "equivalent-properties",
                        "identifier-counts", "identifier-items", "item-identifiers", "labels", "property-index",
                        "property-links", "rdf-identifier-properties", "same-value-properties", "unsourced-statements",
-                       "value-usage", "worklist"]
+                       "value-names", "value-usage", "worklist"]
 
 
 @pytest.mark.parametrize("name", QUERIES)

@@ -1,0 +1,120 @@
+"""Other names of an item value that Wikidata links to it, each with how it is linked, for the value finder.
+
+The judge accepts support only from a text that names the statement's value. A text may name an item value
+another way a curator can check: its label or an alias in another language, the label of a more general or a
+more specific item (P279 subclass of, either way), or its demonym. ``value-names.rq`` looks them up in batches;
+:func:`related_names` chooses and orders them.
+
+Precision over recall: the labels of top-level classes ("entity", "human", "concept") would match almost any
+text, so a linked item among :data:`TOP_LEVEL_CLASSES` is never a name; nor is a name shorter than
+:data:`SHORTEST` characters, one equal (ignoring case) to the value's own label or aliases, or a repeat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from bot.datamodel import Statement
+from bot.selection.binding import bind, entity_id, entity_order, load_query
+
+if TYPE_CHECKING:
+    from bot.selection.endpoint import Row, SparqlEndpoint
+
+# Fewer ids per query than terms.BATCH: a value's labels and aliases in every language come back (a country
+# has hundreds), and so does every subclass of it.
+BATCH = 50
+MOST_NAMES = 40
+MOST_SPECIFIC_ITEMS = 20
+SHORTEST = 3
+# Classes so general that their labels say nothing about a value: entity, object, human, person, concept,
+# group, abstract object, physical object, occurrence, collection entity.
+TOP_LEVEL_CLASSES = frozenset({"Q35120", "Q488383", "Q5", "Q215627", "Q151885", "Q16887380", "Q7184903",
+                               "Q223557", "Q1190554", "Q99527517"})
+ITEM_DATATYPE = "wikibase-item"
+
+Related = tuple[tuple[str, str], ...]
+
+
+def related_names(value_qid: str, rows: Iterable[Row], languages: Sequence[str],
+                  own_names: Iterable[str]) -> Related:
+    """Pure: (name, how) pairs from ``value-names.rq`` rows of one value, in this order — labels, then aliases,
+    in languages other than ``languages`` ("mul" first, then by code); labels of more general items; labels of
+    at most :data:`MOST_SPECIFIC_ITEMS` more specific items (the lowest ids); demonyms in ``languages``. Each
+    run in id, language and name order, so that the same graph gives the same names whatever order the
+    endpoint answered in; at most :data:`MOST_NAMES` in all."""
+    preferred = [language.lower() for language in languages]
+    found: dict[str, list[tuple[str, str, str]]] = {}  # kind → (other item, language, text)
+    for row in rows:
+        if entity_id(row["entity"].value) != value_qid:
+            continue
+        text = row["text"]
+        other = entity_id(row["other"].value) if "other" in row else ""
+        found.setdefault(row["kind"].value, []).append((other, text.lang.lower(), text.value))
+
+    def foreign(kind: str) -> list[tuple[str, str]]:
+        entries = sorted((language != "mul", language, text) for _, language, text in found.get(kind, [])
+                         if language not in preferred)
+        return [(text, f"{kind} ({language})") for _, language, text in entries]
+
+    def linked(kind: str, how: str, most: int | None = None) -> list[tuple[str, str]]:
+        entries = [entry for entry in found.get(kind, [])
+                   if entry[1] in preferred and entry[0] not in TOP_LEVEL_CLASSES]
+        items = sorted({other for other, _, _ in entries}, key=entity_order)[:most]
+        names = []
+        for item in items:
+            for language in preferred:
+                for text in sorted(text for other, lang, text in entries if other == item and lang == language):
+                    names.append((text, f"{how} {item}: {text}"))
+        return names
+
+    demonyms = [(text, f"demonym ({language})") for language in preferred
+                for text in sorted(text for _, lang, text in found.get("demonym", []) if lang == language)]
+    candidates = (foreign("label") + foreign("alias") + linked("general", "more general item")
+                  + linked("specific", "more specific item", MOST_SPECIFIC_ITEMS) + demonyms)
+    return _kept(candidates, own_names)
+
+
+def _kept(candidates: Iterable[tuple[str, str]], own_names: Iterable[str]) -> Related:
+    seen = {name.strip().casefold() for name in own_names}
+    kept: list[tuple[str, str]] = []
+    for name, how in candidates:
+        name = name.strip()
+        key = name.casefold()
+        if len(name) < SHORTEST or key in seen:
+            continue
+        seen.add(key)
+        kept.append((name, how))
+        if len(kept) == MOST_NAMES:
+            break
+    return tuple(kept)
+
+
+def fetch_related(endpoint: SparqlEndpoint, qids: Iterable[str], languages: Sequence[str]) -> dict[str, Related]:
+    """Other names of each item value; one query per batch of :data:`BATCH` ids. A value's own names — its
+    labels and aliases in ``languages`` — are read from the same answer."""
+    wanted = sorted(set(qids), key=entity_order)
+    rows_by_value: dict[str, list[Row]] = {qid: [] for qid in wanted}
+    query = load_query("value-names")
+    for start in range(0, len(wanted), BATCH):
+        batch = wanted[start:start + BATCH]
+        for row in endpoint.select(bind(query, entity=batch, language=list(languages))):
+            rows_by_value.setdefault(entity_id(row["entity"].value), []).append(row)
+    own = {language.lower() for language in languages}
+    return {qid: related_names(qid, rows, languages,
+                               [row["text"].value for row in rows
+                                if row["kind"].value in ("label", "alias") and row["text"].lang.lower() in own])
+            for qid, rows in rows_by_value.items()}
+
+
+def with_related(statement: Statement, related: Mapping[str, Related]) -> Statement:
+    """The statement with its item value's other names from ``fetch_related``'s answer; any other statement
+    unchanged. Names equal to the value's label or aliases as the statement has them are dropped again, in case
+    they came from other languages than the answer's."""
+    value = statement.value
+    names = related.get(value.raw) if value.datatype == ITEM_DATATYPE else None
+    if not names:
+        return statement
+    kept = _kept(names, (value.text, *value.aliases))
+    return replace(statement, value=replace(value, related=kept))

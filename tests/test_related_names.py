@@ -1,0 +1,191 @@
+"""An item value's other names: what ``value-names.rq`` returns from a real Oxigraph store, and the rules that
+choose among them (drops, caps, order)."""
+
+from __future__ import annotations
+
+import pytest
+from rdflib.plugins.sparql import prepareQuery
+
+from bot.datamodel import Statement, Value
+from bot.selection import related
+from bot.selection.binding import Query, load_query
+from bot.selection.endpoint import Row, SparqlEndpoint, Term
+from bot.selection.related import fetch_related, related_names, with_related
+from conftest import free_port
+
+ENTITY = "http://www.wikidata.org/entity/"
+
+# Invented items (Q99051xx), shaped as the Query Service's RDF has them: rdfs:label, skos:altLabel, truthy wdt:.
+WORLD = """
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix wd: <http://www.wikidata.org/entity/> .
+@prefix wdt: <http://www.wikidata.org/prop/direct/> .
+
+wd:Q9905100 rdfs:label "Moravian town"@en, "moravské město"@cs, "mährische Stadt"@de, "ville morave"@fr, "Mo"@hu ;
+  skos:altLabel "town in Moravia"@en, "Stadt in Mähren"@de, "MORAVIAN TOWN"@es ;
+  wdt:P279 wd:Q9905101, wd:Q9905102, wd:Q35120 ;
+  wdt:P131 wd:Q9905109 ;
+  wdt:P1549 "Moravian"@en, "Mährer"@de .
+wd:Q9905101 rdfs:label "town"@en, "Stadt"@de .
+wd:Q9905102 rdfs:label "settlement"@en ; skos:altLabel "populated place"@en .
+wd:Q35120 rdfs:label "entity"@en .
+wd:Q9905109 rdfs:label "Moravia"@en .
+wd:Q9905103 rdfs:label "Moravian market town"@en, "mährischer Marktflecken"@de ; wdt:P279 wd:Q9905100 .
+wd:Q9905104 rdfs:label "moravian town"@en ; wdt:P279 wd:Q9905100 .
+
+wd:Q9905200 rdfs:label "Silesian village"@en, "Slezská vesnice"@mul ;
+  wdt:P279 wd:Q9905101 .
+wd:Q9905300 rdfs:label "Lonely item"@en .
+"""
+
+
+class Counting:
+    """An endpoint that counts the queries it is sent."""
+
+    def __init__(self, endpoint: SparqlEndpoint) -> None:
+        self.endpoint = endpoint
+        self.sent: list[Query] = []
+
+    def select(self, query: Query) -> list[Row]:
+        self.sent.append(query)
+        return self.endpoint.select(query)
+
+
+@pytest.fixture(scope="module")
+def names_world(tmp_path_factory):
+    from servers import start_oxigraph
+
+    folder = tmp_path_factory.mktemp("value-names")
+    (folder / "world.ttl").write_text(WORLD, encoding="utf-8")
+    server = start_oxigraph(folder / "world.ttl", folder / "store", free_port())
+    yield SparqlEndpoint(server.url, "refbot/test (ops@example.org)", timeout=10.0, retries=0)
+    server.stop()
+
+
+def test_the_query_parses_as_sparql_1_1_and_declares_its_parameters():
+    text = load_query("value-names").text
+    prepareQuery(text)
+    assert "VALUES ?entity { }" in text and "VALUES ?language {" in text
+    assert "SERVICE" not in text and "P131" not in text.split("PREFIX", 1)[1]
+
+
+def test_fetch_related_through_a_real_endpoint(names_world, monkeypatch):
+    monkeypatch.setattr(related, "BATCH", 2)
+    endpoint = Counting(names_world)
+    found = fetch_related(endpoint, ["Q9905300", "Q9905100", "Q9905200", "Q9905100"], ("en", "mul"))
+    assert len(endpoint.sent) == 2  # three ids, two per query
+    assert found["Q9905100"] == (
+        ("moravské město", "label (cs)"),
+        ("mährische Stadt", "label (de)"),
+        ("ville morave", "label (fr)"),
+        ("Stadt in Mähren", "alias (de)"),
+        ("town", "more general item Q9905101: town"),
+        ("settlement", "more general item Q9905102: settlement"),
+        ("Moravian market town", "more specific item Q9905103: Moravian market town"),
+        ("Moravian", "demonym (en)"),
+    )
+    # "mul" is preferred here, so its label is the value's own name; Q9905300 has no other name.
+    assert found["Q9905200"] == (("town", "more general item Q9905101: town"),)
+    assert found["Q9905300"] == ()
+
+
+def test_the_preferred_languages_decide_what_is_other(names_world):
+    found = fetch_related(names_world, ["Q9905100", "Q9905200"], ("de",))
+    q9905100 = found["Q9905100"]
+    assert ("Moravian town", "label (en)") in q9905100 and ("town in Moravia", "alias (en)") in q9905100
+    assert ("Stadt", "more general item Q9905101: Stadt") in q9905100
+    assert ("mährischer Marktflecken", "more specific item Q9905103: mährischer Marktflecken") in q9905100
+    assert q9905100[-1] == ("Mährer", "demonym (de)")
+    assert not any(name in ("mährische Stadt", "Stadt in Mähren", "town", "Moravia", "entity") for name, _ in q9905100)
+    assert found["Q9905200"][0] == ("Slezská vesnice", "label (mul)")
+
+
+def test_no_ids_no_query(names_world):
+    endpoint = Counting(names_world)
+    assert fetch_related(endpoint, [], ("en",)) == {} and endpoint.sent == []
+
+
+def row(kind: str, text: str, lang: str, other: str = "", entity: str = "Q1") -> Row:
+    found = {"entity": Term(ENTITY + entity), "kind": Term(kind, "literal"), "text": Term(text, "literal", lang)}
+    if other:
+        found["other"] = Term(ENTITY + other)
+    return found
+
+
+def test_mul_comes_first_among_other_languages_then_labels_before_aliases():
+    rows = [row("alias", "Alpha-Alias", "de"), row("label", "Zeta", "zh"), row("label", "Beta", "de"),
+            row("label", "Mul name", "mul"), row("label", "Own", "en")]
+    assert related_names("Q1", rows, ("en",), ["Own"]) == (
+        ("Mul name", "label (mul)"), ("Beta", "label (de)"), ("Zeta", "label (zh)"), ("Alpha-Alias", "alias (de)"))
+
+
+def test_short_own_repeated_and_other_values_names_are_dropped():
+    rows = [row("label", "Ab", "de"), row("label", "  own name ", "fr"), row("label", "Gamma", "it"),
+            row("alias", "gamma", "nl"), row("general", "GAMMA", "en", "Q7"),
+            row("label", "Elsewhere", "de", entity="Q2")]
+    assert related_names("Q1", rows, ("en",), ["Own Name"]) == (("Gamma", "label (it)"),)
+
+
+def test_top_level_classes_are_never_names():
+    rows = [row("general", "entity", "en", "Q35120"), row("general", "human", "en", "Q5"),
+            row("general", "person", "en", "Q215627"), row("general", "writer", "en", "Q36180"),
+            row("specific", "physical object", "en", "Q223557")]
+    assert related_names("Q1", rows, ("en",), ["novelist"]) == (("writer", "more general item Q36180: writer"),)
+    assert {"Q35120", "Q488383", "Q5", "Q215627", "Q151885", "Q16887380", "Q7184903", "Q223557", "Q1190554",
+            "Q99527517"} == related.TOP_LEVEL_CLASSES
+
+
+def test_linked_items_keep_only_preferred_languages_in_their_order():
+    rows = [row("general", "Stadt", "de", "Q3"), row("general", "town", "en", "Q3"),
+            row("general", "ville", "fr", "Q3"),
+            row("demonym", "Mährer", "de"), row("demonym", "Moravian", "en"), row("demonym", "morave", "fr")]
+    assert related_names("Q1", rows, ("en", "de"), []) == (
+        ("town", "more general item Q3: town"), ("Stadt", "more general item Q3: Stadt"),
+        ("Moravian", "demonym (en)"), ("Mährer", "demonym (de)"))
+
+
+def test_at_most_twenty_more_specific_items_the_lowest_ids_first():
+    rows = [row("specific", f"kind {n}", "en", f"Q{n}") for n in range(130, 100, -1)]
+    names = related_names("Q1", rows, ("en",), [])
+    assert len(names) == related.MOST_SPECIFIC_ITEMS
+    assert names[0] == ("kind 101", "more specific item Q101: kind 101")
+    assert names[-1] == ("kind 120", "more specific item Q120: kind 120")
+    numeric = related_names("Q1", [row("specific", "ten", "en", "Q10"), row("specific", "nine", "en", "Q9")], ("en",),
+                            [])
+    assert [name for name, _ in numeric] == ["nine", "ten"]
+
+
+def test_at_most_forty_names_in_the_order_of_their_kinds():
+    rows = [row("label", f"name {n:02}", f"x{n:02}") for n in range(35)]
+    rows += [row("general", "general class", "en", "Q9"), row("demonym", "Somewhere-ian", "en")]
+    rows += [row("specific", f"special {n}", "en", f"Q{100 + n}") for n in range(10)]
+    names = related_names("Q1", rows, ("en",), [])
+    assert len(names) == related.MOST_NAMES
+    assert names[34] == ("name 34", "label (x34)")
+    assert names[35] == ("general class", "more general item Q9: general class")
+    assert names[-1] == ("special 3", "more specific item Q103: special 3")
+    assert ("Somewhere-ian", "demonym (en)") not in names
+
+
+def test_the_answer_order_does_not_matter():
+    rows = [row("label", "Beta", "de"), row("alias", "Delta", "fr"), row("general", "gamma", "en", "Q12"),
+            row("general", "alpha", "en", "Q2"), row("specific", "eps", "en", "Q5000")]
+    assert related_names("Q1", rows, ("en",), []) == related_names("Q1", rows[::-1], ("en",), [])
+
+
+def statement(value: Value) -> Statement:
+    return Statement("Q42", "Douglas Adams", "Q42$1", "P19", "place of birth", value)
+
+
+def test_with_related_sets_an_item_values_names_and_leaves_others_alone():
+    names = {"Q9905100": (("ville morave", "label (fr)"), ("Town in Moravia", "alias (de)"),
+                          ("town", "more general item Q9905101: town"))}
+    item = statement(Value("wikibase-item", "Q9905100", "Moravian town", ("town in Moravia",)))
+    updated = with_related(item, names)
+    assert updated.value.related == (("ville morave", "label (fr)"), ("town", "more general item Q9905101: town"))
+    assert updated.value.text == "Moravian town" and updated.guid == item.guid
+    other = statement(Value("wikibase-item", "Q9905300", "Lonely item"))
+    assert with_related(other, names) is other
+    text = statement(Value("string", '"Q9905100"', "Q9905100"))
+    assert with_related(text, names) is text
