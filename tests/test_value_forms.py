@@ -6,7 +6,7 @@ import pytest
 
 from bot.datamodel import Paragraph, Statement, Value
 from bot.ranking import rank, supporting_sentence
-from bot.values import AMOUNT, DATE, LITERAL, STRING, value_finder
+from bot.values import ALIAS, AMOUNT, DATE, LITERAL, STRING, value_finder
 from bot.values.amounts import parse_amount, readings
 from bot.values.dates import WikibaseTime, parse_time
 
@@ -71,7 +71,8 @@ def test_the_value_as_refbot_select_shows_it_is_parsed_when_there_is_no_quicksta
     assert parse_time("October 1936", "October 1936") == WikibaseTime(1936, 10, 0, 10)
     assert parse_time("1943", "1943") == WikibaseTime(1943, 0, 0, 9)
     assert parse_time("19th century", "19th century") == WikibaseTime(1900, 0, 0, 7)
-    assert parse_time("+1543-05-24T00:00:00Z/11/J", "24 May 1543 (Julian calendar)") == WikibaseTime(1543, 5, 24, 11)
+    assert parse_time("+1543-05-24T00:00:00Z/11/J", "24 May 1543 (Julian calendar)") \
+        == WikibaseTime(1543, 5, 24, 11, julian=True)
     assert parse_time("whenever", "whenever") is None
 
 
@@ -124,7 +125,7 @@ def test_numbers_are_read_with_either_separator():
     (Value("monolingualtext", 'cs:"Společný dům"', "Společný dům"), "the cooperative „SPOLEČNÝ  DŮM“ said",
      "SPOLEČNÝ  DŮM", STRING),
     (Value("wikibase-item", "Q1", "Czech Technical University in Prague", ("ČVUT",)), "studied at ČVUT", "ČVUT",
-     LITERAL),
+     ALIAS),
 ])
 def test_strings_are_normalised_and_items_found_by_any_name(value, text, form, how):
     found = value_finder(value)(text)
@@ -133,6 +134,171 @@ def test_strings_are_normalised_and_items_found_by_any_name(value, text, form, h
 
 def test_a_short_string_must_be_a_whole_word():
     assert value_finder(Value("string", '"AB"', "AB"))("ABBA and LAB") is None
+
+
+@pytest.mark.parametrize("value, text, form", [
+    (BORN, "born on the 14th of January 1943", "14th of January 1943"),
+    (BORN, "born January 14th, 1943, in Brno", "January 14th, 1943"),
+    (BORN, "born January the 14th, 1943", "January the 14th, 1943"),
+    (BORN, "b. Jan. 14, 1943", "Jan. 14, 1943"),
+    (BORN, "b. Jan 14 1943", "Jan 14 1943"),
+    (BORN, "b. 14 Jan 1943", "14 Jan 1943"),
+    (BORN, "nació el 14 de enero de 1943", "14 de enero de 1943"),
+    (BORN, "nasceu em 14 de janeiro de 1943", "14 de janeiro de 1943"),
+    (Value("time", "+1943-09-03T00:00:00Z/11", "1943-09-03"), "signed Sept. 3, 1943", "Sept. 3, 1943"),
+    (Value("time", "+1943-09-03T00:00:00Z/11", "1943-09-03"), "signed 3 Sept 1943", "3 Sept 1943"),
+    (Value("time", "+1943-09-03T00:00:00Z/11", "1943-09-03"), "signed Sep 3, 1943", "Sep 3, 1943"),
+    (Value("time", "+1943-09-01T00:00:00Z/11", "1943-09-01"), "signé le 1er septembre 1943", "1er septembre 1943"),
+    (Value("time", "+1936-10-00T00:00:00Z/10", "October 1936"), "fundada en octubre de 1936", "octubre de 1936"),
+])
+def test_ordinal_days_abbreviated_months_and_linking_words(value, text, form):
+    found = value_finder(value)(text)
+    assert found is not None and (found.form, found.how) == (form, DATE)
+
+
+@pytest.mark.parametrize("value, text", [
+    (BORN, "January 14th, 19431"),
+    (BORN, "January 114, 1943"),
+    (BORN, "the 15th of January 1943"),
+    (BORN, "Jan. 15, 1943"),
+    (BORN, "Bajan 14, 1943"),  # a month name only as a whole word
+    (Value("time", "+1943-09-03T00:00:00Z/11", "1943-09-03"), "Sept. 3, 1943.5"),
+])
+def test_ordinal_and_abbreviated_forms_of_another_day_do_not_count(value, text):
+    assert value_finder(value)(text) is None
+
+
+YEAR = Value("time", "+1943-00-00T00:00:00Z/9", "1943")
+NEXT_YEAR = Value("time", "+1944-00-00T00:00:00Z/9", "1944")
+
+
+@pytest.mark.parametrize("text, form", [
+    ("built c. 1943", "1943"), ("built ca. 1943", "1943"), ("built circa 1943", "1943"),
+    ("built about 1943", "1943"), ("built (c.1943)", "1943"),
+])
+def test_an_approximate_year_is_the_year(text, form):
+    found = value_finder(YEAR)(text)
+    assert found is not None and found.form == form
+
+
+@pytest.mark.parametrize("text, first, second", [
+    ("the 1943/44 season", "1943", "1943/44"),
+    ("fiscal year 1943–44", "1943", "1943–44"),
+    ("the 1943-44 season", "1943", "1943-44"),
+    ("in 1943-1944", "1943", "1944"),
+    ("in 1943/1944", "1943", "1944"),
+])
+def test_a_split_year_states_both_years(text, first, second):
+    assert value_finder(YEAR)(text).form == first
+    assert value_finder(NEXT_YEAR)(text).form == second
+
+
+@pytest.mark.parametrize("value, text", [
+    (BORN, "the 1943/44 season"),
+    (BORN, "1943-1944"),
+    (NEXT_YEAR, "1911-12-05, 1943/45, 1943/440, 19431/44, 1943/44.5, 1942/44"),
+    (Value("time", "+1912-00-00T00:00:00Z/9", "1912"), "on 1911-12-05"),  # a day, not a season
+])
+def test_a_split_year_is_no_day_and_needs_the_next_year(value, text):
+    assert value_finder(value)(text) is None
+
+
+JULIAN_BIRTH = Value("time", "+1642-12-25T00:00:00Z/11/J", "25 December 1642 (Julian calendar)")
+RUSSIAN_BIRTH = Value("time", "+1868-03-28T00:00:00Z/11", "1868-03-28")
+
+
+@pytest.mark.parametrize("value, text, form", [
+    (JULIAN_BIRTH, "Newton was born on 25 December 1642 (Old Style)", "25 December 1642"),
+    (JULIAN_BIRTH, "Newton was born on 4 January 1643 (New Style)", "4 January 1643"),
+    (RUSSIAN_BIRTH, "born 28 March 1868", "28 March 1868"),
+    (RUSSIAN_BIRTH, "born 16 March 1868 (O.S.)", "16 March 1868"),
+    (RUSSIAN_BIRTH, "narozen 16. 3. 1868 (podle juliánského kalendáře)", "16. 3. 1868"),
+])
+def test_a_day_is_found_in_either_calendar(value, text, form):
+    found = value_finder(value)(text)
+    assert found is not None and (found.form, found.how) == (form, DATE)
+
+
+@pytest.mark.parametrize("value, text", [
+    (JULIAN_BIRTH, "on 26 December 1642, on 5 January 1643"),
+    (RUSSIAN_BIRTH, "on 17 March 1868"),
+    (Value("time", "+1950-03-28T00:00:00Z/11", "1950-03-28"), "on 15 March 1950"),  # after 1923: Gregorian only
+    # before the reform, a Julian day is never written as a Gregorian one
+    (Value("time", "+1500-03-28T00:00:00Z/11/J", "28 March 1500 (Julian calendar)"), "on 7 April 1500"),
+])
+def test_other_days_and_calendars_out_of_use_do_not_count(value, text):
+    assert value_finder(value)(text) is None
+
+
+def test_the_calendar_is_read_from_either_form():
+    assert parse_time("+1642-12-25T00:00:00Z/11/J").julian
+    assert parse_time("", "25 December 1642 (Julian calendar)").julian
+    assert not parse_time("+1642-12-25T00:00:00Z/11", "1642-12-25").julian
+
+
+@pytest.mark.parametrize("text, form", [
+    ("the class of nineteen forty-three", "nineteen forty-three"),
+    ("in the year nineteen hundred and forty-three", "nineteen hundred and forty-three"),
+    ("Nineteen Forty Three was a hard year", "Nineteen Forty Three"),
+    ("one thousand nine hundred and forty-three", "one thousand nine hundred and forty-three"),
+    ("im Jahre neunzehnhundertdreiundvierzig", "neunzehnhundertdreiundvierzig"),
+    ("en mil novecientos cuarenta y tres", "mil novecientos cuarenta y tres"),
+    ("l'an mille neuf cent quarante-trois", "mille neuf cent quarante-trois"),
+    ("v roce tisíc devětset čtyřicet tři", "tisíc devětset čtyřicet tři"),
+])
+def test_a_year_in_words(text, form):
+    found = value_finder(YEAR)(text)
+    assert found is not None and (found.form, found.how) == (form, DATE)
+
+
+@pytest.mark.parametrize("text", ["nineteen forty-two", "nineteen forty", "nineteen forty-four",
+                                  "neunzehnhundertdreiundvierzigste"])
+def test_another_year_in_words_does_not_count(text):
+    assert value_finder(YEAR)(text) is None
+
+
+@pytest.mark.parametrize("value, text, form", [
+    (Value("quantity", "+3", "3"), "They had three children.", "three"),
+    (Value("quantity", "+3", "3"), "Three children survived.", "Three"),
+    (Value("quantity", "+12", "12"), "the twelve apostles", "twelve"),
+    (Value("quantity", "+3", "3"), "Sie hatten drei Kinder.", "drei"),
+    (Value("quantity", "+3", "3"), "Měli tři děti.", "tři"),
+    (Value("quantity", "+43", "43"), "forty-three members", "forty-three"),
+    (Value("quantity", "+43", "43"), "forty three members", "forty three"),
+    (Value("quantity", "+3", "3"), "three, or 3", "three"),
+    (Value("quantity", "+3", "3"), "3, or three", "3"),
+])
+def test_small_whole_amounts_in_words(value, text, form):
+    found = value_finder(value)(text)
+    assert found is not None and (found.form, found.how) == (form, AMOUNT)
+
+
+@pytest.mark.parametrize("value, text", [
+    (Value("quantity", "+3", "3"), "twenty-three children, twenty three, three hundred, three thousand"),
+    (Value("quantity", "+3", "3"), "dreißig, Dreieck, threefold"),
+    (Value("quantity", "+1", "1"), "one of the children"),  # "one", "ein", "un" are articles too
+    (Value("quantity", "+2", "2"), "due to the rain"),  # Italian "due"
+    (Value("quantity", "+100", "100"), "ten per cent"),  # French "cent"
+    (Value("quantity", "+3.5", "3.5"), "three children"),
+    (Value("quantity", "+300", "300"), "three hundred"),  # words only up to 100
+])
+def test_words_inside_other_words_numbers_or_languages_do_not_count(value, text):
+    assert value_finder(value)(text) is None
+
+
+GERMANY = Value("wikibase-item", "Q183", "Germany", ("FRG",),
+                (("Deutschland", "label (de)"), ("West Germany", "predecessor Q713750")))
+
+
+@pytest.mark.parametrize("text, form, how", [
+    ("She lived in Germany.", "Germany", LITERAL),
+    ("She lived in the FRG.", "FRG", ALIAS),
+    ("Sie lebte in Deutschland.", "Deutschland", "label (de)"),
+    ("She lived in West Germany.", "Germany", LITERAL),  # the label first
+])
+def test_items_are_found_by_label_alias_or_a_related_name_with_how(text, form, how):
+    found = value_finder(GERMANY)(text)
+    assert found is not None and (found.form, found.how) == (form, how)
 
 
 def test_the_ranking_and_the_quotation_find_the_date_as_written():
@@ -144,17 +310,17 @@ def test_the_ranking_and_the_quotation_find_the_date_as_written():
     assert supporting_sentence(paragraphs[1].text, statement) == "Novotná was born on January 14, 1943 in Brno."
 
 
-def test_a_page_that_never_writes_the_value_has_its_best_paragraph_about_the_item_judged():
+def test_a_page_that_never_writes_the_value_is_judged_only_where_it_writes_another():
     from bot.checking.judging import Strategy, queue
 
     member = Statement("Q1", "Roger Cholmeley", "Q1$1", "P39", "position held",
                        Value("wikibase-item", "Q2", "Member of Parliament in the Parliament of England"))
     page = [Paragraph("Cholmeley sat for Middlesex in 1554 and was knighted.", "u", 0),
             Paragraph("The weather in London was cold that year.", "u", 1)]
-    entry, = queue(page, member, Strategy(), title="CHOLMELEY, Roger")
-    assert entry.paragraph.position == 0 and entry.object < 1.0 and entry.value_form == ""
-    assert queue(page, member, Strategy(unnamed=0), title="CHOLMELEY, Roger") == []
-    # A number a page would write is never paraphrased: without it, nothing is judged.
-    numbered = Statement("Q1", "Roger Cholmeley", "Q1$1", "P39", "position held",
-                         Value("wikibase-item", "Q3", "Member of the 1558 Parliament"))
-    assert queue(page, numbered, Strategy(), title="CHOLMELEY, Roger") == []
+    assert queue(page, member, Strategy(), title="CHOLMELEY, Roger") == []
+    born = Statement("Q1", "Roger Cholmeley", "Q1$1", "P569", "date of birth", BORN)
+    dated = [Paragraph("Cholmeley was born on 3 March 1944 in London.", "u", 0),
+             Paragraph("Cholmeley studied law.", "u", 1)]
+    entry, = queue(dated, born, Strategy(), title="CHOLMELEY, Roger")
+    assert entry.paragraph.position == 0 and entry.value_form == ""
+    assert queue(dated, born, Strategy(unnamed=0), title="CHOLMELEY, Roger") == []

@@ -6,7 +6,8 @@ the value could be written: each number is read with "," and "." as grouping or 
 readings are tried), scaled by a following "thousand"/"million"/"billion", and counts when it lies within the
 value's bounds, or equals the value rounded to the number's own decimals with at least three significant
 digits (a page giving "271 m" for 271.3 m states it; "2" for 2.4 does not). The unit is not required: pages
-write units in too many ways ("m", "metres", "ft (83 m)") for a check that runs on every paragraph.
+write units in too many ways ("m", "metres", "ft (83 m)") for a check that runs on every paragraph. Small whole
+amounts in words ("three children") are found by ``bot.values.words``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ SCALES = {"thousand": Decimal(1000), "million": Decimal(10) ** 6, "billion": Dec
           "mil.": Decimal(10) ** 6, "mio.": Decimal(10) ** 6, "millionen": Decimal(10) ** 6,
           "milionů": Decimal(10) ** 6, "miliony": Decimal(10) ** 6, "mld.": Decimal(10) ** 9,
           "milliarden": Decimal(10) ** 9}
-_SCALE = re.compile(r"\s?(" + "|".join(re.escape(word) for word in SCALES) + r")(?!\w)", re.IGNORECASE)
+SCALE_WORD = re.compile(r"\s?(" + "|".join(re.escape(word) for word in SCALES) + r")(?!\w)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,14 @@ def find_amount(amount: Amount, text: str) -> Iterator[tuple[int, int]]:
     for match in NUMBER.finditer(text):
         written = match.group(0)
         end = match.end()
-        scale = _SCALE.match(text, end)
+        scale = SCALE_WORD.match(text, end)
         factor = SCALES[scale.group(1).lower()] if scale else Decimal(1)
         if any(states(amount, reading * factor, written) for reading in readings(written)):
             yield match.start(), scale.end() if scale else end
+
+
+def whole_number(amount: Amount) -> int | None:
+    """The amount as a whole number, when it is one and has no bounds (pages may write it in words)."""
+    if amount.lower is not None or amount.upper is not None or amount.value != amount.value.to_integral_value():
+        return None
+    return int(amount.value)

@@ -1,0 +1,21 @@
+"""What a finder answers: where a text writes a value, and how it was recognised. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LITERAL = "label"  # an item's label
+ALIAS = "alias"  # an item's alias
+DATE = "date"
+AMOUNT = "amount"
+STRING = "normalised text"
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where a text states the value: the words as written, their span, and how they were recognised."""
+
+    form: str
+    start: int
+    end: int
+    how: str

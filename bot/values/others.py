@@ -1,0 +1,158 @@
+"""Other values a text gives for a statement's property: another date of birth, another tonnage, another
+identifier. Pure.
+
+A page that writes "born 12 March 1944" may contradict a statement of 14 January 1943; the judge asks about such
+candidates. ``other_values`` returns what the text writes of the value's kind that is not the value in any form
+refbot knows (``bot.values.value_finder``), in text order, each other value once:
+
+- a time: dates at the value's precision or finer (``bot.values.date_mentions``): a day needs a full date, a
+  month a month and year, a year a year that looks like one (1000–2099, or with an era; "1951/52"); the same day
+  in the other calendar is the value. Decades and centuries have none.
+- a quantity: numbers that are no reading of the value, within ×0.2–×5 of it, with their scale word; not parts of
+  dates, of compounds ("0-306-40615", "13:30"), of numbering ("No. 12"), nor 4-digit years unless the value is
+  year-like itself.
+- a string or an identifier holding a digit: tokens of the same shape (digits, letters and the other characters
+  in the same places, "0-306-40615-3" for "0-306-40615-2").
+- items and the rest: none.
+
+Finders are built once per value (``lru_cache``): this runs on every paragraph of a page that does not write the
+value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from functools import lru_cache
+
+from bot.datamodel import Value
+from bot.values.amounts import SCALE_WORD, NUMBER, SCALES, Amount, parse_amount, readings, states
+from bot.values.date_mentions import NUMBERING, find_dates
+from bot.values.dates import DATE_LANGUAGES, WikibaseTime, calendar_equivalents, date_pattern, parse_time
+from bot.values.found import AMOUNT, DATE, STRING, Found
+from bot.values.strings import DASHES, QUOTES
+
+OtherFinder = Callable[[str, int], "list[Found]"]
+_YEAR_LIKE = re.compile(r"(?:1\d{3}|20\d{2})\Z")
+_COMPOUND_BEFORE = re.compile(r"\d[-/:‐‑–]\Z")
+_COMPOUND_AFTER = re.compile(r"[-/:‐‑–]\d")
+
+
+def other_values(value: Value, text: str, limit: int = 3, *, languages: Sequence[str] = ()) -> list[Found]:
+    """Up to ``limit`` values of the kind of ``value`` that ``text`` writes and that are not ``value``."""
+    if limit <= 0:
+        return []
+    return _finder(value, tuple(dict.fromkeys((*languages, *DATE_LANGUAGES))))(text, limit)
+
+
+@lru_cache(maxsize=256)
+def _finder(value: Value, languages: tuple[str, ...]) -> OtherFinder:
+    if value.datatype == "time" and (time := parse_time(value.raw, value.text)) is not None:
+        return _time_finder(time, languages)
+    if value.datatype == "quantity" and (amount := parse_amount(value.raw, value.text)) is not None:
+        return _amount_finder(amount, languages)
+    if value.datatype in ("string", "external-id"):
+        return _shape_finder(value.text)
+    return _none
+
+
+def _none(text: str, limit: int) -> list[Found]:
+    return []
+
+
+def _time_key(time: WikibaseTime, precision: int) -> tuple[int, ...]:
+    return (time.year, time.month, time.day)[:precision - 8]
+
+
+def _time_finder(time: WikibaseTime, languages: tuple[str, ...]) -> OtherFinder:
+    if time.precision < 9:
+        return _none
+    precision = min(time.precision, 11)
+    own = {_time_key(same, precision) for same in (time, *calendar_equivalents(time))}
+    value_pattern = date_pattern(time, languages)
+
+    def find(text: str, limit: int) -> list[Found]:
+        written: list[tuple[int, int]] | None = None  # where the value is written, looked for when needed
+        found: list[Found] = []
+        seen: set[tuple[int, ...]] = set()
+        for mention in find_dates(text, languages):
+            keys = {_time_key(reading, precision) for reading in mention.readings if reading.precision >= precision}
+            if not keys or keys & own or keys & seen:
+                continue
+            if written is None:
+                written = [match.span() for match in value_pattern.finditer(text)]
+            if any(start < mention.end and mention.start < end for start, end in written):
+                continue
+            seen |= keys
+            found.append(Found(mention.form, mention.start, mention.end, DATE))
+            if len(found) == limit:
+                break
+        return found
+    return find
+
+
+def _amount_finder(amount: Amount, languages: tuple[str, ...]) -> OtherFinder:
+    magnitude = abs(amount.value)
+    if not magnitude:
+        return _none
+    lowest, highest = magnitude * Decimal("0.2"), magnitude * 5
+    year_like = amount.value == amount.value.to_integral_value() and 1000 <= amount.value <= 2099
+
+    def find(text: str, limit: int) -> list[Found]:
+        dates = [(mention.start, mention.end) for mention in find_dates(text, languages)
+                 if any(reading.precision >= 10 for reading in mention.readings)]
+        found: list[Found] = []
+        seen: set[Decimal] = set()
+        for match in NUMBER.finditer(text):
+            written, start, end = match.group(0), match.start(), match.end()
+            if any(first < end and start < last for first, last in dates):
+                continue
+            if not year_like and _YEAR_LIKE.match(written):
+                continue
+            if _COMPOUND_BEFORE.search(text, 0, start) or _COMPOUND_AFTER.match(text, end) \
+                    or NUMBERING.search(text, max(0, start - 12), start):
+                continue
+            scale = SCALE_WORD.match(text, end)
+            factor = SCALES[scale.group(1).lower()] if scale else Decimal(1)
+            numbers = [reading * factor for reading in readings(written)]
+            if any(states(amount, number, written) for number in numbers):
+                continue
+            near = sorted(number for number in numbers if lowest <= abs(number) <= highest)
+            if not near or near[0] in seen:
+                continue
+            seen.add(near[0])
+            stop = scale.end() if scale else end
+            found.append(Found(text[start:stop], start, stop, AMOUNT))
+            if len(found) == limit:
+                break
+        return found
+    return find
+
+
+def _shape_finder(shown: str) -> OtherFinder:
+    """Identifiers only: a value with a digit and at least 4 characters (6 when all digits), so that a name is
+    never compared with every word of its length nor a short number with every year."""
+    value = shown.strip().translate(DASHES).translate(QUOTES)
+    digits = sum(char.isdigit() for char in value)
+    if not digits or len(value) < 4 or (digits == len(value) and len(value) < 6):
+        return _none
+    shape = "".join(r"\d" if char.isdigit() else r"[^\W\d_]" if char.isalpha() else re.escape(char)
+                    for char in value)
+    pattern = re.compile(rf"(?<!\w)(?<!\w[-/.:]){shape}(?!\w)(?![-/.:]\w)")
+    folded = value.casefold()
+
+    def find(text: str, limit: int) -> list[Found]:
+        plain = text.translate(DASHES).translate(QUOTES)
+        found: list[Found] = []
+        seen = {folded}
+        for match in pattern.finditer(plain):
+            key = match.group(0).casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            found.append(Found(text[match.start():match.end()], match.start(), match.end(), STRING))
+            if len(found) == limit:
+                break
+        return found
+    return find

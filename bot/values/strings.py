@@ -1,0 +1,44 @@
+"""Strings and identifiers as pages write them: case, dashes, quotes and runs of spaces do not matter. Pure."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from bot.values.found import STRING, Found
+
+DASHES = dict.fromkeys(map(ord, "‐‑‒–—―−"), "-")
+QUOTES = dict.fromkeys(map(ord, "„“”«»‚‘’`´"), "'") | {ord('"'): "'"}
+
+
+def normalised(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text).translate(DASHES).translate(QUOTES).casefold()
+    return " ".join(folded.split())
+
+
+def find_normalised(needle: str, text: str) -> Found | None:
+    """Case, dashes, quotes and runs of spaces do not matter; a short needle must be a whole word."""
+    haystack = unicodedata.normalize("NFKC", text).translate(DASHES).translate(QUOTES).casefold()
+    # Map positions of the space-collapsed haystack back to the text.
+    positions, collapsed, previous_space = [], [], False
+    for index, char in enumerate(haystack):
+        if char.isspace():
+            if previous_space:
+                continue
+            char, previous_space = " ", True
+        else:
+            previous_space = False
+        positions.append(index)
+        collapsed.append(char)
+    joined = "".join(collapsed)
+    for match in re.finditer(re.escape(needle), joined):
+        start, end = match.start(), match.end()
+        before = joined[start - 1] if start else " "
+        after = joined[end] if end < len(joined) else " "
+        if (before.isalnum() and needle[0].isalnum()) or (after.isalnum() and needle[-1].isalnum()):
+            continue
+        first, last = positions[start], positions[end - 1] + 1
+        if len(haystack) == len(text):
+            return Found(text[first:last], first, last, STRING)
+        return Found(needle, 0, 0, STRING)
+    return None
