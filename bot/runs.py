@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.checking.items import ItemContext
-from bot.checking.records import StatementCheck
+from bot.checking.records import Outcome, StatementCheck
 from bot.clock import Clock, stamp, system_clock
 from bot.datamodel import Statement
 from bot.errors import InputError, RefbotError
@@ -40,7 +40,9 @@ if TYPE_CHECKING:
     from bot.documents.services import ServiceClient
     from bot.selection.endpoint import SparqlEndpoint
 
-OUTCOMES = ("supported", "corroborated", "contradicted", "not-found", "irretrievable", "error")
+OUTCOMES = tuple(outcome.value for outcome in Outcome)
+# Outcomes a summary names only when some statement ended so.
+OCCASIONAL = ("corroborated", "contradicted", "undecided")
 
 
 @dataclass(frozen=True)
@@ -96,10 +98,10 @@ class RunResult:
 
     @property
     def summary(self) -> str:
-        """``2 supported, 1 not-found, 0 irretrievable, 0 error``; corroborated and contradicted (authority records)
-        only when some statement ended so."""
+        """``2 supported, 1 not-found, 0 irretrievable, 0 error``; corroborated, contradicted and undecided only
+        when some statement ended so."""
         return ", ".join(f"{self.counts.get(name, 0)} {name}" for name in OUTCOMES
-                         if self.counts.get(name, 0) or name not in ("corroborated", "contradicted"))
+                         if self.counts.get(name, 0) or name not in OCCASIONAL)
 
 
 @dataclass
@@ -324,7 +326,7 @@ class Run:
                        finished=stamp(self.clients.tools.clock()),
                        duration_s=self._account(), complete=complete,
                        judge_backend=options.judge_backend, model=judge.model_id, template=judge.template.id,
-                       prompt_template=judge.template.text, threshold=options.threshold,
+                       prompt_template=judge.template.text, threshold=judge.threshold,
                        strategy=options.check_strategy, top=options.check_top,
                        embeddings=options.check_embedding_model if self.clients.tools.embed else "none",
                        endpoints=endpoints, options=sorted(options.public().items()), notes=self.notes,

@@ -166,13 +166,39 @@ def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
     judgement = judge(backend).judge(birth, "Marta Novotná se narodila 14. ledna 1943 v Brně.")
     assert judgement.supported and judgement.compared[0].phrase == "was born on 14. ledna 1943"
     assert "Claim: Marta Novotná was born on 14. ledna 1943." in backend.questions[0]
-    # A page that does not write the day as refbot knows it is still asked (it may say "the day after
-    # Epiphany"), but its support is shrunk towards undecided: it ranks below a page that names the day.
-    backend.with_text |= {"was born on 1943-01-14": (-0.5,), "died on 1943-01-14": (-4.0,)}
-    unnamed = judge(backend).judge(birth, "Marta Novotná was born in 1943 in Brno.")
-    assert len(backend.questions) == 2 and "Claim: Marta Novotná was born on 1943-01-14." in backend.questions[1]
-    assert unnamed.support == pytest.approx(0.25 + 0.5 * judgement.support, abs=1e-4)
-    assert unnamed.supported and unnamed.support < judgement.support and "as refbot knows it" in unnamed.answer
+    assert (judgement.written, judgement.written_form) == ("date", "14. ledna 1943")
+
+
+def test_a_value_the_text_does_not_write_is_never_supported_and_the_model_is_not_asked():
+    backend = Scripted(0.99, {})
+    claim = Claim("Marta Novotná", "sex or gender", "female", value=Value("wikibase-item", "Q6581072", "female"))
+    judgement = judge(backend).judge(claim, "She was born in Brno.")
+    assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE and judgement.support == 0.0
+    assert judgement.written == "" and 'does not write "female"' in judgement.answer
+
+
+BIRTH = Claim("Marta Novotná", "date of birth", "1912-03-03", "", (Relation("date of death", "", "died on"),),
+              "was born on", as_sentence=True, value=Value("time", "+1912-03-03T00:00:00Z/11", "1912-03-03"))
+
+
+def test_another_date_of_birth_on_the_page_contradicts_the_statement():
+    backend = Scripted(0.9, {"was born on 3 March 1921": (-0.5,), "died on 3 March 1921": (-4.0,),
+                             "was born on 9 May 1990": (-4.0,), "died on 9 May 1990": (-0.5,)})
+    text = "She retired in 1985. Marta Novotná died on 9 May 1990. Marta Novotná was born on 3 March 1921 in Brno."
+    judgement = judge(backend).judge(BIRTH, text)
+    assert judgement.verdict is Verdict.CONTRADICTS and not judgement.supported and judgement.support == 0.0
+    # The date in the sentence naming the property is asked first, and it is the one the page gives for it.
+    assert "Claim: Marta Novotná was born on 3 March 1921." in backend.questions[0] and len(backend.questions) == 1
+    assert judgement.contradiction.form == "3 March 1921"
+    assert judgement.contradiction.sentence == "Marta Novotná was born on 3 March 1921 in Brno."
+    assert judgement.contradiction.support > 0.9 and judgement.prompt_tokens > 0
+
+
+def test_another_date_the_page_gives_for_another_property_is_no_contradiction():
+    backend = Scripted(0.9, {"was born on 9 May 1990": (-4.0,), "died on 9 May 1990": (-0.5,)})
+    judgement = judge(backend).judge(BIRTH, "Marta Novotná died on 9 May 1990 in Brno.")
+    assert judgement.verdict is Verdict.NOT_INFERRABLE and judgement.contradiction is None
+    assert '"9 May 1990"' in judgement.answer and judgement.support == 0.0
 
 
 @pytest.mark.parametrize("value", [Value("quantity", "85868U1", "85868 gross tonnage"),
@@ -180,13 +206,32 @@ def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
 def test_a_number_the_text_does_not_write_is_not_asked_about(value):
     backend = Scripted(0.9, {})
     claim = Claim("Queen Mary 2", "p", value.text, value=value)
-    judgement = judge(backend).judge(claim, "Its sister ship of 85,869 GT sat in the 1559 Parliament.")
+    judgement = judge(backend).judge(claim, "Its sister ship sat in the 1559 Parliament, 1,200 years on.")
     assert judgement.prompt_tokens == 0 and backend.questions == [] and not judgement.supported
 
 
-def test_an_unnamed_value_the_model_barely_affirms_falls_under_a_stricter_threshold():
-    backend = Scripted(0.7, {})
-    unnamed = Judge(backend, REFBOT, justify=False, threshold=0.7).judge(
-        Claim("Marta Novotná", "sex or gender", "female", value=Value("wikibase-item", "Q6581072", "female")),
-        "She was born in Brno.")
-    assert unnamed.support == pytest.approx(0.6) and unnamed.verdict is Verdict.INDICATES
+def test_another_amount_on_the_page_is_asked_about_and_contradicts_when_the_model_gives_it():
+    backend = Scripted(0.9, {})
+    tonnage = Value("quantity", "85868U1", "85868 gross tonnage")
+    judgement = judge(backend).judge(Claim("Queen Mary 2", "gross tonnage", tonnage.text, value=tonnage),
+                                     "Queen Mary 2 has a gross tonnage of 148,528 GT.")
+    assert judgement.verdict is Verdict.CONTRADICTS and judgement.contradiction.form == "148,528"
+    assert "Claim: Queen Mary 2 gross tonnage 148,528" in backend.questions[0].replace('"', "").replace(" -", "")
+
+
+def test_the_calibrated_support_decides_and_a_band_below_the_threshold_is_undecided():
+    from bot.judge.calibration import Calibration, Curve
+
+    calibration = Calibration("scripted", "refbot", {"all": Curve((0.0, 1.0), (0.0, 0.78))}, accept=0.8,
+                              undecided=0.5)
+    text = "Marta Novotná is a woman from Brno."
+    claim = Claim("Marta Novotná", "sex or gender", "woman", value=Value("wikibase-item", "Q6581072", "woman"))
+    undecided = Judge(Scripted(0.9, {}), REFBOT, justify=False, calibration=calibration).judge(claim, text)
+    assert undecided.support == pytest.approx(0.9) and undecided.calibrated == pytest.approx(0.702)
+    assert undecided.verdict is Verdict.INDICATES and undecided.undecided and not undecided.supported
+    rejected = Judge(Scripted(0.4, {}), REFBOT, justify=False, calibration=calibration).judge(claim, text)
+    assert rejected.verdict is Verdict.NOT_INFERRABLE and rejected.calibrated == pytest.approx(0.312)
+    # An operator's threshold overrides the calibration's.
+    lenient = Judge(Scripted(0.9, {}), REFBOT, justify=False, calibration=calibration, threshold=0.7)
+    assert lenient.threshold == 0.7 and lenient.judge(claim, text).supported
+    assert Judge(Scripted(0.9, {}), REFBOT, calibration=calibration).threshold == 0.8

@@ -2,8 +2,10 @@
 
 ``ranked`` (refbot's default): each document's paragraphs are pre-ranked (``bot.ranking``) and at most ``top`` of
 those that name the value (as the page writes it, ``bot.values``) and are about the subject (``bot.subject_check``)
-are judged, best first; a document that never writes the value gets ``unnamed`` paragraphs about the subject
-judged instead (the judge shrinks their support), unless the value is a number a page would write. ``paper``
+are judged, best first. A document that never writes the value cannot support it; its paragraphs about the
+subject that write another value of the same kind (another date, amount, identifier: ``bot.values.other_values``)
+are judged instead, at most ``unnamed`` of them, for the judge to tell whether the page contradicts the statement
+(the model supports the claim with the page's value). ``paper``
 (the published method): every paragraph in document order, each document left at its first supporting
 paragraph, the documents judged side by side (one paragraph of each per round, so that a server judges them
 concurrently). ``ranked`` needs only one supporting paragraph per statement: it asks across the documents in rank
@@ -21,7 +23,7 @@ from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
 from bot.subject_check import PAGE_RULES, admitting_rule, page_context, page_rule, stated_for_another
-from bot.values import must_be_written
+from bot.values import other_values
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,8 @@ class Strategy:
     top: int = 3
     require_mention: bool = True
     require_subject: bool = True
-    # Paragraphs judged in a document that never writes the value as refbot knows it (the best about the
-    # subject; the judge shrinks their support): values are paraphrased ("MP for Bossiney", "she").
+    # Paragraphs judged in a document that never writes the value as refbot knows it: the best about the subject
+    # that write another value of its kind, asked whether the page gives that value instead (a contradiction).
     unnamed: int = 1
     # Paragraphs of a document ranked at most (``ranked`` only): the best by the names they mention; the rest
     # are never embedded nor judged (``not_ranked``), which bounds the work a huge page costs its statement.
@@ -60,9 +62,10 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     if not strategy.require_mention:
         return every[:strategy.top]
     named = [entry for entry in every if entry.object == 1.0]
-    if named or must_be_written(statement.value):
+    if named:
         return named[:strategy.top]
-    return every[:min(strategy.unnamed, strategy.top)]
+    others = [entry for entry in every if other_values(statement.value, entry.paragraph.text, limit=1)]
+    return others[:min(strategy.unnamed, strategy.top)]
 
 
 def not_ranked(paragraphs: int, strategy: Strategy) -> int:

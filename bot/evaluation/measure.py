@@ -46,13 +46,27 @@ def measure(options: Options, dataset: Path, out: Path, *, descriptions: Path | 
         rows = stratified_sample(rows, sample)
     if limit:
         rows = rows[:limit]
-    return evaluate(rows, lambda: make_judge(options), out, template=template_by_id(options.template).id,
-                    settings=settings(options, descriptions, profiles), on_judged=on_judged)
+    evaluation = evaluate(rows, lambda: make_judge(options), out, template=template_by_id(options.template).id,
+                          settings=settings(options, descriptions, profiles), on_judged=on_judged)
+    return decided_now(evaluation, rows, options)
+
+
+def decided_now(evaluation: Evaluation, rows: list, options: Options) -> Evaluation:
+    """The evaluation with each of the model's judgements decided on its raw support with the calibration that
+    applies to the judge now (``bot.judge.calibration.rescored``): a calibration fitted after a run is measured
+    on its judgements without asking the model again."""
+    from dataclasses import replace
+
+    from bot.judge.calibration import for_judge, rescored
+
+    calibration = for_judge(evaluation.model, evaluation.template)
+    datatypes = {row.id: row.datatype or (row.claim.value.datatype if row.claim.value else None) for row in rows}
+    return replace(evaluation, records=rescored(evaluation.records, datatypes, calibration, options.threshold))
 
 
 def settings(options: Options, descriptions: Path | None, profiles: str) -> dict[str, Any]:
     """What a saved judgement was made with; judgements made otherwise are not resumed."""
-    from bot.judge.engine import UNNAMED_FLOOR, UNNAMED_SCALE
+    from bot.judge.engine import CONTRADICTION_CANDIDATES
     from bot.modelstore import sha256_of
     from bot.prompts import template_by_id
     from bot.values import matching_digest
@@ -63,8 +77,11 @@ def settings(options: Options, descriptions: Path | None, profiles: str) -> dict
             # What each claim was judged against: changing the catalogue or the profiles changes verdicts.
             "relations": _relations(options, profiles),
             "prompt": hashlib.sha256(template.text.encode()).hexdigest()[:16],
-            # How a row's value is found in its text, and the support of a text that does not write it.
-            "values": f"{matching_digest()} unnamed {UNNAMED_FLOOR}+{UNNAMED_SCALE}"}
+            # How a row's value is found in its text; a text that does not write it is never support, and up to
+            # CONTRADICTION_CANDIDATES other values it writes are asked about.
+            # Not the calibration: the judgements are decided again with the one that applies when they are scored
+            # (decided_now).
+            "values": f"{matching_digest()} written only, {CONTRADICTION_CANDIDATES} other values asked"}
 
 
 def _relations(options: Options, profiles: str) -> str:

@@ -14,8 +14,12 @@ BACKENDS = ("transformers", "openai")
 
 def make_judge(options: Options) -> Judge:
     """The judge over the backend the options name."""
+    from bot.judge.calibration import for_judge
+
     template = template_by_id(options.template)
-    return Judge(make_backend(options), template, threshold=options.threshold, justify=options.justify)
+    backend = make_backend(options)
+    return Judge(backend, template, threshold=options.threshold, justify=options.justify,
+                 calibration=for_judge(backend.model_id, template.id))
 
 
 def make_backend(options: Options) -> Backend:

@@ -1,4 +1,5 @@
-"""Evidence selection inside a snippet: the sentences that name the claim's entities.
+"""Evidence selection inside a snippet: the sentences that name the claim's entities, and which of the other
+values a snippet writes is likeliest to be the claim's property's.
 
 A small model reads a relation better from the two or three sentences that name both entities than from a
 whole abstract, and it reads them faster. Short snippets are left whole, since their other sentences often
@@ -7,7 +8,13 @@ carry the coreference ("She …") that links an entity to the evidence.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
+from bot.datamodel import Claim
+from bot.documents.sentences import sentence_spans
 from bot.judge.fitting import split_sentences
+from bot.values import Found
 from bot.values.names import mentions
 
 
@@ -29,3 +36,36 @@ def focus(snippet: str, subject: str, object_: str, *, min_sentences: int = 4) -
             parts.append("…")
         parts.append(sentences[index])
     return " ".join(parts)
+
+
+# Words of a property's label and phrases that say nothing of which property a sentence states.
+_FILLER = frozenset("a an the of on in at to by for from with as is was were be been has had have its it "
+                    "his her their date number place time point value".split())
+
+
+def property_words(claim: Claim) -> tuple[str, ...]:
+    """The words that name the claim's property in a sentence ("born" for "was born on", "tonnage"), from its
+    label and phrases (Wikidata's label, the catalogue's phrases), fillers left out."""
+    words = []
+    for text in (claim.predicate, claim.predicate_phrase, *claim.predicate_other_phrases):
+        for word in re.findall(r"\w+", text.casefold()):
+            if len(word) >= 3 and word not in _FILLER and not word.isdigit() and word not in words:
+                words.append(word)
+    return tuple(words)
+
+
+def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found]) -> list[tuple[Found, str]]:
+    """Other values the snippet writes, each with its sentence, those most likely to be the claim's property's
+    first: in a sentence with a word of the property ("born", "tonnage": its first five letters, so that "birth"
+    finds "birthday" and "died" "died"), then in one naming the subject, then in text order."""
+    stems = [word[:5] for word in property_words(claim)]
+    spans = [(start, end) for start, end in sentence_spans(snippet)]
+    chosen = []
+    for order, other in enumerate(others):
+        start, end = next(((s, e) for s, e in spans if s <= other.start < e), (0, len(snippet)))
+        sentence = snippet[start:end].strip() or snippet.strip()
+        words = re.findall(r"\w+", sentence.casefold())
+        cue = any(word.startswith(stem) for stem in stems for word in words)
+        chosen.append((not cue, not mentions(claim.subject, sentence), order, other, sentence))
+    chosen.sort(key=lambda entry: entry[:3])
+    return [(other, sentence) for *_, other, sentence in chosen]
