@@ -6,7 +6,7 @@ import pytest
 
 from bot.datamodel import Paragraph, Statement, Value
 from bot.ranking import rank, supporting_sentence
-from bot.values import ALIAS, AMOUNT, DATE, LITERAL, STRING, value_finder
+from bot.values import ALIAS, AMOUNT, DATE, LITERAL, STRING, WITHOUT_PREFIX, value_finder
 from bot.values.amounts import parse_amount, readings
 from bot.values.dates import WikibaseTime, parse_time
 
@@ -324,3 +324,22 @@ def test_a_page_that_never_writes_the_value_is_judged_only_where_it_writes_anoth
     entry, = queue(dated, born, Strategy(), title="CHOLMELEY, Roger")
     assert entry.paragraph.position == 0 and entry.value_form == ""
     assert queue(dated, born, Strategy(unnamed=0), title="CHOLMELEY, Roger") == []
+
+
+@pytest.mark.parametrize("value, text, found", [
+    ("S.I. No. 80/1968", "No. 80/1968- Restrictive Trade Practices Order, 1968.", "80/1968"),
+    ("SI 2014 No. 3049", "The A590 Trunk Road Order 2014 No. 3049 URL", "2014 No. 3049"),
+    ("ISBN 0-306-40615-2", "Printed as 0–306–40615–2 in 1999.", "0–306–40615–2"),
+])
+def test_an_identifier_is_found_without_the_name_of_its_type(value, text, found):
+    hit = value_finder(Value("string", f'"{value}"', value))(text)
+    assert hit is not None and hit.form == found and hit.how == WITHOUT_PREFIX
+
+
+@pytest.mark.parametrize("value, text", [
+    ("S.I. No. 80/1968", "No. 81/1968 revoked it."),  # another number is another identifier
+    ("SI 2014 No. 3049", "2014 No. 3094"),
+    ("Act No. 12", "No. 12"),  # too few digits left to carry the identifier
+])
+def test_without_its_type_an_identifier_must_still_be_written_whole(value, text):
+    assert value_finder(Value("string", f'"{value}"', value))(text) is None

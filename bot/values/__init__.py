@@ -23,17 +23,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from bot.datamodel import Value
 from bot.values.amounts import find_amount, parse_amount, whole_number
 from bot.values.dates import DATE_LANGUAGES, date_pattern, parse_time
-from bot.values.found import ALIAS, AMOUNT, DATE, LITERAL, STRING, Found
+from bot.values.found import ALIAS, AMOUNT, DATE, LITERAL, STRING, WITHOUT_PREFIX, Found
 from bot.values.names import similarity
 from bot.values.others import other_values
-from bot.values.strings import find_normalised, normalised
+from bot.values.strings import find_normalised, normalised, without_type_prefix
 from bot.values.words import find_amount_words
 
-__all__ = ["ALIAS", "AMOUNT", "DATE", "LITERAL", "STRING", "Finder", "Found", "matching_digest", "must_be_written",
+__all__ = ["ALIAS", "AMOUNT", "DATE", "LITERAL", "STRING", "WITHOUT_PREFIX",
+           "Finder", "Found", "matching_digest", "must_be_written",
            "other_values", "value_finder"]
 
 Finder = Callable[[str], "Found | None"]
@@ -61,7 +63,16 @@ def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: floa
             return find
     if value.datatype in ("string", "external-id", "monolingualtext", "url"):
         needle = normalised(value.text)
-        return lambda text: find_normalised(needle, text) if needle else None
+        # "No. 80/1968" on the page of "S.I. No. 80/1968": the type's name left to the context.
+        short = normalised(without_type_prefix(value.text)) if value.datatype != "monolingualtext" else ""
+
+        def find_string(text: str) -> Found | None:
+            found = find_normalised(needle, text) if needle else None
+            if found is None and short:
+                found = find_normalised(short, text)
+                return replace(found, how=WITHOUT_PREFIX) if found is not None else None
+            return found
+        return find_string
     names = [(name, how) for name, how in ((value.text, LITERAL), *((alias, ALIAS) for alias in value.aliases),
                                            *value.related) if name]
     return lambda text: _find_name(names, text, threshold)

@@ -9,6 +9,7 @@ ALIAS = "alias"  # an item's alias
 DATE = "date"
 AMOUNT = "amount"
 STRING = "normalised text"
+WITHOUT_PREFIX = "identifier without its type's name"  # "No. 80/1968" for "S.I. No. 80/1968"
 
 
 @dataclass(frozen=True)

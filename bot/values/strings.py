@@ -42,3 +42,21 @@ def find_normalised(needle: str, text: str) -> Found | None:
             return Found(text[first:last], first, last, STRING)
         return Found(needle, 0, 0, STRING)
     return None
+
+
+# An identifier's leading words without digits ("S.I.", "SI", "ISBN", "DOI:") name its type; a page whose context
+# already names the type writes the identifier without them ("No. 80/1968" for "S.I. No. 80/1968", "2014 No. 3049"
+# for "SI 2014 No. 3049"). What is left must still carry the identifier: at least MIN_DIGITS digits.
+MIN_DIGITS = 4
+_PREFIX = re.compile(r"^(?:[^\W\d]+[.:]?\s*)+?(?=\S*\d)")
+
+
+def without_type_prefix(value: str) -> str:
+    """The identifier without the words before its first word holding a digit, when the rest keeps at least
+    ``MIN_DIGITS`` digits and a prefix was there; else ""."""
+    tokens = value.split()
+    first = next((index for index, token in enumerate(tokens) if any(char.isdigit() for char in token)), 0)
+    rest = " ".join(tokens[first:])
+    if first == 0 or sum(char.isdigit() for char in rest) < MIN_DIGITS:
+        return ""
+    return rest
