@@ -124,7 +124,8 @@ def test_short_own_repeated_and_other_values_names_are_dropped():
     rows = [row("label", "Ab", "de"), row("label", "  own name ", "fr"), row("label", "Gamma", "it"),
             row("alias", "gamma", "nl"), row("general", "GAMMA", "en", "Q7"),
             row("label", "Elsewhere", "de", entity="Q2")]
-    assert related_names("Q1", rows, ("en",), ["Own Name"]) == (("Gamma", "label (it)"),)
+    # "Gamma" in Italian and the more general item "GAMMA" are one name: the linked item's way of naming it wins.
+    assert related_names("Q1", rows, ("en",), ["Own Name"]) == (("GAMMA", "more general item Q7: GAMMA"),)
 
 
 def test_top_level_classes_are_never_names():
@@ -156,16 +157,19 @@ def test_at_most_twenty_more_specific_items_the_lowest_ids_first():
     assert [name for name, _ in numeric] == ["nine", "ten"]
 
 
-def test_at_most_forty_names_in_the_order_of_their_kinds():
+def test_at_most_forty_names_in_the_order_of_their_kinds_other_languages_leaving_room_for_the_rest():
     rows = [row("label", f"name {n:02}", f"x{n:02}") for n in range(35)]
     rows += [row("general", "general class", "en", "Q9"), row("demonym", "Somewhere-ian", "en")]
     rows += [row("specific", f"special {n}", "en", f"Q{100 + n}") for n in range(10)]
     names = related_names("Q1", rows, ("en",), [])
     assert len(names) == related.MOST_NAMES
-    assert names[34] == ("name 34", "label (x34)")
-    assert names[35] == ("general class", "more general item Q9: general class")
-    assert names[-1] == ("special 3", "more specific item Q103: special 3")
-    assert ("Somewhere-ian", "demonym (en)") not in names
+    assert names[27] == ("name 27", "label (x27)")  # 40 less the 12 linked names and demonyms
+    assert names[28] == ("general class", "more general item Q9: general class")
+    assert names[-1] == ("Somewhere-ian", "demonym (en)")
+    # However many those are, labels in other languages keep MOST_FOREIGN places.
+    many = rows + [row("specific", f"other {n}", "en", f"Q{200 + n}") for n in range(10)]
+    assert sum(how.startswith("label (") for _, how in related_names("Q1", many, ("en",), [])) == \
+        related.MOST_FOREIGN
 
 
 def test_the_answer_order_does_not_matter():

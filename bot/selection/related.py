@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 # has hundreds), and so does every subclass of it.
 BATCH = 50
 MOST_NAMES = 40
+MOST_FOREIGN = 24
 MOST_SPECIFIC_ITEMS = 20
 SHORTEST = 3
 # Classes so general that their labels say nothing about a value: entity, object, human, person, concept,
@@ -71,12 +72,17 @@ def related_names(value_qid: str, rows: Iterable[Row], languages: Sequence[str],
 
     demonyms = [(text, f"demonym ({language})") for language in preferred
                 for text in sorted(text for _, lang, text in found.get("demonym", []) if lang == language)]
-    candidates = (foreign("label") + foreign("alias") + linked("general", "more general item")
-                  + linked("specific", "more specific item", MOST_SPECIFIC_ITEMS) + demonyms)
-    return _kept(candidates, own_names)
+    own = list(own_names)
+    # A country has hundreds of labels in other languages: they take at most MOST_FOREIGN places, so that the
+    # linked items and demonyms, which name it differently rather than in another language, keep theirs.
+    others = _kept(linked("general", "more general item")
+                   + linked("specific", "more specific item", MOST_SPECIFIC_ITEMS) + demonyms, own)
+    room = max(MOST_FOREIGN, MOST_NAMES - len(others))
+    in_other_languages = _kept(foreign("label") + foreign("alias"), [*own, *(name for name, _ in others)], room)
+    return (in_other_languages + others)[:MOST_NAMES]
 
 
-def _kept(candidates: Iterable[tuple[str, str]], own_names: Iterable[str]) -> Related:
+def _kept(candidates: Iterable[tuple[str, str]], own_names: Iterable[str], most: int = MOST_NAMES) -> Related:
     seen = {name.strip().casefold() for name in own_names}
     kept: list[tuple[str, str]] = []
     for name, how in candidates:
@@ -86,7 +92,7 @@ def _kept(candidates: Iterable[tuple[str, str]], own_names: Iterable[str]) -> Re
             continue
         seen.add(key)
         kept.append((name, how))
-        if len(kept) == MOST_NAMES:
+        if len(kept) == most:
             break
     return tuple(kept)
 
