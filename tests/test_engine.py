@@ -171,10 +171,11 @@ def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
 
 def test_a_value_the_text_does_not_write_is_never_supported_and_the_model_is_not_asked():
     backend = Scripted(0.99, {})
-    claim = Claim("Marta Novotná", "sex or gender", "female", value=Value("wikibase-item", "Q6581072", "female"))
+    claim = Claim("Marta Novotná", "country of citizenship", "Czech Republic",
+                  value=Value("wikibase-item", "Q213", "Czech Republic"))
     judgement = judge(backend).judge(claim, "She was born in Brno.")
     assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE and judgement.support == 0.0
-    assert judgement.written == "" and 'does not write "female"' in judgement.answer
+    assert judgement.written == "" and 'does not write "Czech Republic"' in judgement.answer
 
 
 BIRTH = Claim("Marta Novotná", "date of birth", "1912-03-03", "", (Relation("date of death", "", "died on"),),

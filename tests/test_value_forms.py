@@ -6,7 +6,7 @@ import pytest
 
 from bot.datamodel import Paragraph, Statement, Value
 from bot.ranking import rank, supporting_sentence
-from bot.values import ALIAS, AMOUNT, DATE, LITERAL, STRING, WITHOUT_PREFIX, value_finder
+from bot.values import ALIAS, AMOUNT, DATE, GENDERED, LITERAL, STRING, SURNAME_FIRST, WITHOUT_PREFIX, value_finder
 from bot.values.amounts import parse_amount, readings
 from bot.values.dates import WikibaseTime, parse_time
 
@@ -343,3 +343,25 @@ def test_an_identifier_is_found_without_the_name_of_its_type(value, text, found)
 ])
 def test_without_its_type_an_identifier_must_still_be_written_whole(value, text):
     assert value_finder(Value("string", f'"{value}"', value))(text) is None
+
+
+def test_a_personal_name_is_found_written_surname_first():
+    name = Value("monolingualtext", 'en:"Fred Lewis Crawford"', "Fred Lewis Crawford")
+    hit = value_finder(name)("Overview. CRAWFORD, Fred Lewis 1888 – 1957")
+    assert hit is not None and hit.form == "CRAWFORD, Fred Lewis" and hit.how == SURNAME_FIRST
+    assert value_finder(name)("CRAWFORD, Frederick 1888") is None
+
+
+@pytest.mark.parametrize("raw, label, text, form", [
+    ("Q6581097", "male", "Dr. Riccardi taught many subjects. He also led the lab.", "He"),
+    ("Q6581072", "female", "Thanks to Mrs. Olson's lobbying, a bill was introduced.", "Mrs."),
+    ("Q6581072", "weiblich", "She was born in Brno.", "She"),  # by its id, whatever the label's language
+])
+def test_male_and_female_are_found_by_the_pronouns_and_titles_texts_use(raw, label, text, form):
+    hit = value_finder(Value("wikibase-item", raw, label))(text)
+    assert hit is not None and hit.form == form and hit.how == GENDERED
+
+
+def test_a_pronoun_is_no_form_of_another_value_nor_of_the_other_gender():
+    assert value_finder(Value("wikibase-item", "Q6581072", "female"))("He was born in Brno; the theme was set.") is None
+    assert value_finder(Value("wikibase-item", "Q5", "human"))("She was born in Brno.") is None

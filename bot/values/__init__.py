@@ -11,7 +11,10 @@ states it (``Found``, its ``how`` one of the constants below):
   listed there; years in words by ``bot.values.words``);
 - quantities (``AMOUNT``) with any grouping, decimal mark, scale or rounding (``bot.values.amounts``), small
   whole numbers in words too ("twelve", "drei");
-- strings and identifiers (``STRING``) normalised: case, spaces, dashes, quotes (``bot.values.strings``).
+- strings and identifiers (``STRING``) normalised: case, spaces, dashes, quotes (``bot.values.strings``); an
+  identifier also without the name of its type (``WITHOUT_PREFIX``), a personal name also surname first
+  (``SURNAME_FIRST``);
+- the values male and female of sex or gender by the pronouns and titles English texts use (``GENDERED``).
 
 A text must write the value for the judge to accept its support. ``other_values`` (``bot.values.others``)
 returns the values of the same kind a text writes instead (another date of birth, another tonnage, another
@@ -28,13 +31,14 @@ from dataclasses import replace
 from bot.datamodel import Value
 from bot.values.amounts import find_amount, parse_amount, whole_number
 from bot.values.dates import DATE_LANGUAGES, date_pattern, parse_time
-from bot.values.found import ALIAS, AMOUNT, DATE, LITERAL, STRING, WITHOUT_PREFIX, Found
-from bot.values.names import similarity
+from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, LITERAL, STRING, SURNAME_FIRST, WITHOUT_PREFIX,
+                              Found)
+from bot.values.names import gendered_pattern, similarity
 from bot.values.others import other_values
-from bot.values.strings import find_normalised, normalised, without_type_prefix
+from bot.values.strings import find_normalised, normalised, surname_first, without_type_prefix
 from bot.values.words import find_amount_words
 
-__all__ = ["ALIAS", "AMOUNT", "DATE", "LITERAL", "STRING", "WITHOUT_PREFIX",
+__all__ = ["ALIAS", "AMOUNT", "DATE", "GENDERED", "LITERAL", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
            "Finder", "Found", "matching_digest", "must_be_written",
            "other_values", "value_finder"]
 
@@ -65,16 +69,22 @@ def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: floa
         needle = normalised(value.text)
         # "No. 80/1968" on the page of "S.I. No. 80/1968": the type's name left to the context.
         short = normalised(without_type_prefix(value.text)) if value.datatype != "monolingualtext" else ""
+        # "CRAWFORD, Fred Lewis" for a name (native name, birth name): registers write the surname first.
+        inverted = normalised(surname_first(value.text)) if value.datatype in ("monolingualtext", "string") else ""
 
         def find_string(text: str) -> Found | None:
             found = find_normalised(needle, text) if needle else None
-            if found is None and short:
-                found = find_normalised(short, text)
-                return replace(found, how=WITHOUT_PREFIX) if found is not None else None
+            for other, how in ((short, WITHOUT_PREFIX), (inverted, SURNAME_FIRST)):
+                if found is None and other:
+                    found = find_normalised(other, text)
+                    found = replace(found, how=how) if found is not None else None
             return found
         return find_string
     names = [(name, how) for name, how in ((value.text, LITERAL), *((alias, ALIAS) for alias in value.aliases),
                                            *value.related) if name]
+    gendered = gendered_pattern(value.raw, value.text) if value.datatype == "wikibase-item" else None
+    if gendered is not None:
+        return lambda text: _find_name(names, text, threshold) or _first(gendered.search(text), GENDERED)
     return lambda text: _find_name(names, text, threshold)
 
 

@@ -34,3 +34,20 @@ def similarity(label: str, text: str, *, threshold: float = 90.0) -> float:
 def mentions(label: str, text: str, *, threshold: float = 90.0) -> bool:
     """True when ``label`` occurs in ``text`` (see ``similarity``)."""
     return similarity(label, text, threshold=threshold) == 1.0
+
+
+# The values male (Q6581097) and female (Q6581072) of sex or gender (P21), which English texts state by the
+# pronouns and titles they use for a person rather than by the words "male" and "female". The judge still
+# decides whether the person the words refer to is the subject.
+GENDERED_WORDS = {
+    "Q6581097": r"\b(?:he|him|his|himself|Mr|Sir)\b\.?",
+    "Q6581072": r"\b(?:she|her|hers|herself|Mrs|Ms|Miss|Madam)\b\.?",
+}
+_GENDER_LABELS = {"male": "Q6581097", "female": "Q6581072"}
+
+
+def gendered_pattern(raw: str, label: str) -> re.Pattern[str] | None:
+    """The words a text states the value male or female with (by its id, else its English label); None for any
+    other value."""
+    qid = raw if raw in GENDERED_WORDS else _GENDER_LABELS.get(label.strip().casefold(), "")
+    return re.compile(GENDERED_WORDS[qid], re.IGNORECASE) if qid else None

@@ -60,3 +60,12 @@ def without_type_prefix(value: str) -> str:
     if first == 0 or sum(char.isdigit() for char in rest) < MIN_DIGITS:
         return ""
     return rest
+
+
+def surname_first(value: str) -> str:
+    """"Crawford, Fred Lewis" for a personal name of two to four words of letters ("Fred Lewis Crawford"), as
+    registers, catalogues and biographical dictionaries write it; else ""."""
+    words = value.split()
+    if not 2 <= len(words) <= 4 or not all(word.replace(".", "").replace("-", "").isalpha() for word in words):
+        return ""
+    return f"{words[-1]}, {' '.join(words[:-1])}"
