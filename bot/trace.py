@@ -18,7 +18,7 @@ from lxml import etree
 from bot import __version__
 from bot.assets import asset_path
 from bot.checking.items import ItemContext
-from bot.checking.records import DocumentCheck, Judged, StatementCheck
+from bot.checking.records import DocumentCheck, Judged, Outcome, StatementCheck
 from bot.corroboration.stage import Corroboration
 from bot.errors import InputError, TraceError
 from bot.properties.profile import PropertyProfile
@@ -94,8 +94,8 @@ class RunInfo:
 
 def _redacted(element: Any, services: Sequence[str]) -> Any:
     """``element`` with every URL in its attributes and texts redacted (``bot.redaction``), but for the text of
-    a page's paragraph, which is evidence quoted as it was published."""
-    quoted = (tag("paragraph"), tag("match"))
+    a page's paragraph and of the sentence that gives another value, evidence quoted as it was published."""
+    quoted = (tag("paragraph"), tag("match"), tag("contradiction"))
     for node in element.iter():
         for name, value in node.attrib.items():
             if "://" in value:
@@ -287,9 +287,12 @@ def _judgement(parent: Any, judged: Judged) -> None:
                     semantic_score=_number(ranked.semantic) if ranked.semantic is not None else None,
                     subject_rule=ranked.subject_rule or None, value_form=ranked.value_form or None,
                     value_match=ranked.value_match or None, context=ranked.context or None,
+                    written=judgement.written, written_form=judgement.written_form,
                     verdict=judgement.verdict.value,
                     supports="true" if judgement.supported else "false",
-                    support=_number(judgement.support), asked="true" if judged.asked else "false",
+                    support=_number(judgement.support),
+                    calibrated=_number(judgement.calibrated) if judgement.calibrated is not None else None,
+                    asked="true" if judged.asked else "false",
                     prompt_tokens=judgement.prompt_tokens, completion_tokens=judgement.completion_tokens,
                     latency_s=_number(judgement.latency_s),
                     justification_s=_number(judgement.justification_s) if judgement.justification_s else None,
@@ -301,6 +304,10 @@ def _judgement(parent: Any, judged: Judged) -> None:
     for index, compared in enumerate(judgement.compared):
         _element("compared", node, label=compared.label, phrase=compared.phrase, score=f"{compared.score:.4f}",
                  share=_number(compared.share), claimed="true" if index == 0 else "false")
+    if judgement.contradiction is not None:
+        contradiction = judgement.contradiction
+        _element("contradiction", node, contradiction.sentence, form=contradiction.form,
+                 support=_number(contradiction.support))
     _element("answer", node, judgement.answer)
     if judgement.justification:
         _element("justification", node, judgement.justification)
@@ -332,8 +339,7 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
     outcomes = [statement.get("outcome") for statement in statements]
     judgements = list(_judgements(statements))
     summary = {"statements": len(statements), "skipped": info.skipped,
-               **{outcome: outcomes.count(outcome) for outcome in ("supported", "corroborated", "contradicted",
-                                                                   "not-found", "irretrievable", "error")},
+               **{outcome.value: outcomes.count(outcome.value) for outcome in Outcome},
                "judgements": sum(1 for j in judgements if j.get("asked") == "true"),
                "prompt-tokens": sum(int(j.get("prompt-tokens")) for j in judgements),
                "completion-tokens": sum(int(j.get("completion-tokens")) for j in judgements)}

@@ -200,6 +200,37 @@ def test_values_are_found_as_pages_write_them_and_only_on_pages_about_the_subjec
         assert form in snaks["P1683"], "the quotation holds the value as the page writes it"
 
 
+def test_a_page_that_gives_another_date_of_birth_flags_the_statement_for_curators_and_proposes_nothing(
+        world, tmp_path, llama_server, capsys):
+    """Wikidata says Halaška was born on 3 March 1912; the Chronicle's centenary piece says 3 March 1921. At threshold 0
+    the model supports whatever it is asked, the page's date too, so what is under test is that the page's other date
+    is found, put to the judge, and recorded; at threshold 1 it supports nothing, and nothing is flagged."""
+    (guid, case), = expected(world, "Q990208").items()
+    evidence = case["evidence"][0]
+    url = world.placed(evidence["url"])
+    code, out, tree, html = check(world, tmp_path / "contradicted", llama_server, capsys, item="Q990208",
+                                  threshold=0.0)
+    statement = statements_of(tree)[guid]
+    reason = statement.findtext("t:reason", namespaces=NS)
+    assert statement.get("outcome") == case["expected"] == "contradicted", reason
+    assert statement.find("t:reference", NS) is None and code == 0
+    assert reason.startswith(f'{url} gives another value: "{evidence["form"]}" ("Bořivoj Halaška was born on 3 March '
+                             f'1921 in Prostějov'), reason
+    judged = statement.find(f"t:document[@url='{url}']/t:judgement[@verdict='contradicts']", NS)
+    assert int(judged.get("position")) == evidence["paragraph"] and judged.get("written") == ""
+    contradiction = judged.find("t:contradiction", NS)
+    assert contradiction.get("form") == evidence["form"]
+    assert contradiction.text.startswith("Bořivoj Halaška was born on 3 March 1921")
+    assert f'contradicted  date of birth → {statement.get("value-text")}  ({url}: "{evidence["form"]}")' in out
+    page = etree.HTML(html.read_bytes())
+    box = page.xpath("//section[@class='contradictions']")
+    assert box and evidence["form"] in "".join(box[0].itertext()) and box[0].xpath(f".//a[@href='{url}']")
+
+    _, _, tree, _ = check(world, tmp_path / "threshold-1", llama_server, capsys, item="Q990208", threshold=1.0)
+    assert statements_of(tree)[guid].get("outcome") != "contradicted"
+    assert tree.find(".//t:judgement[@verdict='contradicts']", NS) is None
+
+
 def test_the_dead_cited_source_is_read_from_the_archive_and_wikipedia_hits_are_never_fetched(
         world, tmp_path, llama_server, capsys):
     world.requests.clear()
@@ -264,8 +295,8 @@ def test_the_report_renders_in_chromium_without_running_page_scripts(world, tmp_
 
 def test_a_run_killed_mid_way_resumes_and_processes_every_statement_once(world, tmp_path, llama_server):
     items = tmp_path / "items.txt"
-    items.write_text("# the demo world's items\nQ990201\nQ990202\nQ990203\nQ990204\nQ990205\nQ990206\nQ990207\n",
-                     encoding="utf-8")
+    items.write_text("# the demo world's items\nQ990201\nQ990202\nQ990203\nQ990204\nQ990205\nQ990206\nQ990207\n"
+                     "Q990208\n", encoding="utf-8")
     ini = config(world, tmp_path, llama_server, check_workers=1)
     ledger = tmp_path / "reports" / "runs.sqlite"
     command = [sys.executable, "-m", "bot.cli", "--config", str(ini), "--quiet", "run", "--items", str(items)]

@@ -60,6 +60,10 @@
           .corroborated { background: #d5fdf4; color: #14866d; border: 1px solid #14866d; }
           .contradicted { background: #fee7e6; color: #b32424; border: 2px solid #b32424; }
           .silent { background: #eaecf0; color: #54595d; border: 1px solid #a2a9b1; }
+          .undecided { background: #fef6e7; color: #705000; border: 1px dashed #ac6600; }
+          div.contradiction { margin: .5rem 0; padding: .4rem .7rem; background: #fee7e6; border-left: 4px solid #b32424; }
+          div.contradiction blockquote { border-left-color: #b32424; background: #fff; }
+          p.undecided-note { margin: .4rem 0; padding: .3rem .6rem; background: #fef6e7; border-left: 4px solid #ac6600; }
           section.contradictions { border: 2px solid #b32424; border-radius: .3rem; padding: .2rem 1rem; margin: 1rem 0; }
           div.corroboration { margin: .5rem 0; padding: .4rem .7rem; background: #f8f9fa; border-left: 4px solid #a2a9b1; }
           div.corroboration.finding-corroborated { border-left-color: #14866d; }
@@ -107,18 +111,36 @@
         <xsl:apply-templates select="$run"/>
         <xsl:if test="t:item/t:statement[@outcome = 'contradicted']">
           <section class="contradictions">
-            <h2>Contradicted by authority records</h2>
-            <p class="meta">An authority record states another value for these statements. Nothing is proposed for
-              them: check the record and the statement, and correct whichever is wrong.</p>
+            <h2>Contradicted by authority records or pages</h2>
+            <p class="meta">An authority record or a page states another value for these statements. Nothing is
+              proposed for them: check the source and the statement, and correct whichever is wrong.</p>
             <ul>
               <xsl:for-each select="t:item/t:statement[@outcome = 'contradicted']">
+                <xsl:variable name="pages" select="t:document[@evidence = 'true']/t:judgement[@verdict = 'contradicts']"/>
+                <xsl:variable name="supporting" select="count(t:document[@evidence = 'true']/t:judgement[@supports = 'true'])"/>
                 <li><a href="#{concat('statement-', translate(@guid, ' ', '_'))}"><xsl:value-of select="../@label"/>
                   (<xsl:value-of select="../@id"/>), <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/></a>
-                  — <xsl:for-each select="t:corroboration/t:record[@finding = 'contradicted']"><xsl:if test="position() &gt; 1">; </xsl:if>
+                  <xsl:if test="t:corroboration/t:record[@finding = 'contradicted']"> — </xsl:if>
+                  <xsl:for-each select="t:corroboration/t:record[@finding = 'contradicted']"><xsl:if test="position() &gt; 1">; </xsl:if>
                     <xsl:value-of select="@database-label"/><xsl:if test="not(@database-label)"><xsl:value-of select="@property-label"/></xsl:if>
                     <xsl:text> </xsl:text><xsl:value-of select="@identifier"/>:
                     <xsl:value-of select="t:candidate[@chosen = 'true']/@relation"/><xsl:text> </xsl:text>
-                    <strong><xsl:value-of select="t:candidate[@chosen = 'true']/@object-text"/></strong></xsl:for-each></li>
+                    <strong><xsl:value-of select="t:candidate[@chosen = 'true']/@object-text"/></strong></xsl:for-each>
+                  <xsl:if test="$pages">
+                    <ul class="page-contradictions">
+                      <xsl:for-each select="$pages">
+                        <li class="page-contradiction">
+                          <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+                            <xsl:with-param name="text" select="../@url"/></xsl:call-template>
+                          gives <strong class="form"><xsl:value-of select="t:contradiction/@form"/></strong><xsl:if test="not(t:contradiction)">another value</xsl:if>:
+                          “<span class="sentence"><xsl:value-of select="t:contradiction"/></span>”</li>
+                      </xsl:for-each>
+                    </ul>
+                  </xsl:if>
+                  <xsl:if test="$pages and $supporting &gt; 0">
+                    <p class="meta">Yet <xsl:value-of select="$supporting"/> paragraph(s) support the statement's value:
+                      read both before correcting anything.</p>
+                  </xsl:if></li>
               </xsl:for-each>
             </ul>
           </section>
@@ -160,6 +182,7 @@
       <span class="badge supported"><xsl:value-of select="$summary/@supported"/> supported</span>
       <xsl:if test="$summary/@corroborated &gt; 0"><span class="badge corroborated"><xsl:value-of select="$summary/@corroborated"/> corroborated</span></xsl:if>
       <xsl:if test="$summary/@contradicted &gt; 0"><span class="badge contradicted"><xsl:value-of select="$summary/@contradicted"/> contradicted</span></xsl:if>
+      <xsl:if test="$summary/@undecided &gt; 0"><span class="badge undecided" title="neither proposed nor called unsupported"><xsl:value-of select="$summary/@undecided"/> undecided</span></xsl:if>
       <span class="badge not-found"><xsl:value-of select="$summary/@not-found"/> not found</span>
       <span class="badge irretrievable"><xsl:value-of select="$summary/@irretrievable"/> irretrievable</span>
       <span class="badge error"><xsl:value-of select="$summary/@error"/> error</span>
@@ -222,6 +245,32 @@
       </p>
       <xsl:apply-templates select="t:relation"/>
       <xsl:apply-templates select="t:corroboration"/>
+      <xsl:if test="@outcome = 'undecided'">
+        <p class="undecided-note">Undecided: the judge's calibrated support for the paragraphs judged lies in its
+          undecided band. Nothing is proposed, and the statement is not called unsupported either: read the
+          paragraphs under “Searches and documents” and decide.</p>
+      </xsl:if>
+      <xsl:for-each select="t:document[@evidence = 'true']/t:judgement[@verdict = 'contradicts']">
+        <div class="contradiction">
+          <p><strong>Another value:</strong>
+            <xsl:text> </xsl:text><xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+              <xsl:with-param name="text" select="concat(../@title, substring(../@url, 1, 2000 * not(string(../@title))))"/></xsl:call-template>
+            gives <strong class="form"><xsl:value-of select="t:contradiction/@form"/></strong><xsl:if test="not(t:contradiction)">another value</xsl:if>
+            where the statement says <strong><xsl:value-of select="../../@value-text"/></strong>
+            <xsl:if test="t:contradiction"> (support for the claim with it: <xsl:value-of select="t:contradiction/@support"/>)</xsl:if></p>
+          <xsl:if test="t:contradiction"><blockquote class="sentence"><xsl:value-of select="t:contradiction"/></blockquote></xsl:if>
+          <p class="meta">
+            Paragraph <xsl:value-of select="@position"/> of <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+              <xsl:with-param name="text" select="../@url"/></xsl:call-template>
+            <xsl:if test="../@archive-url"> · read from the
+              <xsl:call-template name="link"><xsl:with-param name="url" select="../@archive-url"/>
+                <xsl:with-param name="text" select="'archived copy'"/></xsl:call-template>
+              (<xsl:value-of select="../@archive-timestamp"/>)</xsl:if>
+            <xsl:call-template name="scores"/>
+          </p>
+          <details><summary>The whole paragraph</summary><blockquote><xsl:apply-templates select="t:paragraph"/></blockquote></details>
+        </div>
+      </xsl:for-each>
       <xsl:for-each select="t:document[@evidence = 'true']/t:judgement[@supports = 'true']">
         <div class="support">
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
@@ -233,10 +282,7 @@
               <xsl:call-template name="link"><xsl:with-param name="url" select="../@archive-url"/>
                 <xsl:with-param name="text" select="'archived copy'"/></xsl:call-template>
               (<xsl:value-of select="../@archive-timestamp"/>)</xsl:if>
-            · support <xsl:value-of select="@support"/>, pre-rank score <xsl:value-of select="@score"/>
-            <xsl:if test="@subject-rule"> · about the subject: <xsl:value-of select="@subject-rule"/></xsl:if>
-            <xsl:if test="@value-form"> · value as written: “<xsl:value-of select="@value-form"/>” (<xsl:value-of select="@value-match"/>)</xsl:if>
-            <xsl:if test="@context"> · read after the page's line “<xsl:value-of select="@context"/>”</xsl:if>
+            <xsl:call-template name="scores"/>
           </p>
           <xsl:call-template name="compared"/>
           <xsl:if test="t:justification"><p><strong>Justification:</strong> <xsl:value-of select="t:justification"/></p></xsl:if>
@@ -277,6 +323,30 @@
     </p>
   </xsl:template>
 
+  <!-- A judged paragraph's numbers and how it names things (the context is a judgement). -->
+  <xsl:template name="scores">
+    · support <xsl:value-of select="@support"/><xsl:if test="@calibrated"> (calibrated <strong class="calibrated"><xsl:value-of select="@calibrated"/></strong>)</xsl:if>,
+    pre-rank score <xsl:value-of select="@score"/>
+    <xsl:if test="@subject-rule"> · about the subject: <xsl:value-of select="@subject-rule"/></xsl:if>
+    <!-- how the judge found the value written (written, written-form), else how pre-ranking found it -->
+    <xsl:choose>
+      <xsl:when test="@written != ''"> · <span class="value-written">value as written: “<xsl:value-of select="@written-form"/>” (<xsl:value-of select="@written"/>)</span></xsl:when>
+      <xsl:when test="@value-form"> · <span class="value-written">value as written: “<xsl:value-of select="@value-form"/>” (<xsl:value-of select="@value-match"/>)</span></xsl:when>
+      <xsl:when test="@written"> · <span class="value-written">value not written</span></xsl:when>
+    </xsl:choose>
+    <xsl:if test="@context"> · read after the page's line “<xsl:value-of select="@context"/>”</xsl:if>
+  </xsl:template>
+
+  <xsl:template name="verdict">
+    <xsl:choose>
+      <xsl:when test="@verdict = 'a'">supports</xsl:when>
+      <xsl:when test="@verdict = 'b'">undecided</xsl:when>
+      <xsl:when test="@verdict = 'c'">not inferable</xsl:when>
+      <xsl:when test="@verdict = 'contradicts'">contradicts</xsl:when>
+      <xsl:otherwise><xsl:value-of select="@verdict"/></xsl:otherwise>
+    </xsl:choose>
+  </xsl:template>
+
   <xsl:template name="compared">
     <xsl:if test="t:compared">
       <p class="meta compared">Relations weighed (share of the summary likelihood):
@@ -311,11 +381,10 @@
       <xsl:for-each select="t:note"><p class="meta"><xsl:value-of select="."/></p></xsl:for-each>
       <xsl:for-each select="t:judgement">
         <div class="judgement">
-          ¶<xsl:value-of select="@position"/> · verdict <strong><xsl:value-of select="@verdict"/></strong>
-          · support <xsl:value-of select="@support"/> · score <xsl:value-of select="@score"/>
-          <xsl:if test="@subject-rule"> · about the subject: <xsl:value-of select="@subject-rule"/></xsl:if>
-          <xsl:if test="@value-form"> · value as written: “<xsl:value-of select="@value-form"/>” (<xsl:value-of select="@value-match"/>)</xsl:if>
-          <xsl:if test="@context"> · read after the page's line “<xsl:value-of select="@context"/>”</xsl:if>
+          ¶<xsl:value-of select="@position"/> · verdict <strong class="verdict"><xsl:call-template name="verdict"/></strong>
+          <xsl:call-template name="scores"/>
+          <xsl:for-each select="t:contradiction"> · gives <strong><xsl:value-of select="@form"/></strong>
+            (support <xsl:value-of select="@support"/>)</xsl:for-each>
           <xsl:if test="@asked = 'true'"> · <xsl:value-of select="@prompt-tokens"/> tokens, <xsl:value-of select="@latency-s"/> s</xsl:if>
           <xsl:if test="@justification-s"> · justification <xsl:value-of select="@justification-s"/> s</xsl:if>
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>

@@ -18,9 +18,13 @@ from bot.references import ProposedReference, StatedIn
 
 class Outcome(str, Enum):
     SUPPORTED = "supported"
-    # An authority record states the value (a "stated in" reference is proposed) or another one (flagged).
+    # An authority record states the value (a "stated in" reference is proposed).
     CORROBORATED = "corroborated"
+    # An authority record or a page states another value: flagged for curators, never proposed.
     CONTRADICTED = "contradicted"
+    # Judged paragraphs lie in the calibrated judge's undecided band, none supports or contradicts: neither
+    # proposed nor called unsupported.
+    UNDECIDED = "undecided"
     NOT_FOUND = "not-found"
     IRRETRIEVABLE = "irretrievable"
     ERROR = "error"
@@ -81,6 +85,11 @@ class DocumentCheck:
     @property
     def supporting(self) -> tuple[Judged, ...]:
         return tuple(judged for judged in self.judged if judged.judgement.supported)
+
+    @property
+    def contradicting(self) -> tuple[Judged, ...]:
+        """Paragraphs that give another value for the statement's property."""
+        return tuple(judged for judged in self.judged if judged.judgement.contradicted)
 
 
 @dataclass(frozen=True)

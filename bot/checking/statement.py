@@ -139,25 +139,26 @@ def _wants_documents(plan: Plan, corroboration: Corroboration | None) -> bool:
 def _decide_all(statement: Statement, plan: Plan, corroboration: Corroboration | None,
                 documents: list[DocumentCheck], problems: list[str]
                 ) -> tuple[Outcome, str, ProposedReference | StatedIn | None]:
-    """A contradiction is flagged whatever the documents say, and nothing is proposed; a corroboration proposes its
-    "stated in" reference; otherwise the documents decide."""
+    """A contradiction, by an authority record or by a page, is flagged whatever else was found, and nothing is
+    proposed; a corroboration proposes its "stated in" reference; otherwise the documents decide."""
     searched = uses(plan.source, "web") or uses(plan.source, "wikipedia")
+    found = decide(documents, problems, has_candidates=any(d.evidence for d in documents)) if searched else None
     if corroboration is not None and corroboration.finding is Finding.CONTRADICTED:
-        found = ""
-        if searched:
-            outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
-            found = f"; the documents: {outcome.value} ({reason})"
-        return Outcome.CONTRADICTED, f"an authority record states another value: {corroboration.reason}{found}", None
+        said = f"; the documents: {found[0].value} ({found[1]})" if found is not None else ""
+        return Outcome.CONTRADICTED, f"an authority record states another value: {corroboration.reason}{said}", None
     if corroboration is not None and corroboration.finding is Finding.CORROBORATED:
+        if found is not None and found[0] is Outcome.CONTRADICTED:  # --all-sources: a page disagrees with the record
+            return Outcome.CONTRADICTED, f"{found[1]}; yet an authority record states it: {corroboration.reason}", \
+                None
         return Outcome.CORROBORATED, f"an authority record states it: {corroboration.reason}", corroboration.reference
-    if not searched:  # --source kg
+    if found is None:  # --source kg
         if corroboration is None:
             return Outcome.ERROR, "no authority record was read: no SPARQL endpoint to list the item's identifiers", \
                 None
         if corroboration.error or problems:
             return Outcome.ERROR, "; ".join([*problems, corroboration.reason]), None
         return Outcome.NOT_FOUND, f"no authority record states it: {corroboration.reason}", None
-    outcome, reason = decide(documents, problems, has_candidates=any(d.evidence for d in documents))
+    outcome, reason = found
     reference = propose(statement, documents) if outcome is Outcome.SUPPORTED else None
     return outcome, reason, reference
 
@@ -270,8 +271,14 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
 
 
 def decide(documents: list[DocumentCheck], problems: list[str], *, has_candidates: bool) -> tuple[Outcome, str]:
+    """A page that gives another value beats everything, support included: curators must look at both. Then
+    support; a failed service or unreadable answers (a later run tries again); nothing readable; paragraphs in the
+    judge's undecided band; and what is left is not found."""
     evidence = [document for document in documents if document.evidence]
+    contradicting = [(document, judged) for document in evidence for judged in document.contradicting]
     supporting = [judged for document in evidence for judged in document.supporting]
+    if contradicting:
+        return Outcome.CONTRADICTED, _contradicted(contradicting, evidence)
     if supporting:
         sources = sum(1 for document in evidence if document.supporting)
         return Outcome.SUPPORTED, f"{len(supporting)} supporting paragraph(s) in {sources} document(s)"
@@ -289,7 +296,46 @@ def decide(documents: list[DocumentCheck], problems: list[str], *, has_candidate
         return Outcome.IRRETRIEVABLE, f"none of {len(evidence)} document(s) could be read ({reasons})"
     readable = sum(1 for document in evidence if document.readable)
     asked = sum(1 for document in evidence for judged in document.judged if judged.asked)
+    undecided = [judged.judgement for document in evidence for judged in document.judged if judged.judgement.undecided]
+    if undecided:
+        calibrated = [judgement.calibrated for judgement in undecided if judgement.calibrated is not None]
+        best = f"best calibrated support {max(calibrated):.2f}" if calibrated else \
+            f"best support {max(judgement.support for judgement in undecided):.2f}"
+        return Outcome.UNDECIDED, (f"undecided: {len(undecided)} of {asked} paragraph(s) judged in {readable} readable "
+                                   f"document(s) lie in the judge's undecided band ({best}); none supports or "
+                                   f"contradicts it, so it is neither proposed nor called unsupported")
     return Outcome.NOT_FOUND, f"no supporting paragraph: {asked} judged in {readable} readable document(s)"
+
+
+# What a reason quotes of the pages that give another value: the first few, each sentence cut to a readable length
+# (the trace keeps every one whole).
+SHOWN_CONTRADICTIONS = 3
+SHOWN_SENTENCE = 300
+
+
+def _contradicted(contradicting: list[tuple[DocumentCheck, Judged]], evidence: list[DocumentCheck]) -> str:
+    """``https://… gives another value: "3 March 1921" ("He was born on 3 March 1921 in Prostějov.")``, and
+    whether other paragraphs support the statement's value all the same."""
+    said = [_gives(document, judged) for document, judged in contradicting[:SHOWN_CONTRADICTIONS]]
+    if len(contradicting) > SHOWN_CONTRADICTIONS:
+        said.append(f"{len(contradicting) - SHOWN_CONTRADICTIONS} more paragraph(s) give another value")
+    supporting = sum(len(document.supporting) for document in evidence)
+    if supporting:
+        sources = sum(1 for document in evidence if document.supporting)
+        said.append(f"yet {supporting} paragraph(s) in {sources} document(s) support the statement's value: "
+                    f"curators must look, nothing is proposed")
+    return "; ".join(said)
+
+
+def _gives(document: DocumentCheck, judged: Judged) -> str:
+    contradiction = judged.judgement.contradiction
+    url = document.candidate.url
+    if contradiction is None:
+        return f"{url} gives another value (paragraph {judged.ranked.paragraph.position})"
+    sentence = " ".join(contradiction.sentence.split())
+    if len(sentence) > SHOWN_SENTENCE:
+        sentence = sentence[:SHOWN_SENTENCE - 1] + "…"
+    return f'{url} gives another value: "{contradiction.form}" ("{sentence}")'
 
 
 def _why_unreadable(retrieved: Retrieved) -> str:

@@ -78,13 +78,14 @@ def add_parsers(commands: Any) -> None:
 
 
 def _contradiction(check: StatementCheck) -> str:
-    """`` (BnF 169902021: date of birth 1974-06-14)``: what the record that contradicts the statement says."""
+    """`` (BnF 169902021: date of birth 1974-06-14; https://…: "3 March 1921")``: what the records and the pages that
+    contradict the statement say."""
     corroboration = check.corroboration
-    if corroboration is None:
-        return ""
     said = [f"{r.identifier.prop.database_label or r.identifier.prop.label} {r.identifier.value}: "
             f"{r.chosen.fact.relation} {r.chosen.fact.object_text}" for r in corroboration.records
-            if r.finding.value == "contradicted" and r.chosen is not None]
+            if r.finding.value == "contradicted" and r.chosen is not None] if corroboration is not None else []
+    said += [f'{document.candidate.url}: "{judged.judgement.contradiction.form}"' for document in check.documents
+             if document.evidence for judged in document.contradicting if judged.judgement.contradiction is not None]
     return f"  ({'; '.join(said)})" if said else ""
 
 
