@@ -62,8 +62,8 @@ class Value:
     raw: str
     text: str
     aliases: tuple[str, ...] = ()
-    # Other names of an item value that Wikidata links to it, each with how ("label (de)", "more general item
-    # Q515: city"): a text naming the value so is shown to curators with how it named it.
+    # Other names of an item value that Wikidata links to it, each with how ("label (de)", "more specific item
+    # Q1549591: big city"): a text naming the value so is shown to curators with how it named it.
     related: tuple[tuple[str, str], ...] = ()
 
     @property

@@ -80,13 +80,12 @@ def test_fetch_related_through_a_real_endpoint(names_world, monkeypatch):
         ("mährische Stadt", "label (de)"),
         ("ville morave", "label (fr)"),
         ("Stadt in Mähren", "alias (de)"),
-        ("town", "more general item Q9905101: town"),
-        ("settlement", "more general item Q9905102: settlement"),
         ("Moravian market town", "more specific item Q9905103: Moravian market town"),
         ("Moravian", "demonym (en)"),
     )
     # "mul" is preferred here, so its label is the value's own name; Q9905300 has no other name.
-    assert found["Q9905200"] == (("town", "more general item Q9905101: town"),)
+    # A more general item is no name of the value: "town" does not state "Moravian town".
+    assert found["Q9905200"] == ()
     assert found["Q9905300"] == ()
 
 
@@ -94,7 +93,6 @@ def test_the_preferred_languages_decide_what_is_other(names_world):
     found = fetch_related(names_world, ["Q9905100", "Q9905200"], ("de",))
     q9905100 = found["Q9905100"]
     assert ("Moravian town", "label (en)") in q9905100 and ("town in Moravia", "alias (en)") in q9905100
-    assert ("Stadt", "more general item Q9905101: Stadt") in q9905100
     assert ("mährischer Marktflecken", "more specific item Q9905103: mährischer Marktflecken") in q9905100
     assert q9905100[-1] == ("Mährer", "demonym (de)")
     assert not any(name in ("mährische Stadt", "Stadt in Mähren", "town", "Moravia", "entity") for name, _ in q9905100)
@@ -122,27 +120,27 @@ def test_mul_comes_first_among_other_languages_then_labels_before_aliases():
 
 def test_short_own_repeated_and_other_values_names_are_dropped():
     rows = [row("label", "Ab", "de"), row("label", "  own name ", "fr"), row("label", "Gamma", "it"),
-            row("alias", "gamma", "nl"), row("general", "GAMMA", "en", "Q7"),
+            row("alias", "gamma", "nl"), row("specific", "GAMMA", "en", "Q7"),
             row("label", "Elsewhere", "de", entity="Q2")]
-    # "Gamma" in Italian and the more general item "GAMMA" are one name: the linked item's way of naming it wins.
-    assert related_names("Q1", rows, ("en",), ["Own Name"]) == (("GAMMA", "more general item Q7: GAMMA"),)
+    # "Gamma" in Italian and the more specific item "GAMMA" are one name: the linked item's way of naming it wins.
+    assert related_names("Q1", rows, ("en",), ["Own Name"]) == (("GAMMA", "more specific item Q7: GAMMA"),)
 
 
 def test_top_level_classes_are_never_names():
-    rows = [row("general", "entity", "en", "Q35120"), row("general", "human", "en", "Q5"),
-            row("general", "person", "en", "Q215627"), row("general", "writer", "en", "Q36180"),
-            row("specific", "physical object", "en", "Q223557")]
-    assert related_names("Q1", rows, ("en",), ["novelist"]) == (("writer", "more general item Q36180: writer"),)
+    rows = [row("specific", "entity", "en", "Q35120"), row("specific", "human", "en", "Q5"),
+            row("specific", "person", "en", "Q215627"), row("specific", "novelist", "en", "Q6625963"),
+            row("specific", "physical object", "en", "Q223557"), row("general", "writer", "en", "Q36180")]
+    assert related_names("Q1", rows, ("en",), ["writer"]) == (("novelist", "more specific item Q6625963: novelist"),)
     assert {"Q35120", "Q488383", "Q5", "Q215627", "Q151885", "Q16887380", "Q7184903", "Q223557", "Q1190554",
             "Q99527517"} == related.TOP_LEVEL_CLASSES
 
 
 def test_linked_items_keep_only_preferred_languages_in_their_order():
-    rows = [row("general", "Stadt", "de", "Q3"), row("general", "town", "en", "Q3"),
-            row("general", "ville", "fr", "Q3"),
+    rows = [row("specific", "Stadt", "de", "Q3"), row("specific", "town", "en", "Q3"),
+            row("specific", "ville", "fr", "Q3"),
             row("demonym", "Mährer", "de"), row("demonym", "Moravian", "en"), row("demonym", "morave", "fr")]
     assert related_names("Q1", rows, ("en", "de"), []) == (
-        ("town", "more general item Q3: town"), ("Stadt", "more general item Q3: Stadt"),
+        ("town", "more specific item Q3: town"), ("Stadt", "more specific item Q3: Stadt"),
         ("Moravian", "demonym (en)"), ("Mährer", "demonym (de)"))
 
 
@@ -160,11 +158,12 @@ def test_at_most_twenty_more_specific_items_the_lowest_ids_first():
 def test_at_most_forty_names_in_the_order_of_their_kinds_other_languages_leaving_room_for_the_rest():
     rows = [row("label", f"name {n:02}", f"x{n:02}") for n in range(35)]
     rows += [row("general", "general class", "en", "Q9"), row("demonym", "Somewhere-ian", "en")]
-    rows += [row("specific", f"special {n}", "en", f"Q{100 + n}") for n in range(10)]
+    rows += [row("specific", f"special {n}", "en", f"Q{100 + n}") for n in range(11)]
     names = related_names("Q1", rows, ("en",), [])
     assert len(names) == related.MOST_NAMES
     assert names[27] == ("name 27", "label (x27)")  # 40 less the 12 linked names and demonyms
-    assert names[28] == ("general class", "more general item Q9: general class")
+    assert names[28] == ("special 0", "more specific item Q100: special 0")
+    assert not any(how.startswith("more general") for _, how in names)
     assert names[-1] == ("Somewhere-ian", "demonym (en)")
     # However many those are, labels in other languages keep MOST_FOREIGN places.
     many = rows + [row("specific", f"other {n}", "en", f"Q{200 + n}") for n in range(10)]
@@ -193,3 +192,23 @@ def test_with_related_sets_an_item_values_names_and_leaves_others_alone():
     assert with_related(other, names) is other
     text = statement(Value("string", '"Q9905100"', "Q9905100"))
     assert with_related(text, names) is text
+
+
+def test_a_run_looks_each_value_up_once_and_a_failing_endpoint_leaves_the_statement_to_its_own_names(names_world):
+    from bot.errors import QueryError
+    from bot.selection.related import RelatedLookup
+
+    endpoint = Counting(names_world)
+    lookup = RelatedLookup(endpoint, ("en",))
+    town = statement(Value("wikibase-item", "Q9905100", "Moravian town"))
+    first, again = lookup(town), lookup(town)
+    assert first == again and len(endpoint.sent) == 1
+    assert ("Moravian market town", "more specific item Q9905103: Moravian market town") in first.value.related
+    assert lookup(statement(Value("time", "+1943-01-14T00:00:00Z/11", "1943-01-14"))).value.related == ()
+    assert len(endpoint.sent) == 1  # no query for a value that is no item
+
+    class Failing:
+        def select(self, query):
+            raise QueryError("the endpoint timed out", query="value-names", endpoint="http://127.0.0.1:9")
+
+    assert RelatedLookup(Failing(), ("en",))(town) == town

@@ -60,10 +60,15 @@ def make_tools(options: Options, session: requests.Session, services: ServiceCli
         from bot.corroboration import make_corroborator
 
         corroborator = make_corroborator(options, endpoint, fetcher, backend=judge.backend, embed=embed)
+    related = None
+    if endpoint is not None:
+        from bot.selection.related import RelatedLookup
+
+        related = RelatedLookup(endpoint, options.languages)
     return Tools(judge, fetcher, paragraph_rules(options), make_wayback(options, services),
                  make_search(options, services) if uses(options.check_source, "web") else None,
                  embed if options.check_strategy == "ranked" else None, make_profiles(options, endpoint),
-                 corroborator, clock)
+                 corroborator, clock, related)
 
 
 __all__ = ["Plan", "Strategy", "Tools", "make_tools", "plan_from"]

@@ -6,7 +6,7 @@ Every client is in :class:`Tools`, built once per run by ``bot.checking.make_too
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date
@@ -65,6 +65,9 @@ class Tools:
     corroborator: Corroborator | None = None
     # What stamps each check's start (the fetcher and the corroborator take the same clock).
     clock: Clock = system_clock
+    # The other names Wikidata links to an item value (bot.selection.related), so that a text naming it another way
+    # is found, and shown how; without it a value is looked for by its label and aliases only.
+    related: Callable[[Statement], Statement] | None = None
 
 
 def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Article | None = None,
@@ -86,6 +89,8 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
     try:
         if tools.profiles is not None:
             profile = tools.profiles.profile(statement.property_id, statement.property_label)
+        if tools.related is not None:
+            statement = tools.related(statement)
         claim = statement_claim(statement, profile)
         if tools.corroborator is not None and uses(plan.source, "kg"):
             with watch.stage("kg"):

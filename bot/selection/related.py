@@ -1,8 +1,9 @@
 """Other names of an item value that Wikidata links to it, each with how it is linked, for the value finder.
 
 The judge accepts support only from a text that names the statement's value. A text may name an item value
-another way a curator can check: its label or an alias in another language, the label of a more general or a
-more specific item (P279 subclass of, either way), or its demonym. ``value-names.rq`` looks them up in batches;
+another way a curator can check: its label or an alias in another language, the label of a more specific item
+(one that is a P279 subclass of it: a text calling a town "a Moravian market town" calls it "a Moravian town"), or its
+demonym. Not a more general item's: "film" does not state "action film". ``value-names.rq`` looks them up in batches;
 :func:`related_names` chooses and orders them.
 
 Precision over recall: the labels of top-level classes ("entity", "human", "concept") would match almost any
@@ -12,6 +13,8 @@ text, so a linked item among :data:`TOP_LEVEL_CLASSES` is never a name; nor is a
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -75,8 +78,9 @@ def related_names(value_qid: str, rows: Iterable[Row], languages: Sequence[str],
     own = list(own_names)
     # A country has hundreds of labels in other languages: they take at most MOST_FOREIGN places, so that the
     # linked items and demonyms, which name it differently rather than in another language, keep theirs.
-    others = _kept(linked("general", "more general item")
-                   + linked("specific", "more specific item", MOST_SPECIFIC_ITEMS) + demonyms, own)
+    # Not the more general items: "film" does not state "action film", where "a Moravian market town" states "a
+    # Moravian town". The query still returns them, for a curator's tools to show.
+    others = _kept(linked("specific", "more specific item", MOST_SPECIFIC_ITEMS) + demonyms, own)
     room = max(MOST_FOREIGN, MOST_NAMES - len(others))
     in_other_languages = _kept(foreign("label") + foreign("alias"), [*own, *(name for name, _ in others)], room)
     return (in_other_languages + others)[:MOST_NAMES]
@@ -124,3 +128,34 @@ def with_related(statement: Statement, related: Mapping[str, Related]) -> Statem
         return statement
     kept = _kept(names, (value.text, *value.aliases))
     return replace(statement, value=replace(value, related=kept))
+
+
+class RelatedLookup:
+    """``with_related`` for one statement at a time, each item value looked up once per run (values repeat: one
+    award across many items); safe to share between the threads checking statements side by side. A failing
+    query leaves the statement with its own names: it is still checked, by its label and aliases only."""
+
+    def __init__(self, endpoint: SparqlEndpoint, languages: Sequence[str]) -> None:
+        self.endpoint = endpoint
+        self.languages = tuple(languages)
+        self._known: dict[str, Related] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, statement: Statement) -> Statement:
+        from bot.errors import QueryError
+
+        value = statement.value
+        if value.datatype != ITEM_DATATYPE:
+            return statement
+        with self._lock:
+            known = self._known.get(value.raw)
+        if known is None:
+            try:
+                known = fetch_related(self.endpoint, [value.raw], self.languages).get(value.raw, ())
+            except QueryError as error:
+                logging.getLogger(__name__).warning("other names of %s could not be read (%s); it is looked for "
+                                                    "by its label and aliases only", value.raw, error)
+                return statement
+            with self._lock:
+                self._known[value.raw] = known
+        return with_related(statement, {value.raw: known})
