@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.judge.calibration import Calibration, fit, kind_of  # noqa: E402
+from bot.judge.calibration import Calibration, fit, kind_of, rescored  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class Row:
     support: float
     asked: bool
     verdict: str
+    record: dict
 
 
 def read_rows(pairs: Sequence[tuple[Path, Path]]) -> tuple[list[Row], str, str]:
@@ -57,7 +58,7 @@ def read_rows(pairs: Sequence[tuple[Path, Path]]) -> tuple[list[Row], str, str]:
             model, template = record["model"], record["template"]
             asked = record.get("calibrated") is not None
             rows[record["id"]] = Row(record["id"], bool(record["label"]), kind_of(datatypes[record["id"]]),
-                                     float(record["support"]), asked, record["verdict"])
+                                     float(record["support"]), asked, record["verdict"], record)
     return list(rows.values()), model, template
 
 
@@ -68,16 +69,11 @@ def fitted(rows: Sequence[Row], model: str, template: str, precision: float, whe
 
 
 def verdicts(rows: Sequence[Row], calibration: Calibration) -> list[tuple[bool, str, float]]:
-    """(label, verdict, calibrated score) per row: rows not asked keep their verdict and score 0."""
-    out = []
-    for row in rows:
-        if not row.asked:
-            out.append((row.label, row.verdict, 0.0))
-            continue
-        score = calibration.score(row.support, _datatype(row.kind))
-        verdict = "a" if score >= calibration.accept else "b" if score >= calibration.undecided else "c"
-        out.append((row.label, verdict, score))
-    return out
+    """(label, verdict, calibrated score) per row, decided as `refbot eval` decides them with this calibration
+    (``bot.judge.calibration.rescored``); rows the model was not asked about score 0."""
+    decided = rescored({row.id: row.record for row in rows}, {row.id: _datatype(row.kind) for row in rows},
+                       calibration)
+    return [(row.label, decided[row.id]["verdict"], decided[row.id].get("calibrated") or 0.0) for row in rows]
 
 
 def _datatype(kind: str) -> str | None:

@@ -80,3 +80,24 @@ def test_the_shipped_calibration_reads_and_another_model_gets_the_raw_support():
     assert 0.0 <= calibration.undecided <= calibration.accept <= 1.0
     other = for_judge("some/other-model", "refbot")
     assert other.is_identity and other.score(0.73, "time") == 0.73 and other.accept == 0.5
+
+
+def test_judgements_are_decided_again_with_a_calibration_fitted_after_them():
+    from bot.judge.calibration import rescored
+
+    calibration = Calibration("m", "refbot", {"all": Curve((0.0, 1.0), (0.0, 0.9))}, accept=0.7, undecided=0.5)
+    records = {
+        "yes": {"verdict": "a", "support": 0.95, "calibrated": 0.95},
+        "unsure": {"verdict": "a", "support": 0.6, "calibrated": 0.6},
+        "not-written": {"verdict": "c", "support": 0.0, "calibrated": None},
+        "firm": {"verdict": "contradicts", "support": 0.0, "calibrated": None,
+                 "contradiction": {"form": "1921", "sentence": "Born in 1921.", "support": 0.9}},
+        "weak": {"verdict": "contradicts", "support": 0.0, "calibrated": None,
+                 "contradiction": {"form": "1,907,382", "sentence": "Revenue 1,907,382.", "support": 0.6}},
+    }
+    again = rescored(records, {}, calibration)
+    assert (again["yes"]["verdict"], again["yes"]["calibrated"]) == ("a", pytest.approx(0.855))
+    assert again["unsure"]["verdict"] == "b" and again["not-written"] == records["not-written"]
+    assert again["firm"]["verdict"] == "contradicts"
+    assert again["weak"]["verdict"] == "c" and again["weak"]["contradiction"] is None
+    assert records["weak"]["verdict"] == "contradicts", "the records given are left as they were"

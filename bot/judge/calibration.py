@@ -119,14 +119,20 @@ def rescored(records: Mapping[str, Mapping[str, Any]], datatypes: Mapping[str, s
              calibration: Calibration, threshold: float | None = None) -> dict[str, dict[str, Any]]:
     """Judgement records (``refbot eval``'s ledger) decided again on their raw support with ``calibration``: a
     calibration fitted after a run is measured on it without asking the model again. Only the model's own
-    yes/no judgements (those with a calibrated score) change; a text that does not write the value, a
-    contradiction and an unreadable answer stay as they were."""
+    yes/no judgements change: those with a calibrated score, and a contradiction, which stands only where the
+    claim with the page's other value still supports (else the text merely does not write the value); a text
+    that does not write the value and an unreadable answer stay as they were."""
     out = {}
     for key, record in records.items():
         record = dict(record)
         if record.get("calibrated") is not None and record.get("verdict") in ("a", "b", "c"):
             record["verdict"], record["calibrated"] = decide(calibration, float(record["support"]),
                                                              datatypes.get(key), threshold)
+        elif record.get("verdict") == "contradicts" and record.get("contradiction"):
+            # The claim with the page's other value was asked as a claim without a value (pooled calibration).
+            option, _ = decide(calibration, float(record["contradiction"]["support"]), None, threshold)
+            if option != "a":
+                record["verdict"], record["contradiction"] = "c", None
         out[key] = record
     return out
 
