@@ -33,6 +33,7 @@ wd:Q35120 rdfs:label "entity"@en .
 wd:Q9905109 rdfs:label "Moravia"@en .
 wd:Q9905103 rdfs:label "Moravian market town"@en, "mährischer Marktflecken"@de ; wdt:P279 wd:Q9905100 .
 wd:Q9905104 rdfs:label "moravian town"@en ; wdt:P279 wd:Q9905100 .
+wd:Q9905105 rdfs:label "Hranice"@en, "Mährisch Weißkirchen"@de ; wdt:P131 wd:Q9905100 .
 
 wd:Q9905200 rdfs:label "Silesian village"@en, "Slezská vesnice"@mul ;
   wdt:P279 wd:Q9905101 .
@@ -67,7 +68,9 @@ def test_the_query_parses_as_sparql_1_1_and_declares_its_parameters():
     text = load_query("value-names").text
     prepareQuery(text)
     assert "VALUES ?entity { }" in text and "VALUES ?language {" in text
-    assert "SERVICE" not in text and "P131" not in text.split("PREFIX", 1)[1]
+    # Places located in the value are asked for, never the value's own region.
+    body = text.split("PREFIX", 1)[1]
+    assert "SERVICE" not in text and "?other wdt:P131 ?entity" in body and "?entity wdt:P131" not in body
 
 
 def test_fetch_related_through_a_real_endpoint(names_world, monkeypatch):
@@ -82,6 +85,8 @@ def test_fetch_related_through_a_real_endpoint(names_world, monkeypatch):
         ("Stadt in Mähren", "alias (de)"),
         ("Moravian market town", "more specific item Q9905103: Moravian market town"),
         ("Moravian", "demonym (en)"),
+        # A place located in the value names it; the value's own region (its P131, "Moravia") does not.
+        ("Hranice", "place in it Q9905105: Hranice"),
     )
     # "mul" is preferred here, so its label is the value's own name; Q9905300 has no other name.
     # A more general item is no name of the value: "town" does not state "Moravian town".
@@ -94,7 +99,8 @@ def test_the_preferred_languages_decide_what_is_other(names_world):
     q9905100 = found["Q9905100"]
     assert ("Moravian town", "label (en)") in q9905100 and ("town in Moravia", "alias (en)") in q9905100
     assert ("mährischer Marktflecken", "more specific item Q9905103: mährischer Marktflecken") in q9905100
-    assert q9905100[-1] == ("Mährer", "demonym (de)")
+    assert q9905100[-2:] == (("Mährer", "demonym (de)"),
+                             ("Mährisch Weißkirchen", "place in it Q9905105: Mährisch Weißkirchen"))
     assert not any(name in ("mährische Stadt", "Stadt in Mähren", "town", "Moravia", "entity") for name, _ in q9905100)
     assert found["Q9905200"][0] == ("Slezská vesnice", "label (mul)")
 

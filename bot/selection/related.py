@@ -2,8 +2,9 @@
 
 The judge accepts support only from a text that names the statement's value. A text may name an item value
 another way a curator can check: its label or an alias in another language, the label of a more specific item
-(one that is a P279 subclass of it: a text calling a town "a Moravian market town" calls it "a Moravian town"), or its
-demonym. Not a more general item's: "film" does not state "action film". ``value-names.rq`` looks them up in batches;
+(one that is a P279 subclass of it: a text calling a town "a Moravian market town" calls it "a Moravian town"), the
+label of a place located in it (P131: "Last Chance, Colorado" is in the United States), or its demonym. Not a more
+general item's: "film" does not state "action film". ``value-names.rq`` looks them up in batches;
 :func:`related_names` chooses and orders them.
 
 Precision over recall: the labels of top-level classes ("entity", "human", "concept") would match almost any
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 BATCH = 50
 MOST_NAMES = 40
 MOST_FOREIGN = 24
+# Places located in a value kept at most (a country's regions, a region's towns), the lowest ids first.
+MOST_PLACES = 100
 MOST_SPECIFIC_ITEMS = 20
 SHORTEST = 3
 # Classes so general that their labels say nothing about a value: entity, object, human, person, concept,
@@ -80,10 +83,13 @@ def related_names(value_qid: str, rows: Iterable[Row], languages: Sequence[str],
     # linked items and demonyms, which name it differently rather than in another language, keep theirs.
     # Not the more general items: "film" does not state "action film", where "a Moravian market town" states "a
     # Moravian town". The query still returns them, for a curator's tools to show.
+    # A place located in the value (P131) names it too: "Last Chance, Colorado" is in the United States.
     others = _kept(linked("specific", "more specific item", MOST_SPECIFIC_ITEMS) + demonyms, own)
+    places = _kept(linked("place", "place in it", MOST_PLACES), [*own, *(name for name, _ in others)])
+    others = (*others, *places)
     room = max(MOST_FOREIGN, MOST_NAMES - len(others))
     in_other_languages = _kept(foreign("label") + foreign("alias"), [*own, *(name for name, _ in others)], room)
-    return (in_other_languages + others)[:MOST_NAMES]
+    return (in_other_languages + others)[:MOST_NAMES + MOST_PLACES]
 
 
 def _kept(candidates: Iterable[tuple[str, str]], own_names: Iterable[str], most: int = MOST_NAMES) -> Related:
