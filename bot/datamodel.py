@@ -108,6 +108,9 @@ class Claim:
     # The statement's value with its datatype, so that the judge finds it as a text writes it ("January 14,
     # 1943" for 1943-01-14); without it, ``object`` is looked for as a name.
     value: Value | None = None
+    # The property takes one value per subject (Wikidata's single-value constraint): another item the text gives
+    # for it contradicts the statement, as another date or amount does for any property.
+    single_valued: bool = False
 
     @property
     def relation(self) -> Relation:

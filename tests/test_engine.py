@@ -236,3 +236,24 @@ def test_the_calibrated_support_decides_and_a_band_below_the_threshold_is_undeci
     lenient = Judge(Scripted(0.9, {}), REFBOT, justify=False, calibration=calibration, threshold=0.7)
     assert lenient.threshold == 0.7 and lenient.judge(claim, text).supported
     assert Judge(Scripted(0.9, {}), REFBOT, calibration=calibration).threshold == 0.8
+
+
+REGISTRY = Claim("Ramble On", "country of registry", "Panama", "", (), "is registered in", as_sentence=True,
+                 value=Value("wikibase-item", "Q804", "Panama"), single_valued=True)
+
+
+def test_another_country_of_registry_on_the_page_contradicts_a_single_valued_statement():
+    backend = Scripted(0.9, {})
+    text = "Rating: Ramble On is a Yacht built in Italy. She is registered and sailing under the flag of Bermuda."
+    judgement = judge(backend).judge(REGISTRY, text)
+    # The name in the sentence naming the property ("registered") is asked first, and the model gives it.
+    assert judgement.verdict is Verdict.CONTRADICTS and judgement.contradiction.form == "Bermuda"
+    assert "Claim: Ramble On is registered in Bermuda." in backend.questions[0] and len(backend.questions) == 1
+
+
+def test_another_item_for_a_property_with_many_values_is_no_contradiction():
+    backend = Scripted(0.9, {})
+    employer = Claim("Marta Novotná", "employer", "Charles University", value=Value("wikibase-item", "Q31519",
+                                                                                    "Charles University"))
+    judgement = judge(backend).judge(employer, "Marta Novotná taught at Masaryk University in Brno.")
+    assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE

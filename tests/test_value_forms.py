@@ -324,6 +324,12 @@ def test_a_page_that_never_writes_the_value_is_judged_only_where_it_writes_anoth
     entry, = queue(dated, born, Strategy(), title="CHOLMELEY, Roger")
     assert entry.paragraph.position == 0 and entry.value_form == ""
     assert queue(dated, born, Strategy(unnamed=0), title="CHOLMELEY, Roger") == []
+    # A place of death is single-valued: a page naming another place for it is judged, for a contradiction.
+    died = Statement("Q1", "Roger Cholmeley", "Q1$1", "P20", "place of death", Value("wikibase-item", "Q84", "London"))
+    placed = [Paragraph("Cholmeley studied law.", "u", 0), Paragraph("Cholmeley died at Highgate in 1565.", "u", 1)]
+    assert queue(placed, died, Strategy(), title="CHOLMELEY, Roger") == []
+    entry, = queue(placed, died, Strategy(), title="CHOLMELEY, Roger", single_valued=True)
+    assert entry.paragraph.position == 1
 
 
 @pytest.mark.parametrize("value, text, found", [

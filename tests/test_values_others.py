@@ -101,3 +101,20 @@ def test_dates_are_read_with_every_reading():
         ("1943", (WikibaseTime(1943),)), ("1950", (WikibaseTime(1950),)),
         ("led. 1943", (WikibaseTime(1943, 1, 0, 10),))]
     assert [mention.form for mention in find_dates("31 February 1943, 30 Feb. 1943")] == ["February 1943", "Feb. 1943"]
+
+
+def test_the_proper_names_a_text_writes_are_the_other_values_of_a_named_item():
+    from bot.values import other_names
+
+    panama = Value("wikibase-item", "Q804", "Panama", ("Republic of Panama",))
+    text = ("Rating: Ramble On (IMO: 1002342) is a Yacht registered under the flag of Bermuda. During May 2020 "
+            "she sailed from the Isle of Man to Panama and on to Rue de la Couronne.")
+    found = other_names(panama, text, limit=6, exclude=["Ramble On"])
+    # Not "Rating", "During", "IMO" (one capitalised word where a sentence, a heading or a bracket begins), not a
+    # month, not the subject, not the value.
+    assert [hit.form for hit in found] == ["Yacht", "Bermuda", "Isle of Man", "Rue de la Couronne"]
+    assert all(text[hit.start:hit.end] == hit.form for hit in found)
+    assert other_names(panama, text, limit=2, exclude=["Ramble On"])[-1].form == "Bermuda"
+    # A value written lower case has no names to tell in a text; nor has a date.
+    assert other_names(Value("wikibase-item", "Q49757", "poet"), "He met Rilke in Prague.") == []
+    assert other_names(Value("time", "+1943-01-14T00:00:00Z/11", "1943-01-14"), "He met Rilke in Prague.") == []

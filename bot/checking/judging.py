@@ -23,7 +23,7 @@ from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
 from bot.subject_check import PAGE_RULES, admitting_rule, page_context, page_rule, stated_for_another
-from bot.values import other_values
+from bot.values import other_names, other_values
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,11 @@ class Strategy:
 
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
-          embed: Embed | None = None, *, title: str = "", official: bool = False) -> list[Ranked]:
+          embed: Embed | None = None, *, title: str = "", official: bool = False,
+          single_valued: bool = False) -> list[Ranked]:
     """The paragraphs to judge, in the order to judge them. ``title`` is their page's title; ``official`` says
-    the page is on the subject's official website (P856)."""
+    the page is on the subject's official website (P856); ``single_valued`` that the statement's property takes one
+    value (another proper name on a page that does not write the value is then a candidate contradiction)."""
     if strategy.name == "paper":
         ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
         names = subject_names(statement)
@@ -64,7 +66,8 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     named = [entry for entry in every if entry.object == 1.0]
     if named:
         return named[:strategy.top]
-    others = [entry for entry in every if other_values(statement.value, entry.paragraph.text, limit=1)]
+    others = [entry for entry in every if other_values(statement.value, entry.paragraph.text, limit=1)
+              or single_valued and other_names(statement.value, entry.paragraph.text, limit=1, exclude=names)]
     return others[:min(strategy.unnamed, strategy.top)]
 
 

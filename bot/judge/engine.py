@@ -22,7 +22,7 @@ from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
                          summary_prefix)
-from bot.values import DATE, LITERAL, Found, other_values, value_finder
+from bot.values import DATE, LITERAL, Found, other_names, other_values, value_finder
 
 # Other values a text writes for the property that are asked about, at most (each costs a judgement).
 CONTRADICTION_CANDIDATES = 2
@@ -79,8 +79,9 @@ class Judge:
         A text that does not write the statement's value in any form refbot knows (``bot.values``: its label, an
         alias or a name Wikidata links to it; a date, amount, string as texts write them) never supports it: the
         model is not asked, whatever it would say. If the text writes another value of the same kind (another
-        date, amount, identifier), the model is asked about the claim with that value instead: when it supports
-        it, the text contradicts the statement (verdict ``CONTRADICTS``, ``Judgement.contradiction``)."""
+        date, amount, identifier; for a single-valued item property, another proper name), the model is asked
+        about the claim with that value instead: when it supports it, the text contradicts the statement (verdict
+        ``CONTRADICTS``, ``Judgement.contradiction``)."""
         justify = self.justify if justify is None else justify and self.justify
         found = value_finder(claim.value)(snippet) if claim.value is not None else None
         named = found is not None if claim.value is not None else mentions(claim.object, snippet)
@@ -111,6 +112,8 @@ class Judge:
         refused = f'not asked: the text does not write "{claim.object}" in any form refbot knows'
         others = other_values(claim.value, snippet) if claim.value is not None and self.template.mode == "yes-no" \
             else []
+        if not others and claim.value is not None and claim.single_valued and self.template.mode == "yes-no":
+            others = other_names(claim.value, snippet, limit=6, exclude=(claim.subject,))
         if not others:
             return self._judgement("c", 0.0, refused, "", 0, 0, attempts=0)
         asked: list[tuple[str, Judgement]] = []

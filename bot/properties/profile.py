@@ -73,7 +73,14 @@ class PropertyProfile:
         """The judge's claim: the statement's subject and value, this property's phrase and its contrasts."""
         return Claim(subject, self.label, value, self.description,
                      tuple(contrast.relation for contrast in self.contrasts), self.phrase, self.other_phrases,
-                     as_sentence=self.phrase_source == CATALOGUE)
+                     as_sentence=self.phrase_source == CATALOGUE, single_valued=self.property_id in SINGLE_VALUED)
+
+
+# Item properties with Wikidata's single-value constraint (Q19474404) whose values texts name: a person is born and
+# dies in one place, has one father and one mother; a ship sails under one flag; a group is formed in one place.
+# Another such item a page gives for them contradicts the statement (bot.values.other_names); for properties with
+# many values (employer, award, occupation) another value denies nothing.
+SINGLE_VALUED = frozenset({"P19", "P20", "P22", "P25", "P740", "P8047"})
 
 
 # -- phrases from labels ---------------------------------------------------------------------------------------

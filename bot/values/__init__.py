@@ -34,13 +34,13 @@ from bot.values.dates import DATE_LANGUAGES, date_pattern, parse_time
 from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, LITERAL, STRING, SURNAME_FIRST, WITHOUT_PREFIX,
                               Found)
 from bot.values.names import gendered_pattern, similarity
-from bot.values.others import other_values
+from bot.values.others import other_names, other_values
 from bot.values.strings import find_normalised, normalised, surname_first, without_type_prefix
 from bot.values.words import find_amount_words
 
 __all__ = ["ALIAS", "AMOUNT", "DATE", "GENDERED", "LITERAL", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
            "Finder", "Found", "matching_digest", "must_be_written",
-           "other_values", "value_finder"]
+           "other_names", "other_values", "value_finder"]
 
 Finder = Callable[[str], "Found | None"]
 

@@ -13,7 +13,8 @@ refbot knows (``bot.values.value_finder``), in text order, each other value once
   year-like itself.
 - a string or an identifier holding a digit: tokens of the same shape (digits, letters and the other characters
   in the same places, "0-306-40615-3" for "0-306-40615-2").
-- items and the rest: none.
+- items and the rest: none; ``other_names`` gives the proper names a text writes, the candidates for another
+  value of a single-valued item property (a country of registry, a place of birth).
 
 Finders are built once per value (``lru_cache``): this runs on every paragraph of a page that does not write the
 value.
@@ -156,3 +157,74 @@ def _shape_finder(shown: str) -> OtherFinder:
                 break
         return found
     return find
+
+
+# -- items: the proper names a text writes -------------------------------------------------------------------------
+NAME = "proper name"
+# Words; a name is a run of capitalised ones, with the small words names hold between them ("Isle of Man",
+# "Rue de la Couronne"), separated by spaces only.
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+# Not "and": "Austria and Hungary" is a list more often than "Trinidad and Tobago" is a name.
+_CONNECTORS = frozenset("of de del da do la le the upon am an der von van y".split())
+# Where a sentence (or a heading, a list item) begins: a capitalised word there need not be a name.
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;|•·\n(\[\"“]\s*)\Z")
+# Capitalised words that begin sentences or name no place, body or person.
+_NOT_NAMES = frozenset("""a an the he she it his her its their they we i you this that these those there here in on at
+by for from with to of and or but as after before during when while since until if although though because source
+sources see also mr mrs ms dr sir madam saint st january february march april may june july august september october
+november december monday tuesday wednesday thursday friday saturday sunday""".split())
+
+
+def other_names(value: Value, text: str, limit: int = 3, *, exclude: Sequence[str] = ()) -> list[Found]:
+    """The proper names ``text`` writes other than the value's and those in ``exclude`` (the subject's), in text
+    order: for an item value that is itself a proper name (its label capitalised: a country, a town, a company),
+    the candidates for another value of a single-valued property ("registered under the flag of Bermuda" for a
+    statement saying Panama). None for a value written lower case ("poet", "female"): its kind has no names to
+    tell in a text."""
+    if limit <= 0 or not value.datatype.startswith("wikibase-") or not value.text[:1].isupper():
+        return []
+    from bot.values.names import mentions
+
+    own = [name for name in (value.text, *value.aliases, *(name for name, _ in value.related), *exclude) if name]
+    found: list[Found] = []
+    for start, end in _capitalised_runs(text):
+        words = text[start:end].split()
+        while words and words[0].casefold() in _NOT_NAMES:
+            start = text.index(words[1], start + len(words[0])) if len(words) > 1 else end
+            words = words[1:]
+        if not words:
+            continue
+        name = text[start:end]
+        if len(words) == 1 and _SENTENCE_START.search(text[:start]):
+            continue  # "Rating:", "During …": one capitalised word where a sentence begins
+        if len(name) < 3 or any(mentions(name, other) or mentions(other, name) for other in own):
+            continue
+        if any(name.casefold() == seen.form.casefold() for seen in found):
+            continue
+        found.append(Found(name, start, end, NAME))
+        if len(found) == limit:
+            break
+    return found
+
+
+def _capitalised_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of capitalised words, connectors allowed inside, separated by spaces only."""
+    runs: list[tuple[int, int]] = []
+    start = end = last = -1  # the run's start, its last word's end, the last capitalised word's end
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        joined = start >= 0 and text[end:match.start()] in (" ", "\t")
+        if word[:1].isupper() and joined:
+            end = last = match.end()
+        elif word[:1].isupper():
+            if start >= 0:
+                runs.append((start, last))
+            start, end, last = match.start(), match.end(), match.end()
+        elif joined and word in _CONNECTORS:
+            end = match.end()
+        elif start >= 0:
+            runs.append((start, last))
+            start = end = last = -1
+    if start >= 0:
+        runs.append((start, last))
+    return runs
