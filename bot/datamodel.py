@@ -111,6 +111,9 @@ class Claim:
     # The property takes one value per subject (Wikidata's single-value constraint): another item the text gives
     # for it contradicts the statement, as another date or amount does for any property.
     single_valued: bool = False
+    # The property's values change over time (revenue, population: Wikidata requires a point in time on them), so
+    # another figure on a page is another year's, not a contradiction.
+    time_varying: bool = False
 
     @property
     def relation(self) -> Relation:

@@ -197,9 +197,31 @@ def test_another_date_of_birth_on_the_page_contradicts_the_statement():
 
 def test_another_date_the_page_gives_for_another_property_is_no_contradiction():
     backend = Scripted(0.9, {"was born on 9 May 1990": (-4.0,), "died on 9 May 1990": (-0.5,)})
-    judgement = judge(backend).judge(BIRTH, "Marta Novotná died on 9 May 1990 in Brno.")
+    judgement = judge(backend).judge(BIRTH, "Marta Novotná, born in Brno, died on 9 May 1990.")
     assert judgement.verdict is Verdict.NOT_INFERRABLE and judgement.contradiction is None
-    assert '"9 May 1990"' in judgement.answer and judgement.support == 0.0
+    assert '"9 May 1990"' in judgement.answer and judgement.support == 0.0 and len(backend.questions) == 1
+
+
+@pytest.mark.parametrize("text", ["Marta Novotná died on 9 May 1990 in Brno.",
+                                  "| archivedate = 2022-03-08 }} Obituary of Marta Novotná."])
+def test_a_date_in_a_sentence_that_does_not_name_the_property_is_not_asked_about(text):
+    backend = Scripted(0.9, {})
+    judgement = judge(backend).judge(BIRTH, text)
+    assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE
+
+
+def test_a_registers_abbreviation_names_the_property():
+    backend = Scripted(0.9, {"was born on 12 December 1855": (-0.5,), "died on 12 December 1855": (-4.0,)})
+    judgement = judge(backend).judge(BIRTH, "Marta Novotná, #333436, b. 12 December 1855, d. 28 June 1931.")
+    assert judgement.verdict is Verdict.CONTRADICTS and judgement.contradiction.form == "12 December 1855"
+
+
+def test_another_years_figure_of_a_property_that_changes_over_time_is_no_contradiction():
+    backend = Scripted(0.9, {})
+    revenue = Value("quantity", "4915361U4917", "4915361 United States dollar")
+    claim = Claim("Island Institute", "total revenue", revenue.text, value=revenue, time_varying=True)
+    judgement = judge(backend).judge(claim, "Island Institute's total revenue in FY2018 was $5,924,346.")
+    assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE
 
 
 @pytest.mark.parametrize("value", [Value("quantity", "85868U1", "85868 gross tonnage"),
@@ -216,6 +238,7 @@ def test_another_amount_on_the_page_is_asked_about_and_contradicts_when_the_mode
     tonnage = Value("quantity", "85868U1", "85868 gross tonnage")
     judgement = judge(backend).judge(Claim("Queen Mary 2", "gross tonnage", tonnage.text, value=tonnage),
                                      "Queen Mary 2 has a gross tonnage of 148,528 GT.")
+    # (the sentence names the property: "tonnage")
     assert judgement.verdict is Verdict.CONTRADICTS and judgement.contradiction.form == "148,528"
     assert "Claim: Queen Mary 2 gross tonnage 148,528" in backend.questions[0].replace('"', "").replace(" -", "")
 

@@ -114,10 +114,15 @@ class Judge:
             else []
         if not others and claim.value is not None and claim.single_valued and self.template.mode == "yes-no":
             others = other_names(claim.value, snippet, limit=6, exclude=(claim.subject,))
-        if not others:
+        # A string is another identifier by its shape alone; a date, an amount or a name only where its sentence
+        # names the property; an amount not at all for a property whose values change over time (revenue, population:
+        # another year's figure denies nothing).
+        named_only = claim.value is not None and claim.value.datatype not in ("string", "external-id")
+        candidates = [] if claim.time_varying else likeliest_others(claim, snippet, others, named_only=named_only)
+        if not candidates:
             return self._judgement("c", 0.0, refused, "", 0, 0, attempts=0)
         asked: list[tuple[str, Judgement]] = []
-        for other, sentence in likeliest_others(claim, snippet, others)[:CONTRADICTION_CANDIDATES]:
+        for other, sentence in candidates[:CONTRADICTION_CANDIDATES]:
             judged = self._ask(replace(claim, object=other.form, value=None), snippet, None, False)
             asked.append((other.form, judged))
             if judged.verdict is Verdict.SUPPORTS:

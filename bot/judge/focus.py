@@ -54,18 +54,30 @@ def property_words(claim: Claim) -> tuple[str, ...]:
     return tuple(words)
 
 
-def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found]) -> list[tuple[Found, str]]:
+# The abbreviations genealogies and registers write for a property's word: "b. 12 December 1855", "d. 1931".
+ABBREVIATIONS = {"born": ("b",), "birth": ("b",), "died": ("d",), "death": ("d",)}
+
+
+def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, named_only: bool = False
+                     ) -> list[tuple[Found, str]]:
     """Other values the snippet writes, each with its sentence, those most likely to be the claim's property's
     first: in a sentence with a word of the property ("born", "tonnage": its first five letters, so that "birth"
-    finds "birthday" and "died" "died"), then in one naming the subject, then in text order."""
-    stems = [word[:5] for word in property_words(claim)]
+    finds "birthday" and "died" "died"; "b." for born), then in one naming the subject, then in text order.
+    ``named_only`` keeps only those in a sentence naming the property: a date in a page's archive line or an
+    amount in a table of other figures is no value given for it."""
+    words_of_property = property_words(claim)
+    stems = [word[:5] for word in words_of_property]
+    abbreviations = {short for word in words_of_property for short in ABBREVIATIONS.get(word, ())}
     spans = [(start, end) for start, end in sentence_spans(snippet)]
     chosen = []
     for order, other in enumerate(others):
         start, end = next(((s, e) for s, e in spans if s <= other.start < e), (0, len(snippet)))
         sentence = snippet[start:end].strip() or snippet.strip()
         words = re.findall(r"\w+", sentence.casefold())
-        cue = any(word.startswith(stem) for stem in stems for word in words)
+        cue = any(word.startswith(stem) for stem in stems for word in words) or any(
+            re.search(rf"(?<!\w){short}\.\s", sentence, re.IGNORECASE) for short in abbreviations)
+        if named_only and not cue:
+            continue
         chosen.append((not cue, not mentions(claim.subject, sentence), order, other, sentence))
     chosen.sort(key=lambda entry: entry[:3])
     return [(other, sentence) for *_, other, sentence in chosen]

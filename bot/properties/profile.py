@@ -73,7 +73,8 @@ class PropertyProfile:
         """The judge's claim: the statement's subject and value, this property's phrase and its contrasts."""
         return Claim(subject, self.label, value, self.description,
                      tuple(contrast.relation for contrast in self.contrasts), self.phrase, self.other_phrases,
-                     as_sentence=self.phrase_source == CATALOGUE, single_valued=self.property_id in SINGLE_VALUED)
+                     as_sentence=self.phrase_source == CATALOGUE, single_valued=self.property_id in SINGLE_VALUED,
+                     time_varying=self.property_id in TIME_VARYING)
 
 
 # Item properties with Wikidata's single-value constraint (Q19474404) whose values texts name: a person is born and
@@ -81,6 +82,10 @@ class PropertyProfile:
 # Another such item a page gives for them contradicts the statement (bot.values.other_names); for properties with
 # many values (employer, award, occupation) another value denies nothing.
 SINGLE_VALUED = frozenset({"P19", "P20", "P22", "P25", "P740", "P8047"})
+# Quantity properties whose values change over time: Wikidata requires a point in time (P585) on their statements
+# (required qualifier constraint). Another figure a page gives for them is another year's.
+TIME_VARYING = frozenset({"P1082", "P1128", "P2139", "P2226", "P2295", "P2403", "P3362", "P2218", "P1831",
+                          "P2131", "P2132", "P2137", "P2138", "P4010", "P1174", "P1110", "P3872"})
 
 
 # -- phrases from labels ---------------------------------------------------------------------------------------
