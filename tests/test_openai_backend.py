@@ -144,7 +144,7 @@ def test_a_snippet_that_never_names_the_object_is_not_sent_to_the_model(llama_se
     judgement = judge.judge(Claim("Marie Curie", "award received", "Turing Award"), SNIPPET)
     assert len(session.paths) == asked_before
     assert judgement.verdict is Verdict.NOT_INFERRABLE and judgement.support == 0.0
-    assert "does not mention" in judgement.answer and judgement.prompt_tokens == 0
+    assert "does not write" in judgement.answer and judgement.prompt_tokens == 0
 
 
 def test_a_long_snippet_is_split_to_fit_the_context_not_cut(llama_server):
