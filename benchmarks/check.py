@@ -44,6 +44,8 @@ def main() -> int:
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--judge-dtype", default="bfloat16", choices=("bfloat16", "float32"),
+                        help="the transformers judge's weights (float32 where the CPU has no native bfloat16)")
     parser.add_argument("--justify", action="store_true",
                         help="a justification for each proposed reference, as `refbot check --justify` (off by "
                              "default, as refbot check runs)")
@@ -57,7 +59,7 @@ def main() -> int:
             **world.options(), "judge_backend": args.judge, "judge_url": args.judge_url,
             "judge_model": args.judge_model or None, "check_top": args.top,
             "check_embeddings": not args.no_embeddings, "threads": args.threads, "check_workers": args.workers,
-            "justify": args.justify})
+            "justify": args.justify, "judge_dtype": args.judge_dtype})
         endpoint = make_endpoint(base)
         statements = [s for selection in unsourced_statements(endpoint, items, selection_rules(base))
                       for s in selection.statements]
