@@ -113,7 +113,7 @@ def written_run(tmp_path):
     options = replace(Options(), judge_backend="openai", judge_url=JUDGE_URL, search_backend="searxng",
                       search_url="https://search.example/?k=KEY-TWO", check_reports=tmp_path / "reports",
                       run_ledger=tmp_path / "runs.sqlite")
-    judge = SimpleNamespace(model_id="qwen", template=template_by_id("refbot"))
+    judge = SimpleNamespace(model_id="qwen", template=template_by_id("refbot"), threshold=0.5)
     clients = Clients(None, None, SimpleNamespace(judge=judge, embed=None,  # the run only writes: nothing called
                                                   clock=fixed_clock("2026-11-24T10:00:00Z")))
     ledger = RunLedger(options.run_ledger)
