@@ -39,7 +39,7 @@ from bot.values.strings import find_normalised, normalised, surname_first, witho
 from bot.values.words import find_amount_words
 
 __all__ = ["ALIAS", "AMOUNT", "DATE", "GENDERED", "LITERAL", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
-           "Finder", "Found", "matching_digest", "must_be_written",
+           "Finder", "Found", "matching_digest",
            "other_names", "other_values", "value_finder"]
 
 Finder = Callable[[str], "Found | None"]
@@ -98,14 +98,6 @@ def matching_digest() -> str:
     for path in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
-
-
-def must_be_written(value: Value) -> bool:
-    """True for a value texts write only one way, so that a text without it cannot state it: an amount, or an
-    item whose label holds a number ("Member of the 1558 Parliament", "Apollo 11")."""
-    if value.datatype == "quantity":
-        return True
-    return value.datatype.startswith("wikibase-") and any(char.isdigit() for char in value.text)
 
 
 def _first(match: re.Match[str] | None, how: str) -> Found | None:
