@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.datamodel import Statement
-from bot.selection.binding import bind, entity_id, entity_order, load_query
+from bot.selection.binding import entity_id, entity_order
 
 if TYPE_CHECKING:
     from bot.selection.endpoint import Row, SparqlEndpoint
@@ -110,13 +110,9 @@ def _kept(candidates: Iterable[tuple[str, str]], own_names: Iterable[str], most:
 def fetch_related(endpoint: SparqlEndpoint, qids: Iterable[str], languages: Sequence[str]) -> dict[str, Related]:
     """Other names of each item value; one query per batch of :data:`BATCH` ids. A value's own names — its
     labels and aliases in ``languages`` — are read from the same answer."""
-    wanted = sorted(set(qids), key=entity_order)
-    rows_by_value: dict[str, list[Row]] = {qid: [] for qid in wanted}
-    query = load_query("value-names")
-    for start in range(0, len(wanted), BATCH):
-        batch = wanted[start:start + BATCH]
-        for row in endpoint.select(bind(query, entity=batch, language=list(languages))):
-            rows_by_value.setdefault(entity_id(row["entity"].value), []).append(row)
+    from bot.selection.terms import rows_by_entity
+
+    rows_by_value = rows_by_entity(endpoint, "value-names", qids, languages, BATCH)
     own = {language.lower() for language in languages}
     return {qid: related_names(qid, rows, languages,
                                [row["text"].value for row in rows

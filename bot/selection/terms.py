@@ -50,11 +50,19 @@ def choose_terms(entity: str, rows: Iterable[Row], languages: Sequence[str]) -> 
 
 def fetch_terms(endpoint: SparqlEndpoint, entities: Iterable[str], languages: Sequence[str]) -> dict[str, Terms]:
     """Terms for each entity id; one query per batch of 200 ids."""
+    return {entity: choose_terms(entity, rows, languages)
+            for entity, rows in rows_by_entity(endpoint, "labels", entities, languages, BATCH).items()}
+
+
+def rows_by_entity(endpoint: SparqlEndpoint, query_name: str, entities: Iterable[str], languages: Sequence[str],
+                   batch_size: int) -> dict[str, list[Row]]:
+    """The rows a per-entity query (``?entity``, ``?language``) answers for each id, one query per batch of
+    ``batch_size`` ids; every id asked for has an entry."""
     wanted = sorted(set(entities), key=entity_order)
-    rows_by_entity: dict[str, list[Row]] = {entity: [] for entity in wanted}
-    query = load_query("labels")
-    for start in range(0, len(wanted), BATCH):
-        batch = wanted[start:start + BATCH]
+    found: dict[str, list[Row]] = {entity: [] for entity in wanted}
+    query = load_query(query_name)
+    for start in range(0, len(wanted), batch_size):
+        batch = wanted[start:start + batch_size]
         for row in endpoint.select(bind(query, entity=batch, language=list(languages))):
-            rows_by_entity.setdefault(entity_id(row["entity"].value), []).append(row)
-    return {entity: choose_terms(entity, rows, languages) for entity, rows in rows_by_entity.items()}
+            found.setdefault(entity_id(row["entity"].value), []).append(row)
+    return found
