@@ -114,6 +114,9 @@ class Claim:
     # The property's values change over time (revenue, population: Wikidata requires a point in time on them), so
     # another figure on a page is another year's, not a contradiction.
     time_varying: bool = False
+    # The property takes a country (country, citizenship, origin): the value is also found by its ISO names and
+    # the places in it ("Kerala" for India, ``bot.values.countries``).
+    country_valued: bool = False
 
     @property
     def relation(self) -> Relation:

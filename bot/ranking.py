@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from bot.datamodel import Paragraph, Statement
 from bot.documents.sentences import sentence_spans
 from bot.values.names import similarity
-from bot.values import Found, value_finder
+from bot.values import Found, statement_finder
 
 Embed = Callable[[list[str]], list[list[float]]]
 # A paragraph and the names found in it: subject score and name, object score and form, the value as found.
@@ -91,7 +91,7 @@ def rank(paragraphs: Sequence[Paragraph], statement: Statement, *, embed: Embed 
     ``limit``: at most that many are ranked and returned, those the names alone score best (ties: the earlier);
     the others are never embedded. The names are looked for in every paragraph, which is cheap, keeping only the
     best ``limit``; embedding is not (a page of 20,000 paragraphs naming the value held its statement for minutes)."""
-    find_value = value_finder(statement.value, threshold=threshold)
+    find_value = statement_finder(statement, threshold=threshold)
     by_name = statement.value.datatype.startswith("wikibase-")
     subjects = subject_names(statement)
 
@@ -144,7 +144,7 @@ def supporting_sentence(text: str, statement: Statement, threshold: float = FUZZ
     reference's quotation (P1683)."""
     spans = sentence_spans(text) or [(0, len(text))]
     best, best_score = text[spans[0][0]:spans[0][1]], -1.0
-    find_value = value_finder(statement.value, threshold=threshold)
+    find_value = statement_finder(statement, threshold=threshold)
     for start, end in spans:
         sentence = text[start:end]
         object_ = 1.0 if find_value(sentence) is not None else 0.0

@@ -7,7 +7,7 @@ test_transformers_backend and test_openai_backend.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -280,3 +280,34 @@ def test_another_item_for_a_property_with_many_values_is_no_contradiction():
                                                                                     "Charles University"))
     judgement = judge(backend).judge(employer, "Marta Novotná taught at Masaryk University in Brno.")
     assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE
+
+
+def test_a_life_span_after_the_subjects_name_contradicts_a_date_of_birth_in_another_year():
+    backend = Scripted(0.9, {"was born on 1943": (-0.5,), "died on 1943": (-4.0,)})
+    catalogue = "Novotná, Marta, 1943-1990. Papers, 1931-1988."
+    judgement = judge(backend).judge(BIRTH, catalogue)
+    assert judgement.verdict is Verdict.CONTRADICTS and judgement.contradiction.form == "1943"
+    assert backend.questions and all("born on 1931" not in question for question in backend.questions)
+
+
+def test_a_year_that_holds_the_day_is_no_contradiction():
+    backend = Scripted(0.9, {})
+    judgement = judge(backend).judge(BIRTH, "Novotná, Marta, 1912-1990.")  # the statement's year: less, not other
+    assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE
+
+
+@pytest.mark.parametrize("text", ["At his death on 18 March 1906 Lansell was mentioned in all the churches.",
+                                  "Richard Hattersley (1877-1949) was born on June 13 in Keighley."])
+def test_another_persons_dates_on_a_page_that_never_names_the_subject_are_no_contradiction(text):
+    backend = Scripted(0.9, {})
+    died = replace(BIRTH, predicate="date of death", predicate_phrase="died on", alternatives=())
+    for claim in (BIRTH, died):
+        judgement = judge(backend).judge(claim, text)
+        assert judgement.verdict is Verdict.NOT_INFERRABLE and judgement.contradiction is None
+    assert backend.questions == []
+
+
+def test_the_subjects_family_name_is_enough_to_name_them():
+    backend = Scripted(0.9, {"was born on 3 March 1921": (-0.5,), "died on 3 March 1921": (-4.0,)})
+    judgement = judge(backend).judge(BIRTH, "Novotná was born on 3 March 1921 in Prostějov.")
+    assert judgement.verdict is Verdict.CONTRADICTS

@@ -17,3 +17,37 @@ def test_short_snippets_and_snippets_naming_neither_are_left_whole():
     short = "She won the prize in 1903. Marie Curie was the first woman to do so."
     assert focus(short, "Marie Curie", "Nobel Prize") == short
     assert focus(ABSTRACT, "ibuprofen", "fever") == ABSTRACT
+
+
+def _cued(predicate: str, phrase: str, value: str, text: str, subject: str = "Conyers Middleton") -> list[str]:
+    from bot.datamodel import Claim, Value
+    from bot.judge.focus import likeliest_others
+    from bot.values import other_values
+
+    claim = Claim(subject, predicate, value, predicate_phrase=phrase, value=Value("time", value, value))
+    return [found.form for found, _ in
+            likeliest_others(claim, text, other_values(claim.value, text), named_only=True)]
+
+
+def test_a_life_span_after_a_name_gives_the_years_of_birth_and_death():
+    catalogue = "creatorOf. Middleton, Conyers, 1683-1750. An examination of the Ld."
+    assert _cued("date of birth", "was born on", "1677-12-27", catalogue) == ["1683"]
+    assert _cued("date of death", "died on", "1757-07-28", catalogue) == ["1750"]
+    assert _cued("date of birth", "was born on", "1677-12-27", "Conyers Middleton (1683–1750) was a clergyman.") \
+        == ["1683"]
+    assert _cued("date of birth", "was born on", "1878-10-25", "Russell, Henry Norris, 1877- . Papers.",
+                 "Henry Norris Russell") == ["1877"]
+    assert _cued("date of death", "died on", "1866-01-26",
+                 "Guérin-Méneville, F.-É. (Félix-Édouard), 1799-1874.", "Félix Édouard Guérin-Méneville") == ["1874"]
+
+
+def test_years_that_are_no_life_span_name_no_birth():
+    assert _cued("date of birth", "was born on", "1677-12-27", "The archive holds papers, 1894-1956.") == []
+    assert _cued("date of birth", "was born on", "1677-12-27", "Middleton, Conyers, 1683-1850.") == []  # 167 years
+    assert _cued("date of birth", "was born on", "1677-12-27", "He wrote it in 1683 and 1750.") == []
+
+
+def test_a_span_after_another_name_is_no_life():
+    assert _cued("date of birth", "was born on", "1677-12-27",
+                 "From the guide to the Conyers Middleton Papers, 1894-1956, 1894-1980.") == []
+    assert _cued("date of birth", "was born on", "1677-12-27", "Middleton 1683-1750.") == ["1683"]

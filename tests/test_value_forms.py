@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.datamodel import Paragraph, Statement, Value
 from bot.ranking import rank, supporting_sentence
-from bot.values import ALIAS, AMOUNT, DATE, GENDERED, LITERAL, STRING, SURNAME_FIRST, WITHOUT_PREFIX, value_finder
+from bot.values import (ALIAS, AMOUNT, COUNTRY_NAME, DATE, GENDERED, INITIALS, LITERAL, PLACE_IN_COUNTRY, STRING,
+                        SURNAME_FIRST, WITHOUT_PREFIX, statement_finder, value_finder)
 from bot.values.amounts import parse_amount, readings
 from bot.values.dates import WikibaseTime, parse_time
 
@@ -371,3 +374,63 @@ def test_male_and_female_are_found_by_the_pronouns_and_titles_texts_use(raw, lab
 def test_a_pronoun_is_no_form_of_another_value_nor_of_the_other_gender():
     assert value_finder(Value("wikibase-item", "Q6581072", "female"))("He was born in Brno; the theme was set.") is None
     assert value_finder(Value("wikibase-item", "Q5", "human"))("She was born in Brno.") is None
+
+
+USA = Value("wikibase-item", "Q30", "United States of America")
+INDIA = Value("wikibase-item", "Q668", "India")
+
+
+@pytest.mark.parametrize("value, text, form, how", [
+    (USA, "The Plum Bush Creek Bridge, near Last Chance, Colorado, is a concrete bridge.", "Colorado",
+     f"{PLACE_IN_COUNTRY}: Colorado"),
+    (USA, "a historic bridge in Philadelphia, Pennsylvania.", "Pennsylvania", f"{PLACE_IN_COUNTRY}: Pennsylvania"),
+    (USA, "partners across the U.S. and abroad", "U.S.", COUNTRY_NAME),
+    (USA, "Made in USA", "USA", COUNTRY_NAME),
+    (USA, "a charity in the United States", "United States", COUNTRY_NAME),
+    (INDIA, "It is located in TIRUR block of MALAPPURAM district of KERALA.", "KERALA", f"{PLACE_IN_COUNTRY}: KERALA"),
+    (INDIA, "a school in Karnataka", "Karnataka", f"{PLACE_IN_COUNTRY}: Karnataka"),  # ISO: Karnātaka
+])
+def test_a_country_is_found_by_its_iso_names_and_the_places_in_it(value, text, form, how):
+    found = value_finder(value, country=True)(text)
+    assert found is not None and (found.form, found.how) == (form, how)
+    assert text[found.start:found.end] == form
+
+
+@pytest.mark.parametrize("value, text", [
+    (USA, "Tbilisi, Georgia"),  # a state named like a country names neither
+    (USA, "It was a good day for us"),  # the two-letter code only with its dots
+    (USA, "colorado is a Spanish word"),  # a place's name as written, capitalised
+    (INDIA, "a school in Colorado"),
+])
+def test_a_country_is_not_found_in_other_countries_places_or_common_words(value, text):
+    assert value_finder(value, country=True)(text) is None
+
+
+def test_places_in_a_country_count_only_for_a_property_that_takes_a_country():
+    text = "a bridge near Last Chance, Colorado"
+    assert value_finder(USA)(text) is None
+    statement = Statement("Q1", "Plum Bush Creek Bridge", "Q1$1", "P17", "country", USA)
+    assert statement_finder(statement)(text) is not None
+    assert statement_finder(replace(statement, property_id="P1001"))(text) is None
+
+
+@pytest.mark.parametrize("label, text, form, how", [
+    ("Bret Easton Ellis", "Ellis, Bret Easton. American Psycho: A Novel.", "Ellis, Bret Easton", SURNAME_FIRST),
+    ("Robert Cushman Murphy", "APA citation style: Murphy, R. C. (1915) The Penguins of South Georgia.",
+     "Murphy, R. C.", INITIALS),
+    ("Robert Cushman Murphy", "by R.C. Murphy, 1915", "R.C. Murphy", INITIALS),
+    ("BBC Research & Development", "BBC Research and Development has a long tradition",
+     "BBC Research & Development", LITERAL),
+])
+def test_a_person_is_found_as_catalogues_write_names_and_ampersands_read_as_and(label, text, form, how):
+    found = value_finder(Value("wikibase-item", "Q1", label))(text)
+    assert found is not None and (found.form, found.how) == (form, how)
+
+
+@pytest.mark.parametrize("text", [
+    "Murphy, R. J. (1915) The Penguins",  # other initials: another person
+    "Murphy, C. R.",
+    "Ellis, Bret",
+])
+def test_initials_of_another_person_do_not_count(text):
+    assert value_finder(Value("wikibase-item", "Q1", "Robert Cushman Murphy"))(text) is None

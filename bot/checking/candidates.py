@@ -15,7 +15,7 @@ from bot.datamodel import Statement
 from bot.documents.citations import ArticleParagraph, Citation
 from bot.documents.search import SearchResult
 from bot.ranking import name_score, subject_names
-from bot.values import value_finder
+from bot.values import statement_finder
 
 
 def from_search(results: Sequence[SearchResult]) -> list[Candidate]:
@@ -31,7 +31,7 @@ def cited_candidate(citation: Citation, paragraph: int) -> Candidate:
 def from_article(paragraphs: Sequence[ArticleParagraph], statement: Statement) -> list[Candidate]:
     """Cited sources of the sentences that name the value first, then of the paragraphs that name it;
     within each, paragraphs that also name the subject first, then in reading order."""
-    find_value, subjects = value_finder(statement.value), subject_names(statement)
+    find_value, subjects = statement_finder(statement), subject_names(statement)
     ranked: list[tuple[tuple[int, int, int, int], Candidate]] = []
     for paragraph in paragraphs:
         if find_value(paragraph.text) is None:

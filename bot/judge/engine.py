@@ -17,7 +17,7 @@ from bot.errors import BackendUnavailable, JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.calibration import Calibration, decide
-from bot.judge.focus import focus, likeliest_others
+from bot.judge.focus import focus, likeliest_others, names_subject
 from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
@@ -83,7 +83,7 @@ class Judge:
         about the claim with that value instead: when it supports it, the text contradicts the statement (verdict
         ``CONTRADICTS``, ``Judgement.contradiction``)."""
         justify = self.justify if justify is None else justify and self.justify
-        found = value_finder(claim.value)(snippet) if claim.value is not None else None
+        found = _finder(claim)(snippet) if claim.value is not None else None
         named = found is not None if claim.value is not None else mentions(claim.object, snippet)
         if self.template.require_object_mention and not named:
             return self._not_written(claim, snippet)
@@ -108,7 +108,8 @@ class Judge:
 
     def _not_written(self, claim: Claim, snippet: str) -> Judgement:
         """The text does not write the value: not supported. Another value it writes for the property (the
-        likeliest ``CONTRADICTION_CANDIDATES``, those in sentences naming the property first) is asked about."""
+        likeliest ``CONTRADICTION_CANDIDATES``, those in sentences naming the property first) is asked about,
+        where the text names the subject."""
         refused = f'not asked: the text does not write "{claim.object}" in any form refbot knows'
         others = other_values(claim.value, snippet) if claim.value is not None and self.template.mode == "yes-no" \
             else []
@@ -118,7 +119,9 @@ class Judge:
         # names the property; an amount not at all for a property whose values change over time (revenue, population:
         # another year's figure denies nothing).
         named_only = claim.value is not None and claim.value.datatype not in ("string", "external-id")
-        candidates = [] if claim.time_varying else likeliest_others(claim, snippet, others, named_only=named_only)
+        # Only a text naming the subject can give the subject's value: another person's page gives another's.
+        candidates = [] if claim.time_varying or not names_subject(claim.subject, snippet) \
+            else likeliest_others(claim, snippet, others, named_only=named_only)
         if not candidates:
             return self._judgement("c", 0.0, refused, "", 0, 0, attempts=0)
         asked: list[tuple[str, Judgement]] = []
@@ -143,7 +146,7 @@ class Judge:
         the yes/no templates ask it separately (a generated answer is its own justification)."""
         if self.template.mode != "yes-no" or not self.template.justification:
             return Explanation("", 0, 0, 0.0)
-        claim, shown = self._shown(claim, snippet, value_finder(claim.value)(snippet) if claim.value else None)
+        claim, shown = self._shown(claim, snippet, _finder(claim)(snippet) if claim.value else None)
         with self._slots:
             started = time.monotonic()
             parts = self._fit(claim, shown)
@@ -334,3 +337,7 @@ class Judge:
         word = re.match(r"\W*(yes|no)\b", completion.text, re.IGNORECASE)
         p_yes = None if word is None else float(word.group(1).lower() == "yes")
         return p_yes, choice.prompt_tokens + completion.prompt_tokens, 1 + completion.completion_tokens
+
+
+def _finder(claim: Claim):
+    return value_finder(claim.value, country=claim.country_valued)

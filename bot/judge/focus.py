@@ -16,6 +16,7 @@ from bot.documents.sentences import sentence_spans
 from bot.judge.fitting import split_sentences
 from bot.values import Found
 from bot.values.names import mentions
+from bot.values.strings import personal_name_words
 
 
 def focus(snippet: str, subject: str, object_: str, *, min_sentences: int = 4) -> str:
@@ -38,6 +39,17 @@ def focus(snippet: str, subject: str, object_: str, *, min_sentences: int = 4) -
     return " ".join(parts)
 
 
+def names_subject(subject: str, text: str) -> bool:
+    """Does the text name the subject: its label (``mentions``), or — for a personal name — its last name as a
+    capitalised word ("Halaška was born …")? A page that never names the subject may be about someone else,
+    whose dates are no finding about this one."""
+    if mentions(subject, text):
+        return True
+    words = personal_name_words(subject)
+    surname = words[-1] if words else ""
+    return len(surname) >= 3 and re.search(rf"(?<!\w){re.escape(surname)}(?!\w)", text) is not None
+
+
 # Words of a property's label and phrases that say nothing of which property a sentence states.
 _FILLER = frozenset("a an the of on in at to by for from with as is was were be been has had have its it "
                     "his her their date number place time point value".split())
@@ -58,16 +70,57 @@ def property_words(claim: Claim) -> tuple[str, ...]:
 ABBREVIATIONS = {"born": ("b",), "birth": ("b",), "died": ("d",), "death": ("d",)}
 
 
+# A life span as catalogues, authority files and biographical dictionaries write it right after a person's name:
+# "Middleton, Conyers, 1683-1750", "Conyers Middleton (1683–1750)", "Russell, Henry Norris, 1877-". Its first
+# year is the year of birth, its second that of death: such a year names the property as "born" would. Only after
+# the subject's own name ("Henry Norris Russell Papers, 1894-1956" dates papers, not a life).
+_LIFE_SPAN = re.compile(r"(?:,\s*|\(\s*|\s)(?:(?:b|d|c|ca)\.\s*)?(\d{3,4})\s?[-–—]\s?(\d{3,4})?(?=[\s.,;)]|\Z)")
+_BIRTH = ("born", "birth")
+_DEATH = ("died", "death")
+LONGEST_LIFE = 120
+_LAST_WORD = re.compile(r"\(?([^\s,()]+)\)?[\s,]*\Z")
+_INITIAL = re.compile(r"(?:[^\W\d_]{1,2}\.)+\Z")
+
+
+def _name_parts(name: str) -> set[str]:
+    return {part for part in re.split(r"[\s-]+", name.casefold()) if part}
+
+
+def _lifetime(span: re.Match[str], subject: str) -> bool:
+    """A life span of a plausible length right after the subject's name: the word before it is one of the
+    subject's names or an initial ("F.-É.")."""
+    if span.group(2) is not None and not 0 < int(span.group(2)) - int(span.group(1)) <= LONGEST_LIFE:
+        return False
+    last = _LAST_WORD.search(span.string, 0, span.start())
+    if last is None:
+        return False
+    parts = [part for part in re.split(r"-", last.group(1).casefold()) if part]
+    names = _name_parts(subject)
+    return bool(parts) and all(part in names or _INITIAL.match(part) for part in parts)
+
+
+def _life_span_years(snippet: str, subject: str, words_of_property: Sequence[str]) -> set[int]:
+    """Where the snippet writes the subject's year of birth (for a property named "born"/"birth") or death
+    ("died"/"death") in a life span after the subject's name."""
+    wanted = [group for group, words in ((1, _BIRTH), (2, _DEATH)) if set(words) & set(words_of_property)]
+    if not wanted:
+        return set()
+    return {span.start(group) for span in _LIFE_SPAN.finditer(snippet) if _lifetime(span, subject)
+            for group in wanted if span.group(group)}
+
+
 def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, named_only: bool = False
                      ) -> list[tuple[Found, str]]:
     """Other values the snippet writes, each with its sentence, those most likely to be the claim's property's
     first: in a sentence with a word of the property ("born", "tonnage": its first five letters, so that "birth"
-    finds "birthday" and "died" "died"; "b." for born), then in one naming the subject, then in text order.
+    finds "birthday" and "died" "died"; "b." for born; a year of a life span "1683-1750" for birth and death),
+    then in one naming the subject, then in text order.
     ``named_only`` keeps only those in a sentence naming the property: a date in a page's archive line or an
     amount in a table of other figures is no value given for it."""
     words_of_property = property_words(claim)
     stems = [word[:5] for word in words_of_property]
     abbreviations = {short for word in words_of_property for short in ABBREVIATIONS.get(word, ())}
+    life_years = _life_span_years(snippet, claim.subject, words_of_property)
     spans = [(start, end) for start, end in sentence_spans(snippet)]
     chosen = []
     for order, other in enumerate(others):
@@ -75,7 +128,8 @@ def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, nam
         sentence = snippet[start:end].strip() or snippet.strip()
         words = re.findall(r"\w+", sentence.casefold())
         cue = any(word.startswith(stem) for stem in stems for word in words) or any(
-            re.search(rf"(?<!\w){short}\.\s", sentence, re.IGNORECASE) for short in abbreviations)
+            re.search(rf"(?<!\w){short}\.\s", sentence, re.IGNORECASE) for short in abbreviations) \
+            or other.start in life_years
         if named_only and not cue:
             continue
         chosen.append((not cue, not mentions(claim.subject, sentence), order, other, sentence))

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.datamodel import Claim, Relation, Statement
+from bot.values.countries import COUNTRY_VALUED
 
 # Where a phrase or a contrast came from, as the trace records it.
 CATALOGUE = "catalogue"
@@ -74,7 +75,8 @@ class PropertyProfile:
         return Claim(subject, self.label, value, self.description,
                      tuple(contrast.relation for contrast in self.contrasts), self.phrase, self.other_phrases,
                      as_sentence=self.phrase_source == CATALOGUE, single_valued=self.property_id in SINGLE_VALUED,
-                     time_varying=self.property_id in TIME_VARYING)
+                     time_varying=self.property_id in TIME_VARYING,
+                     country_valued=self.property_id in COUNTRY_VALUED)
 
 
 # Item properties with Wikidata's single-value constraint (Q19474404) whose values texts name: a person is born and

@@ -14,6 +14,10 @@ states it (``Found``, its ``how`` one of the constants below):
 - strings and identifiers (``STRING``) normalised: case, spaces, dashes, quotes (``bot.values.strings``); an
   identifier also without the name of its type (``WITHOUT_PREFIX``), a personal name also surname first
   (``SURNAME_FIRST``);
+- an item that reads as a personal name also surname first and with its given names as initials ("Ellis, Bret
+  Easton", "Murphy, R. C.": ``INITIALS``); "&" and "and" alike in any item's name;
+- a country, for a property that takes one, by its ISO 3166 names and codes and its top-level subdivisions
+  ("Kerala" for India: ``COUNTRY_NAME``, ``PLACE_IN_COUNTRY``, ``bot.values.countries``);
 - the values male and female of sex or gender by the pronouns and titles English texts use (``GENDERED``).
 
 A text must write the value for the judge to accept its support. ``other_values`` (``bot.values.others``)
@@ -28,25 +32,32 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from bot.datamodel import Value
+from bot.datamodel import Statement, Value
 from bot.values.amounts import find_amount, parse_amount, whole_number
 from bot.values.dates import DATE_LANGUAGES, date_pattern, parse_time
-from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, LITERAL, STRING, SURNAME_FIRST, WITHOUT_PREFIX,
-                              Found)
+from bot.values.countries import COUNTRY_NAME, COUNTRY_VALUED, PLACE_IN_COUNTRY, country_finder
+from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, INITIALS, LITERAL, STRING, SURNAME_FIRST,
+                              WITHOUT_PREFIX, Found)
 from bot.values.names import gendered_pattern, similarity
 from bot.values.others import other_names, other_values
-from bot.values.strings import find_normalised, normalised, surname_first, without_type_prefix
+from bot.values.strings import (find_normalised, initialled, normalised, personal_name_words, surname_first,
+                                without_type_prefix)
 from bot.values.words import find_amount_words
 
-__all__ = ["ALIAS", "AMOUNT", "DATE", "GENDERED", "LITERAL", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
+__all__ = ["ALIAS", "AMOUNT", "COUNTRY_NAME", "COUNTRY_VALUED", "DATE", "GENDERED", "INITIALS", "LITERAL",
+           "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
            "Finder", "Found", "matching_digest",
-           "other_names", "other_values", "value_finder"]
+           "other_names", "other_values", "statement_finder", "value_finder"]
 
 Finder = Callable[[str], "Found | None"]
 
 
-def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: float = 90.0) -> Finder:
-    """A function finding ``value`` in a text; built once per statement, called for each paragraph."""
+def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: float = 90.0,
+                 country: bool = False) -> Finder:
+    """A function finding ``value`` in a text; built once per statement, called for each paragraph.
+
+    ``country``: the statement's property takes a country (``COUNTRY_VALUED``), so the value is also found by its
+    ISO 3166 names and the places in it (``bot.values.countries``)."""
     searched = tuple(dict.fromkeys((*languages, *DATE_LANGUAGES)))
     if value.datatype == "time":
         time = parse_time(value.raw, value.text)
@@ -82,10 +93,30 @@ def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: floa
         return find_string
     names = [(name, how) for name, how in ((value.text, LITERAL), *((alias, ALIAS) for alias in value.aliases),
                                            *value.related) if name]
-    gendered = gendered_pattern(value.raw, value.text) if value.datatype == "wikibase-item" else None
+    item = value.datatype == "wikibase-item"
+    # A person's name as catalogues write it: "Ellis, Bret Easton", "Murphy, R. C." — matched exactly, since a
+    # fuzzy match of initials would take another person's.
+    exact = [(normalised(form), how) for form, how in (
+        (surname_first(value.text) if item and personal_name_words(value.text) else "", SURNAME_FIRST),
+        *((form, INITIALS) for form in (initialled(value.text) if item else ()))) if form]
+    finders = [lambda text: _find_name(names, text, threshold)]
+    if exact:
+        finders.append(lambda text: next((replace(found, how=how) for form, how in exact
+                                          if (found := find_normalised(form, text)) is not None), None))
+    gendered = gendered_pattern(value.raw, value.text) if item else None
     if gendered is not None:
-        return lambda text: _find_name(names, text, threshold) or _first(gendered.search(text), GENDERED)
-    return lambda text: _find_name(names, text, threshold)
+        finders.append(lambda text: _first(gendered.search(text), GENDERED))
+    in_country = country_finder(value.text) if item and country else None
+    if in_country is not None:
+        finders.append(in_country)
+    if len(finders) == 1:
+        return finders[0]
+    return lambda text: next((found for find in finders if (found := find(text)) is not None), None)
+
+
+def statement_finder(statement: Statement, *, threshold: float = 90.0) -> Finder:
+    """``value_finder`` for a statement's value, with what its property says about it (a country)."""
+    return value_finder(statement.value, threshold=threshold, country=statement.property_id in COUNTRY_VALUED)
 
 
 def matching_digest() -> str:

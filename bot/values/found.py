@@ -11,6 +11,7 @@ AMOUNT = "amount"
 STRING = "normalised text"
 WITHOUT_PREFIX = "identifier without its type's name"  # "No. 80/1968" for "S.I. No. 80/1968"
 SURNAME_FIRST = "name written surname first"  # "CRAWFORD, Fred Lewis" for "Fred Lewis Crawford"
+INITIALS = "name with initials"  # "Murphy, R. C." for "Robert Cushman Murphy"
 GENDERED = "gendered word"  # "he", "Mrs." for the values male and female of sex or gender (P21)
 
 

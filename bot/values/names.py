@@ -17,10 +17,10 @@ def similarity(label: str, text: str, *, threshold: float = 90.0) -> float:
     """1.0 when ``label`` occurs in ``text``: as a whole word when it is short ("RA", "GR"), else exactly or with
     a fuzzy partial match of at least ``threshold`` (FactGenius used 90), which tolerates inflection and typos.
     Otherwise the best partial similarity / 100 (0.0 for short labels, which must match whole)."""
-    needle = " ".join(label.casefold().split())
+    needle = _ampersand(" ".join(label.casefold().split()))
     if not needle:
         return 0.0
-    haystack = " ".join(text.casefold().split())
+    haystack = _ampersand(" ".join(text.casefold().split()))
     if len(needle) <= SHORT_LABEL:
         return 1.0 if re.search(rf"(?<![\w]){re.escape(needle)}(?![\w])", haystack) else 0.0
     if needle in haystack:
@@ -29,6 +29,11 @@ def similarity(label: str, text: str, *, threshold: float = 90.0) -> float:
 
     ratio = fuzz.partial_ratio(needle, haystack)
     return 1.0 if ratio >= threshold else ratio / 100.0
+
+
+def _ampersand(text: str) -> str:
+    """"BBC Research & Development" and "BBC Research and Development" are the same name."""
+    return text.replace(" & ", " and ") if " & " in text else text
 
 
 def mentions(label: str, text: str, *, threshold: float = 90.0) -> bool:

@@ -5,9 +5,10 @@ A page that writes "born 12 March 1944" may contradict a statement of 14 January
 candidates. ``other_values`` returns what the text writes of the value's kind that is not the value in any form
 refbot knows (``bot.values.value_finder``), in text order, each other value once:
 
-- a time: dates at the value's precision or finer (``bot.values.date_mentions``): a day needs a full date, a
-  month a month and year, a year a year that looks like one (1000–2099, or with an era; "1951/52"); the same day
-  in the other calendar is the value. Decades and centuries have none.
+- a time: dates that deny the value at their own precision or the value's, whichever is coarser
+  (``bot.values.date_mentions``): for a day, another full date, another month, or another year ("1683" denies
+  27 December 1677; "1677" and "December 1677" do not); for a year, another year that looks like one (1000–2099,
+  or with an era; "1951/52"). The same day in the other calendar is the value. Decades and centuries have none.
 - a quantity: numbers that are no reading of the value, within ×0.2–×5 of it, with their scale word; not parts of
   dates, of compounds ("0-306-40615", "13:30"), of numbering ("No. 12"), nor 4-digit years unless the value is
   year-like itself.
@@ -70,7 +71,10 @@ def _time_finder(time: WikibaseTime, languages: tuple[str, ...]) -> OtherFinder:
     if time.precision < 9:
         return _none
     precision = min(time.precision, 11)
-    own = {_time_key(same, precision) for same in (time, *calendar_equivalents(time))}
+    same_times = (time, *calendar_equivalents(time))
+    # The value at its own precision and at each coarser one down to the year: "1683" is no day, but it denies
+    # any day of 1677, while "1943" is no other value of 14 January 1943.
+    own = {_time_key(same, coarser) for same in same_times for coarser in range(9, precision + 1)}
     value_pattern = date_pattern(time, languages)
 
     def find(text: str, limit: int) -> list[Found]:
@@ -78,7 +82,8 @@ def _time_finder(time: WikibaseTime, languages: tuple[str, ...]) -> OtherFinder:
         found: list[Found] = []
         seen: set[tuple[int, ...]] = set()
         for mention in find_dates(text, languages):
-            keys = {_time_key(reading, precision) for reading in mention.readings if reading.precision >= precision}
+            keys = {_time_key(reading, min(reading.precision, precision)) for reading in mention.readings
+                    if reading.precision >= 9}
             if not keys or keys & own or keys & seen:
                 continue
             if written is None:

@@ -69,3 +69,29 @@ def surname_first(value: str) -> str:
     if not 2 <= len(words) <= 4 or not all(word.replace(".", "").replace("-", "").isalpha() for word in words):
         return ""
     return f"{words[-1]}, {' '.join(words[:-1])}"
+
+
+def personal_name_words(value: str) -> list[str]:
+    """The words of ``value`` when it reads as a personal name: two to four capitalised words of letters (a
+    hyphen or an initial's dot allowed); else []."""
+    words = value.split()
+    if not 2 <= len(words) <= 4:
+        return []
+    if not all(word[0].isupper() and word.replace(".", "").replace("-", "").replace("'", "").isalpha()
+               for word in words):
+        return []
+    return words
+
+
+def initialled(value: str) -> tuple[str, ...]:
+    """A personal name with its given names as initials, as catalogues and citations write authors: "R. C.
+    Murphy", "Murphy, R. C." (also without the spaces between initials) for "Robert Cushman Murphy"; () for
+    anything that does not read as a personal name."""
+    words = personal_name_words(value)
+    if not words:
+        return ()
+    initials = [f"{word[0]}." for word in words[:-1]]
+    forms = []
+    for joined in (" ".join(initials), "".join(initials)):
+        forms += [f"{joined} {words[-1]}", f"{words[-1]}, {joined}"]
+    return tuple(dict.fromkeys(forms))
