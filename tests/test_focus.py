@@ -51,3 +51,24 @@ def test_a_span_after_another_name_is_no_life():
     assert _cued("date of birth", "was born on", "1677-12-27",
                  "From the guide to the Conyers Middleton Papers, 1894-1956, 1894-1980.") == []
     assert _cued("date of birth", "was born on", "1677-12-27", "Middleton 1683-1750.") == ["1683"]
+
+
+def test_full_dates_of_a_life_span_and_an_infoboxs_label_name_birth_and_death():
+    kane = "Admiral Sir Henry Coey Kane (15 December, 1843 – 30 January, 1917) was an officer of the Royal Navy."
+    assert _cued("date of death", "died on", "1916-01-30", kane, "Henry Coey Kane") == ["30 January, 1917"]
+    assert _cued("date of birth", "was born on", "1843-12-16", kane, "Henry Coey Kane") == ["15 December, 1843"]
+    infobox = "Left by a reader on 18 Oct 2021.\nDeath. 3 Mar 1983 (aged 75) Brussels."
+    assert _cued("date of death", "died on", "1986-03-03", infobox, "Hergé") == ["3 Mar 1983"]
+    # Another person's dates in a parenthesis, a label that names another property.
+    assert _cued("date of death", "died on", "1916-01-30", "Her father (1 May 1801 – 2 June 1870) was a judge.",
+                 "Henry Coey Kane") == []
+    assert _cued("date of death", "died on", "1986-03-03", "Published.\n3 Mar 1983.", "Hergé") == []
+
+
+def test_a_date_at_the_values_precision_is_asked_before_a_coarser_one():
+    from bot.datamodel import Value
+    from bot.values import other_values
+
+    died = Value("time", "+1990-10-14T00:00:00Z/11", "1990-10-14")
+    text = "Born in March 1922, president from 1961. Died: October 14, 1999 (aged 77) London."
+    assert [found.form for found in other_values(died, text, 2)] == ["October 14, 1999", "March 1922"]

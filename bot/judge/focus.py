@@ -15,6 +15,8 @@ from bot.datamodel import Claim
 from bot.documents.sentences import sentence_spans
 from bot.judge.fitting import split_sentences
 from bot.values import Found
+from bot.values.date_mentions import find_dates
+from bot.values.dates import DATE_LANGUAGES
 from bot.values.names import mentions
 from bot.values.strings import personal_name_words
 
@@ -78,6 +80,9 @@ _LIFE_SPAN = re.compile(r"(?:,\s*|\(\s*|\s)(?:(?:b|d|c|ca)\.\s*)?(\d{3,4})\s?[-�
 _BIRTH = ("born", "birth")
 _DEATH = ("died", "death")
 LONGEST_LIFE = 120
+_DASH = re.compile(r"\s*[-–—]\s*")
+# A label in a table or an infobox ("Born", "Date of death:") is a sentence of at most this many words.
+LABEL_WORDS = 3
 _LAST_WORD = re.compile(r"\(?([^\s,()]+)\)?[\s,]*\Z")
 _INITIAL = re.compile(r"(?:[^\W\d_]{1,2}\.)+\Z")
 
@@ -105,16 +110,33 @@ def _life_span_years(snippet: str, subject: str, words_of_property: Sequence[str
     wanted = [group for group, words in ((1, _BIRTH), (2, _DEATH)) if set(words) & set(words_of_property)]
     if not wanted:
         return set()
-    return {span.start(group) for span in _LIFE_SPAN.finditer(snippet) if _lifetime(span, subject)
-            for group in wanted if span.group(group)}
+    years = {span.start(group) for span in _LIFE_SPAN.finditer(snippet) if _lifetime(span, subject)
+             for group in wanted if span.group(group)}
+    return years | _dated_life_span(snippet, subject, wanted)
+
+
+def _dated_life_span(snippet: str, subject: str, wanted: Sequence[int]) -> set[int]:
+    """Where a parenthesis gives two dates joined by a dash — "(15 December, 1843 – 30 January, 1917)" — in a
+    sentence naming the subject: the first is the date of birth (group 1), the second that of death (group 2)."""
+    mentions_ = find_dates(snippet, DATE_LANGUAGES)
+    starts: set[int] = set()
+    for first, second in zip(mentions_, mentions_[1:]):
+        if not _DASH.fullmatch(snippet, first.end, second.start) or not snippet[:first.start].rstrip().endswith("("):
+            continue
+        sentence = next((snippet[s:e] for s, e in sentence_spans(snippet) if s <= first.start < e), snippet)
+        if names_subject(subject, sentence):
+            starts |= {(first.start, second.start)[group - 1] for group in wanted}
+    return starts
 
 
 def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, named_only: bool = False
                      ) -> list[tuple[Found, str]]:
     """Other values the snippet writes, each with its sentence, those most likely to be the claim's property's
     first: in a sentence with a word of the property ("born", "tonnage": its first five letters, so that "birth"
-    finds "birthday" and "died" "died"; "b." for born; a year of a life span "1683-1750" for birth and death),
-    then in one naming the subject, then in text order.
+    finds "birthday" and "died" "died"; "b." for born), or right after a label of at most ``LABEL_WORDS`` words
+    that names it (an infobox's "Death." before "14 Feb 2010"), or as a year or date of a life span after the
+    subject's name ("Middleton, Conyers, 1683-1750", "(15 December, 1843 – 30 January, 1917)") for birth and
+    death; then in one naming the subject, then in text order.
     ``named_only`` keeps only those in a sentence naming the property: a date in a page's archive line or an
     amount in a table of other figures is no value given for it."""
     words_of_property = property_words(claim)
@@ -122,14 +144,20 @@ def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, nam
     abbreviations = {short for word in words_of_property for short in ABBREVIATIONS.get(word, ())}
     life_years = _life_span_years(snippet, claim.subject, words_of_property)
     spans = [(start, end) for start, end in sentence_spans(snippet)]
+
+    def names_property(text: str) -> bool:
+        words = re.findall(r"\w+", text.casefold())
+        return any(word.startswith(stem) for stem in stems for word in words) or any(
+            re.search(rf"(?<!\w){short}\.\s", text, re.IGNORECASE) for short in abbreviations)
+
     chosen = []
     for order, other in enumerate(others):
-        start, end = next(((s, e) for s, e in spans if s <= other.start < e), (0, len(snippet)))
+        index = next((i for i, (s, e) in enumerate(spans) if s <= other.start < e), None)
+        start, end = spans[index] if index is not None else (0, len(snippet))
         sentence = snippet[start:end].strip() or snippet.strip()
-        words = re.findall(r"\w+", sentence.casefold())
-        cue = any(word.startswith(stem) for stem in stems for word in words) or any(
-            re.search(rf"(?<!\w){short}\.\s", sentence, re.IGNORECASE) for short in abbreviations) \
-            or other.start in life_years
+        label = snippet[slice(*spans[index - 1])] if index else ""
+        cue = names_property(sentence) or other.start in life_years or (
+            0 < len(re.findall(r"\w+", label)) <= LABEL_WORDS and names_property(label))
         if named_only and not cue:
             continue
         chosen.append((not cue, not mentions(claim.subject, sentence), order, other, sentence))

@@ -9,6 +9,8 @@ refbot knows (``bot.values.value_finder``), in text order, each other value once
   (``bot.values.date_mentions``): for a day, another full date, another month, or another year ("1683" denies
   27 December 1677; "1677" and "December 1677" do not); for a year, another year that looks like one (1000–2099,
   or with an era; "1951/52"). The same day in the other calendar is the value. Decades and centuries have none.
+  Dates at the value's precision come first (each kind in text order): "October 14, 1999" is likelier another
+  date of death than "1961".
 - a quantity: numbers that are no reading of the value, within ×0.2–×5 of it, with their scale word; not parts of
   dates, of compounds ("0-306-40615", "13:30"), of numbering ("No. 12"), nor 4-digit years unless the value is
   year-like itself.
@@ -79,7 +81,8 @@ def _time_finder(time: WikibaseTime, languages: tuple[str, ...]) -> OtherFinder:
 
     def find(text: str, limit: int) -> list[Found]:
         written: list[tuple[int, int]] | None = None  # where the value is written, looked for when needed
-        found: list[Found] = []
+        exact: list[Found] = []  # at the value's precision: the likelier value given for the property
+        coarser: list[Found] = []
         seen: set[tuple[int, ...]] = set()
         for mention in find_dates(text, languages):
             keys = {_time_key(reading, min(reading.precision, precision)) for reading in mention.readings
@@ -91,10 +94,11 @@ def _time_finder(time: WikibaseTime, languages: tuple[str, ...]) -> OtherFinder:
             if any(start < mention.end and mention.start < end for start, end in written):
                 continue
             seen |= keys
-            found.append(Found(mention.form, mention.start, mention.end, DATE))
-            if len(found) == limit:
+            full = any(reading.precision >= precision for reading in mention.readings)
+            (exact if full else coarser).append(Found(mention.form, mention.start, mention.end, DATE))
+            if len(exact) == limit:
                 break
-        return found
+        return (exact + coarser)[:limit]
     return find
 
 
