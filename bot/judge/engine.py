@@ -6,7 +6,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -339,5 +339,8 @@ class Judge:
         return p_yes, choice.prompt_tokens + completion.prompt_tokens, 1 + completion.completion_tokens
 
 
-def _finder(claim: Claim):
+def _finder(claim: Claim) -> Callable[[str], Found | None]:
+    """Where and how a text writes the claim's value (callers ask only for a claim with a value)."""
+    if claim.value is None:
+        return lambda text: None
     return value_finder(claim.value, country=claim.country_valued)

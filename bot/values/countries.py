@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from bot.values.found import Found
@@ -30,7 +31,7 @@ COUNTRY_NAME = "country's name (ISO 3166)"
 PLACE_IN_COUNTRY = "place in the country (ISO 3166-2)"
 
 
-def country_finder(label: str):
+def country_finder(label: str) -> Callable[[str], Found | None] | None:
     """A function finding the country called ``label`` in a text by its ISO names or a place in it; None when
     ``label`` names no country pycountry knows."""
     patterns = _patterns(" ".join(label.split()))
@@ -55,12 +56,13 @@ def _patterns(label: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | Non
     country = _country(pycountry, label)
     if country is None:
         return None
-    names = {getattr(country, field, None) for field in ("name", "official_name", "common_name")} - {None}
-    names = {name for name in names if "," not in name}  # "Korea, Republic of" is a catalogue's inversion
+    # Not "Korea, Republic of": a catalogue's inversion, which pages do not write.
+    names = {name for field in ("name", "official_name", "common_name")
+             if isinstance(name := getattr(country, field, None), str) and "," not in name}
     codes = {country.alpha_3, ".".join(country.alpha_2) + "."}
     countries = {_folded(name) for other in pycountry.countries
                  for name in (other.name, getattr(other, "common_name", None)) if name}
-    places = set()
+    places: set[str] = set()
     for subdivision in pycountry.subdivisions.get(country_code=country.alpha_2) or ():
         if subdivision.parent_code is not None:
             continue
@@ -105,7 +107,7 @@ def _letters(name: str) -> str:
     return "".join(parts)
 
 
-def _alternation(names: list[str], codes: list[str] = ()) -> re.Pattern[str]:
+def _alternation(names: Sequence[str], codes: Sequence[str] = ()) -> re.Pattern[str]:
     """Names as written or in capitals, codes as written; whole words; the longest first."""
     forms = [form for name in names for form in (_letters(name), _letters(name.upper()))]
     forms += [re.escape(code) for code in codes]
