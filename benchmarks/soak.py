@@ -341,6 +341,7 @@ def browser_check(html: Path, trace_guids: set[str], hostile_in_trace: dict[str,
     import lxml.html
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = shutil.which("chromedriver")
@@ -357,6 +358,9 @@ def browser_check(html: Path, trace_guids: set[str], hostile_in_trace: dict[str,
     driver.set_page_load_timeout(180)
     try:
         driver.get(html.as_uri())
+        # A 600 KB report on a busy machine: count its statements only once the whole document is parsed (a CI
+        # run once counted 6 of 60, the rest not yet in the DOM).
+        WebDriverWait(driver, 120).until(lambda d: d.execute_script("return document.readyState") == "complete")
         found = driver.execute_script("""
             const sections = Array.from(document.querySelectorAll('section.statement'));
             const markers = arguments[0];
