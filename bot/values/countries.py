@@ -20,6 +20,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+import pycountry
+
 from bot.values.found import Found
 
 # Properties whose values are countries (their value-type constraint, Q21510865, names country, Q6256, or
@@ -51,9 +53,7 @@ def country_finder(label: str) -> Callable[[str], Found | None] | None:
 
 @lru_cache(maxsize=256)
 def _patterns(label: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None] | None:
-    import pycountry
-
-    country = _country(pycountry, label)
+    country = _country(label)
     if country is None:
         return None
     # Not "Korea, Republic of": a catalogue's inversion, which pages do not write.
@@ -72,7 +72,7 @@ def _patterns(label: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | Non
     return _alternation(sorted(names), sorted(codes)), _alternation(sorted(places)) if places else None
 
 
-def _country(pycountry, label: str):
+def _country(label: str):
     try:
         return pycountry.countries.lookup(label)
     except LookupError:
