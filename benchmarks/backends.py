@@ -66,7 +66,7 @@ def main() -> int:
 
 def measure(name: str, dataset: Path | None, rows: int, threads: int) -> dict:
     from bot.judge.engine import Judge
-    from bot.prompts import template_by_id
+    from bot.judge.prompts import template_by_id
 
     cases = _cases(dataset, rows)
     server = None

@@ -174,7 +174,7 @@ def run_case(name: str, embeddings: bool) -> int:
         try:
             embed = None
             if embeddings:
-                from bot.embedding import make_embedder
+                from bot.checking.embedding import make_embedder
 
                 embed = make_embedder(replace(Options(), threads=0))
             fetcher = Fetcher(__import__("requests").Session(), FetchRules(user_agent="refbot-benchmark", retries=0))

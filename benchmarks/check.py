@@ -140,7 +140,7 @@ def time_trace_and_report(checks, contexts, options) -> float:
     """Seconds to build, validate and render the trace of these checks, as `refbot run` writes it."""
     import tempfile
 
-    from bot import report as reports, trace as traces
+    from bot.output import report as reports, trace as traces
 
     started = time.monotonic()
     by_item: dict[str, list] = {}

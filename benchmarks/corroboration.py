@@ -213,7 +213,7 @@ def main() -> int:
 def _measure(args: argparse.Namespace, records: Records, sparql: str, work: list) -> int:
     embed = None
     if not args.no_embeddings:
-        from bot.embedding import make_embedder
+        from bot.checking.embedding import make_embedder
 
         embed = make_embedder(replace(Options(), threads=0))
     fetcher = Fetcher(__import__("requests").Session(), FetchRules(user_agent="refbot-benchmark", retries=0))

@@ -83,7 +83,7 @@ def embedder(arguments: argparse.Namespace, embedded: list[float]
     if arguments.no_embeddings:
         return None
     from bot import modelstore
-    from bot.embedding import SentenceEmbedder
+    from bot.checking.embedding import SentenceEmbedder
 
     model = SentenceEmbedder(modelstore.resolve("all-minilm-l6-v2", modelstore.default_cache()),
                              threads=arguments.threads)

@@ -66,7 +66,7 @@ def main() -> int:
     from bot.judge import make_judge
 
     backend = make_judge(options).backend
-    from bot.embedding import make_embedder
+    from bot.checking.embedding import make_embedder
 
     embed = make_embedder(options)
     profiles = make_profiles(options, None)  # the catalogue's contrasts, offline

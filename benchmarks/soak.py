@@ -73,7 +73,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from bot import trace as traces  # noqa: E402
+from bot.output import trace as traces  # noqa: E402
 from bot.demo.world import free_port  # noqa: E402
 from bot.options import ini_text  # noqa: E402
 from soak_world import HOSTILE_RECORDS, HOSTILE_TEXT, PWNED, Rates, SoakWorld, SparqlProxy, generate  # noqa: E402

@@ -79,7 +79,7 @@ def _sample(content_type: str) -> str:
 
 
 def trace_schema() -> str:
-    from bot import trace
+    from bot.output import trace
 
     trace.schema()
     trace.validate(_sample_trace())
@@ -87,7 +87,7 @@ def trace_schema() -> str:
 
 
 def report_stylesheet() -> str:
-    from bot.report import render
+    from bot.output.report import render
 
     html = render(_sample_trace())
     if "<html" not in html.lower():
@@ -363,7 +363,7 @@ def _versions(*distributions: str) -> str:
 
 
 def _sample_trace():
-    from bot import trace
+    from bot.output import trace
 
     info = trace.RunInfo(mode="check", started="2026-01-01T00:00:00Z", finished="2026-01-01T00:00:01Z",
                          duration_s=1.0, complete=True, judge_backend="transformers", model="doctor",

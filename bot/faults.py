@@ -27,13 +27,13 @@ _COMPONENTS = {
     "bot.documents.decoding": "paragraph extraction",
     "bot.documents.sentences": "paragraph extraction",
     "bot.documents": "document retrieval",
-    "bot.ranking": "pre-ranking",
-    "bot.embedding": "sentence embeddings",
+    "bot.checking.ranking": "pre-ranking",
+    "bot.checking.embedding": "sentence embeddings",
     "bot.judge": "judge",
-    "bot.prompts": "judge",
+    "bot.judge.prompts": "judge",
     "bot.references": "proposed reference",
-    "bot.trace": "trace",
-    "bot.report": "report",
+    "bot.output.trace": "trace",
+    "bot.output.report": "report",
     "bot.checking": "statement checking",
 }
 REINSTALL = "run scripts/setup, or `pip install -c constraints.txt -e .` in a checkout"

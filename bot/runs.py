@@ -226,7 +226,7 @@ class Run:
 
     def _record(self, context: ItemContext, check: StatementCheck) -> None:
         """One finished statement into the ledger, as its trace element (its URLs redacted)."""
-        from bot.trace import checked_statement_element, to_string
+        from bot.output.trace import checked_statement_element, to_string
 
         self.ledger.record(self.record, check.statement.guid, check.statement.item, check.outcome.value,
                            to_string(checked_statement_element(context, check, self.services)))
@@ -235,7 +235,7 @@ class Run:
     def trace(self, *, complete: bool | None = None) -> Any:
         """The run's trace (an lxml tree, valid against xslt/trace.xsd): every statement the run has finished,
         under its item as first read in the run, each item's statements in worklist order."""
-        from bot.trace import assemble, from_string
+        from bot.output.trace import assemble, from_string
 
         if not self.kept:  # a dry run describes its items even when none of their statements could be checked
             for item in self.worklist.items:
@@ -253,8 +253,8 @@ class Run:
     def write_trace(self, stem: Path | None = None, *, complete: bool | None = None) -> tuple[Path, Path]:
         """The trace (validated against the schema) and its HTML report, at ``stem`` with .xml and .html; by default
         ``reports/run-<id>`` for a kept run, ``reports/check-<item>-<time>`` for a dry run."""
-        from bot import trace as traces
-        from bot.report import write_report
+        from bot.output import trace as traces
+        from bot.output.report import write_report
 
         if stem is None:
             stamp = self.started.replace("-", "").replace(":", "")
@@ -285,7 +285,7 @@ class Run:
             yield self._contexts[statement.item], statement
 
     def _remember(self, context: ItemContext) -> None:
-        from bot.trace import item_element, to_string
+        from bot.output.trace import item_element, to_string
 
         self._contexts[context.item] = context
         # The item as first read in the run: statements checked before a resume keep the revision they saw.
@@ -309,7 +309,7 @@ class Run:
 
     def _info(self, *, complete: bool) -> Any:
         from bot.selection import endpoint_url
-        from bot.trace import RunInfo
+        from bot.output.trace import RunInfo
 
         options, judge = self.options, self.clients.tools.judge
         endpoints = [("sparql", endpoint_url(options.sparql_endpoint)), ("wikidata-api", options.wikidata_api_url)]

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from bot.answers import parse_option, published_option
+from bot.judge.answers import parse_option, published_option
 from conftest import SHARED
 
 PUBLISHED = SHARED / "data" / "biored-verify" / "dev.jsonl"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bot import __version__
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.checking.items import ItemContext
 from bot.datamodel import Statement, Value
 from bot.demo.world import DemoWorld

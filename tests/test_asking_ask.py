@@ -14,7 +14,7 @@ from bot.asking.fragment import Triple
 from bot.asking.linking import Link
 from bot.demo.world import free_port
 from bot.judge.backend import Choice, Completion
-from bot.prompts import ASK_SPARQL
+from bot.judge.prompts import ASK_SPARQL
 from bot.selection.endpoint import SparqlEndpoint
 
 TURTLE = """\

@@ -18,7 +18,7 @@ from bot.asking.linking import Link
 from bot.asking.questions import save, worklist_properties
 from bot.asking.safety import check
 from bot.demo.world import DemoWorld
-from bot.prompts import ASK_SPARQL
+from bot.judge.prompts import ASK_SPARQL
 from bot.selection.endpoint import SparqlEndpoint
 from conftest import ROOT
 from test_asking_ask import Scripted
@@ -104,7 +104,7 @@ def test_run_ask_checks_the_unsourced_statements_of_the_chosen_querys_items(worl
     """`refbot run --ask`: the question's query (written by the test model from the draft) is the run's worklist;
     the statements checked are its items' statements of the property the question is about, in a valid trace,
     and asking again resumes the same run."""
-    from bot import trace as traces
+    from bot.output import trace as traces
     from bot.options import ini_text
 
     ini = tmp_path / "refbot.ini"

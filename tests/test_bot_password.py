@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.demo.world import DemoWorld
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.options import ini_text
 from bot.cli import main
 from bot.demo.world import DATA, DemoWorld

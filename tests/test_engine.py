@@ -14,7 +14,7 @@ import pytest
 from bot.datamodel import Claim, Relation, Value, Verdict
 from bot.judge.backend import Choice, Continuations
 from bot.judge.engine import Judge
-from bot.prompts import REFBOT
+from bot.judge.prompts import REFBOT
 
 RECEIVED = Relation("award received", "", "received")
 NOMINATED = Relation("nominated for", "", "was nominated for")

@@ -9,7 +9,7 @@ from bot.cli.arguments import options_from
 from bot.datamodel import Judgement, Verdict
 from bot.evaluation.ledger import LedgerWriter, judgement_record
 from bot.evaluation.measure import settings
-from bot.prompts import template_by_id
+from bot.judge.prompts import template_by_id
 
 ROWS = [("t1", True, "original", Verdict.SUPPORTS, 0.9, 0.9, "date"),
         ("t2", True, "original", Verdict.INDICATES, 0.5, None, ""),

@@ -12,11 +12,11 @@ import lxml.html
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.checking.records import Candidate
 from bot.datamodel import Paragraph
 from bot.documents.paragraphs import ParagraphRules, Unreadable, extract
-from bot.report import render
+from bot.output.report import render
 from test_trace import CONTEXT, STATEMENT, supported_check
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

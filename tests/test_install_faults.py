@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot import modelstore
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.options import ini_text
 from bot.cli import main
 from bot.demo.world import DemoWorld

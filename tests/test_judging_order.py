@@ -13,8 +13,8 @@ from bot.checking.judging import judge_in_rounds
 from bot.datamodel import Claim, Paragraph
 from bot.judge.backend import Choice
 from bot.judge.engine import Judge
-from bot.prompts import REFBOT
-from bot.ranking import Ranked
+from bot.judge.prompts import REFBOT
+from bot.checking.ranking import Ranked
 
 CLAIM = Claim("Marta Novotná", "award received", "Purkyně Prize")
 

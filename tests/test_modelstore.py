@@ -108,8 +108,8 @@ def test_a_directory_model_is_unpacked_file_by_file_and_verified(tmp_path):
 
 
 def test_the_embedding_model_ranks_a_paraphrase_above_an_unrelated_sentence():
-    from bot.embedding import SentenceEmbedder
-    from bot.ranking import cosine
+    from bot.checking.embedding import SentenceEmbedder
+    from bot.checking.ranking import cosine
 
     try:
         path = modelstore.resolve("all-minilm-l6-v2", modelstore.default_cache())

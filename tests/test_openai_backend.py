@@ -13,7 +13,7 @@ from bot.datamodel import Claim, Relation, Verdict
 from bot.errors import BackendUnavailable
 from bot.judge.engine import Judge
 from bot.judge.openai_backend import OpenAIBackend, make_session
-from bot.prompts import PAPER, REFBOT
+from bot.judge.prompts import PAPER, REFBOT
 from conftest import free_port
 
 pytestmark = pytest.mark.model

@@ -9,7 +9,7 @@ from bot.datamodel import Judgement, Paragraph, Verdict
 from bot.documents.fetching import Fetched, Outcome as FetchOutcome
 from bot.documents.paragraphs import Document
 from bot.documents.retrieval import Retrieved
-from bot.ranking import Ranked
+from bot.checking.ranking import Ranked
 
 PARAGRAPH = Paragraph("Novotná received the Purkyně Prize for Chemistry in 2021 for her work on catalysts.", "u")
 

@@ -4,7 +4,7 @@ import pytest
 
 from bot.datamodel import Claim
 from bot.errors import ConfigError
-from bot.prompts import PAPER, REFBOT, template_by_id
+from bot.judge.prompts import PAPER, REFBOT, template_by_id
 from conftest import SHARED
 
 METHOD = SHARED / "docs" / "method.md"
@@ -44,7 +44,7 @@ def test_unknown_template_names_the_choices():
 
 def test_refbot_asks_the_same_question_for_a_contrasting_relation():
     from bot.datamodel import Relation
-    from bot.prompts import as_relation
+    from bot.judge.prompts import as_relation
 
     negative = Relation("Negative_Correlation", "one falls as the other rises")
     claim = Claim("aspirin", "Positive_Correlation", "headache", "one rises with the other", (negative,))
@@ -58,7 +58,7 @@ def test_refbot_asks_the_same_question_for_a_contrasting_relation():
 
 def test_contrasting_relations_are_compared_as_continuations_of_the_text():
     from bot.datamodel import Relation
-    from bot.prompts import summary_continuation, summary_prefix
+    from bot.judge.prompts import summary_continuation, summary_prefix
 
     negative = Relation("Negative_Correlation", "one falls as the other rises", "decreases")
     claim = Claim("aspirin", "Positive_Correlation", "headache", "", (negative,), "increases")
@@ -69,7 +69,7 @@ def test_contrasting_relations_are_compared_as_continuations_of_the_text():
 
 
 def test_a_claim_with_a_phrase_is_asked_as_the_sentence_a_text_would_state():
-    from bot.prompts import REFBOT
+    from bot.judge.prompts import REFBOT
 
     claim = Claim("France", "capital", "Paris", "seat of government", (), "'s capital is", as_sentence=True)
     user = REFBOT.messages(claim, "Paris is the capital of France.")[1]["content"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.datamodel import Paragraph, Statement, Value
-from bot.ranking import name_score, rank, supporting_sentence
+from bot.checking.ranking import name_score, rank, supporting_sentence
 from documents_world import NEWS_PARAGRAPHS
 
 AWARD = Statement("Q36233", "Václav Havel", "Q36233$A1B2", "P166", "award received",

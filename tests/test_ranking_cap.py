@@ -10,8 +10,8 @@ from bot.checking.statement import Plan, Tools, check_statement
 from bot.datamodel import Paragraph, Statement, Value
 from bot.documents import make_fetcher, make_search, make_services, make_session, paragraph_rules
 from bot.judge.engine import Judge
-from bot.prompts import REFBOT
-from bot.ranking import MAX_RANKED, rank
+from bot.judge.prompts import REFBOT
+from bot.checking.ranking import MAX_RANKED, rank
 from documents_world import HTML, world_options
 from servers import Reply, routed
 from test_judging_order import Scripted
@@ -81,12 +81,12 @@ def test_a_page_of_many_paragraphs_naming_the_value_is_ranked_within_the_cap_and
     assert document.not_ranked == PARAGRAPHS - MAX_RANKED
     assert document.not_judged == PARAGRAPHS - len(document.judged)
     assert check.outcome.value == "supported" and document.supporting[0].ranked.paragraph.position == NAMING_BOTH
-    from bot import trace as traces
+    from bot.output import trace as traces
     from test_trace import CONTEXT, run_info
 
     element = traces.statement_element(CONTEXT, check).find(traces.tag("document"))
     assert element.get("not-ranked") == str(PARAGRAPHS - MAX_RANKED), "the trace says how much was never ranked"
-    from bot.report import render
+    from bot.output.report import render
 
     tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
     assert f"{PARAGRAPHS - MAX_RANKED} never ranked" in " ".join(render(tree).split()), "and the report shows it"
@@ -104,8 +104,8 @@ def test_a_page_longer_than_the_extraction_cap_is_read_up_to_it_and_the_trace_an
     assert check.outcome.value == "supported" and document.supporting[0].ranked.paragraph.position == NAMING_BOTH
     note = f"read in part: only the first {read_up_to} paragraphs were read"
     assert any(line.startswith(note) for line in document.retrieved.notes)
-    from bot import trace as traces
-    from bot.report import render
+    from bot.output import trace as traces
+    from bot.output.report import render
     from test_trace import CONTEXT, run_info
 
     element = traces.statement_element(CONTEXT, check).find(traces.tag("document"))

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.checking.items import ItemContext
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
 from bot.clock import fixed_clock
@@ -31,8 +31,8 @@ from bot.evaluation.ledger import LedgerWriter, judgement_record
 from bot.evaluation.measure import settings, write_summary
 from bot.evaluation.runner import evaluate
 from bot.options import Options
-from bot.prompts import template_by_id
-from bot.ranking import rank
+from bot.judge.prompts import template_by_id
+from bot.checking.ranking import rank
 from bot.redaction import redact_text, redact_url
 from bot.references import ProposedReference, quickstatements
 from bot.review.applying import skip_reason
@@ -42,7 +42,7 @@ from bot.runs import Clients, Run, service_urls
 from bot.selection.binding import Query
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist
-from bot.subject_check import NAMED
+from bot.checking.subject_check import NAMED
 from servers import Reply
 
 # Distinct secrets, so that finding none of them anywhere in a file means none leaked.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.cli import main
 from bot.checking.records import Outcome
 from bot.datamodel import Statement, Value

@@ -16,7 +16,7 @@ import pytest
 import requests
 from lxml import etree
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.errors import ConfigError
 from bot.options import Options, load_options
 from bot.review.server import make_app, serve

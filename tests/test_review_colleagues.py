@@ -12,7 +12,7 @@ import pytest
 import requests
 from lxml import etree
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.clock import fixed_clock
 from bot.review.actions import decide, reviewing
 from bot.review.store import DecidedMeanwhile, ReviewLedger

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.checking.records import Outcome, StatementCheck
 from bot.cli import main
 from bot.datamodel import Value
 from bot.errors import InputError
 from bot.options import load_options
 from bot.references import StatedIn, quickstatements
-from bot.report import render
+from bot.output.report import render
 from bot.review.actions import reviewing
 from bot.review.datavalues import reference_snaks
 from bot.review.store import ReviewLedger

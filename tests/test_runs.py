@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.demo.world import DemoWorld
 from bot.errors import InputError
 from bot.options import Options

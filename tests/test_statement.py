@@ -14,7 +14,7 @@ from bot.datamodel import Contradiction, Judgement, Paragraph, Statement, Value,
 from bot.documents.fetching import Fetched, Outcome as FetchOutcome
 from bot.documents.paragraphs import Document
 from bot.documents.retrieval import Retrieved
-from bot.ranking import Ranked
+from bot.checking.ranking import Ranked
 from bot.references import ProposedReference, StatedIn
 
 STATEMENT = Statement("Q990208", "Bořivoj Halaška", "Q990208$CC259826-CCBC-4C2B-BF7D-DBCB8E9CC186", "P569",

@@ -6,8 +6,8 @@ import pytest
 
 from bot.checking.judging import Strategy, queue
 from bot.datamodel import Paragraph, Statement, Value
-from bot.subject_check import (FAMILY_NAME, NAMED, NO_LABEL, OFFICIAL, OPENING, TITLE, admitting_rule, family_name,
-                               on_official_site, page_context, page_rule, stated_for_another)
+from bot.checking.subject_check import (FAMILY_NAME, NAMED, NO_LABEL, OFFICIAL, OPENING, TITLE, admitting_rule,
+                                        family_name, on_official_site, page_context, page_rule, stated_for_another)
 
 ARCHITECT = Statement("Q990202", "Tomáš Beneš", "Q990202$1", "P69", "educated at",
                       Value("wikibase-item", "Q990217", "Czech Technical University in Prague"))

@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 from lxml import etree
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.checking.items import ItemContext
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
 from bot.datamodel import Judgement, Paragraph, Statement, Value, Verdict
@@ -18,10 +18,10 @@ from bot.documents.paragraphs import Document
 from bot.documents.retrieval import Retrieved
 from bot.documents.search import SearchResult
 from bot.errors import InputError, TraceError
-from bot.ranking import rank
+from bot.checking.ranking import rank
 from bot.references import ProposedReference, quickstatements
-from bot.subject_check import NAMED
-from bot.report import render
+from bot.checking.subject_check import NAMED
+from bot.output.report import render
 
 HOSTILE = ("Marta Novotná received the Purkyně Prize for Chemistry in 2021. <script>document.title='pwned'"
            "</script> <img src=x onerror=alert(1)>")

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from lxml import etree
 
-from bot import trace as traces
+from bot.output import trace as traces
 from bot.checking.items import ItemContext
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, StatementCheck
 from bot.datamodel import Contradiction, Judgement, Paragraph, Statement, Value, Verdict
 from bot.documents.fetching import Fetched, Outcome as FetchOutcome
 from bot.documents.paragraphs import Document
 from bot.documents.retrieval import Retrieved
-from bot.ranking import Ranked
-from bot.report import render
+from bot.checking.ranking import Ranked
+from bot.output.report import render
 
 NS = {"t": traces.NS}
 BORN = "Bořivoj Halaška was born on 3 March 1921 in Prostějov, the son of a stonemason. A hundred years later …"

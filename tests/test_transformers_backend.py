@@ -9,7 +9,7 @@ from bot.datamodel import Claim, Verdict
 from bot.errors import ModelError
 from bot.judge.engine import Judge
 from bot.judge.transformers_backend import TransformersBackend
-from bot.prompts import PAPER, REFBOT, Generation
+from bot.judge.prompts import PAPER, REFBOT, Generation
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

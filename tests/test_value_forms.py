@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from bot.datamodel import Paragraph, Statement, Value
-from bot.ranking import rank, supporting_sentence
+from bot.checking.ranking import rank, supporting_sentence
 from bot.values import (ALIAS, AMOUNT, COUNTRY_NAME, DATE, GENDERED, INITIALS, LITERAL, PLACE_IN_COUNTRY, STRING,
                         SURNAME_FIRST, WITHOUT_PREFIX, statement_finder, value_finder)
 from bot.values.amounts import parse_amount, readings

@@ -19,7 +19,7 @@ from bot.asking.linking import Link
 from bot.asking.safety import Checked, QueryRefused, check, ids
 from bot.datamodel import QID_PATTERN
 from bot.errors import QueryError
-from bot.prompts import SparqlTemplate
+from bot.judge.prompts import SparqlTemplate
 from bot.selection.binding import Query, entity_id
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from bot.asking.safety import statement_properties
 from bot.clock import Clock, day_of, system_clock
 from bot.errors import InputError
 from bot.options import Options
-from bot.prompts import ASK_SPARQL
+from bot.judge.prompts import ASK_SPARQL
 
 if TYPE_CHECKING:
     from bot.judge.backend import Backend

@@ -36,7 +36,7 @@ def make_tools(options: Options, session: requests.Session, services: ServiceCli
     property profiles (looked up on ``endpoint``; offline, from the catalogue and the cache). ``clock`` stamps
     what the tools record."""
     from bot.documents import make_fetcher, make_search, make_wayback, paragraph_rules
-    from bot.embedding import make_embedder
+    from bot.checking.embedding import make_embedder
     from bot.judge import make_judge
     from bot.properties import make_profiles
 

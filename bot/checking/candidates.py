@@ -14,7 +14,7 @@ from bot.checking.records import Candidate
 from bot.datamodel import Statement
 from bot.documents.citations import ArticleParagraph, Citation
 from bot.documents.search import SearchResult
-from bot.ranking import name_score, subject_names
+from bot.checking.ranking import name_score, subject_names
 from bot.values import statement_finder
 
 

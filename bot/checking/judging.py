@@ -1,17 +1,16 @@
 """Which paragraphs the judge is asked about, and in what order. The judge is passed in.
 
-``ranked`` (refbot's default): each document's paragraphs are pre-ranked (``bot.ranking``) and at most ``top`` of
-those that name the value (as the page writes it, ``bot.values``) and are about the subject (``bot.subject_check``)
-are judged, best first. A document that never writes the value cannot support it; its paragraphs about the
-subject that write another value of the same kind (another date, amount, identifier: ``bot.values.other_values``)
-are judged instead, at most ``unnamed`` of them, for the judge to tell whether the page contradicts the statement
-(the model supports the claim with the page's value). ``paper``
-(the published method): every paragraph in document order, each document left at its first supporting
-paragraph, the documents judged side by side (one paragraph of each per round, so that a server judges them
-concurrently). ``ranked`` needs only one supporting paragraph per statement: it asks across the documents in rank
-order, as many at once as the backend answers at once, and stops at the first that supports — the outcome is
-the same as judging them all, at a fraction of the judgements.
-"""
+``ranked`` (refbot's default): each document's paragraphs are pre-ranked (``bot.checking.ranking``) and at most
+``top`` of those that name the value (as the page writes it, ``bot.values``) and are about the subject
+(``bot.checking.subject_check``) are judged, best first. A document that never writes the value cannot support it;
+its paragraphs about the subject that write another value of the same kind (another date, amount, identifier:
+``bot.values.other_values``) are judged instead, at most ``unnamed`` of them, for the judge to tell whether the page
+contradicts the statement (the model supports the claim with the page's value). ``paper`` (the published method):
+every paragraph in document order, each document left at its first supporting paragraph, the documents judged side
+by side (one paragraph of each per round, so that a server judges them concurrently). ``ranked`` needs only one
+supporting paragraph per statement: it asks across the documents in rank order, as many at once as the backend
+answers at once, and stops at the first that supports — the outcome is the same as judging them all, at a fraction
+of the judgements."""
 
 from __future__ import annotations
 
@@ -21,8 +20,8 @@ from dataclasses import dataclass, replace
 from bot.checking.records import Judged
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
-from bot.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
-from bot.subject_check import PAGE_RULES, admitting_rule, page_context, page_rule, stated_for_another
+from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
+from bot.checking.subject_check import PAGE_RULES, admitting_rule, page_context, page_rule, stated_for_another
 from bot.values import other_names, other_values
 
 

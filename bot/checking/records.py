@@ -12,7 +12,7 @@ from bot.documents.retrieval import Retrieved
 from bot.documents.search import SearchResult
 from bot.faults import Fault
 from bot.properties.profile import PropertyProfile
-from bot.ranking import Ranked
+from bot.checking.ranking import Ranked
 from bot.references import ProposedReference, StatedIn
 
 

@@ -29,9 +29,9 @@ from bot.judge.engine import Judge
 from bot.options import uses
 from bot.properties import PropertyProfile, PropertyProfiles
 from bot.properties.profile import statement_claim
-from bot.ranking import Embed, rank, supporting_sentence
+from bot.checking.ranking import Embed, rank, supporting_sentence
 from bot.references import ProposedReference, StatedIn, quickstatements, wayback_date
-from bot.subject_check import on_official_site
+from bot.checking.subject_check import on_official_site
 
 SUMMARY = "reference proposed by refbot"
 

@@ -84,7 +84,7 @@ def sparql_options(parser: argparse.ArgumentParser) -> None:
 
 def judge_options(parser: argparse.ArgumentParser) -> None:
     from bot.judge import BACKENDS
-    from bot.prompts import TEMPLATES
+    from bot.judge.prompts import TEMPLATES
 
     group = parser.add_argument_group("judge")
     group.add_argument("--judge", dest="judge_backend", choices=BACKENDS,

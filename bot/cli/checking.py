@@ -183,8 +183,8 @@ def run_run(args: argparse.Namespace, options: Options) -> int:
 
 
 def run_report(args: argparse.Namespace, options: Options) -> int:
-    from bot import trace as traces
-    from bot.report import write_report
+    from bot.output import trace as traces
+    from bot.output.report import write_report
 
     out = write_report(traces.read(args.trace), args.out or args.trace.with_suffix(".html"))
     print(f"report: {out}")

@@ -2,7 +2,7 @@
 answer is validated against the real relations with fuzzy matching (RapidFuzz ratio > 90), so that a relation it
 invents, or one it misspells beyond recognition, is refused rather than used.
 
-The backend is the judge's (``bot.judge.backend.Backend``); the prompt is ``bot.prompts.KG_RELATIONS``.
+The backend is the judge's (``bot.judge.backend.Backend``); the prompt is ``bot.judge.prompts.KG_RELATIONS``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.prompts import KG_RELATIONS, RelationTemplate
+from bot.judge.prompts import KG_RELATIONS, RelationTemplate
 
 # FactGenius keeps a model's pick when it is this similar to a real relation (RapidFuzz's ratio, 0–100).
 PICK_THRESHOLD = 90.0

@@ -40,8 +40,8 @@ _H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
 _BLOCK_TAGS = ("p", "item", "quote")
 _NOT_TEXT = frozenset(("script", "style", "noscript", "template"))
 # What one document is read up to (``ParagraphRules``). Ranking looks at 200 paragraphs of a page, the best by the
-# names they mention (``bot.ranking.MAX_RANKED``), so this is far above that: 25 times as many paragraphs, and a
-# million characters of text (a book of some 500 pages), which ordinary pages never reach: what they yield is
+# names they mention (``bot.checking.ranking.MAX_RANKED``), so this is far above that: 25 times as many paragraphs,
+# and a million characters of text (a book of some 500 pages), which ordinary pages never reach: what they yield is
 # unchanged. A 17.5 MB page of 92,000 paragraphs read whole held its statement for minutes and half a gigabyte
 # (``benchmarks/large_page.py``).
 MAX_PARAGRAPHS = 5_000

@@ -30,7 +30,7 @@ def measure(options: Options, dataset: Path, out: Path, *, descriptions: Path | 
     from bot.evaluation.dataset import read_dataset, read_descriptions, stratified_sample
     from bot.evaluation.runner import evaluate
     from bot.judge import make_judge
-    from bot.prompts import template_by_id
+    from bot.judge.prompts import template_by_id
 
     if profiles not in PROFILES:
         raise ValueError(f"profiles must be one of {PROFILES}, not {profiles!r}")
@@ -68,7 +68,7 @@ def settings(options: Options, descriptions: Path | None, profiles: str) -> dict
     """What a saved judgement was made with; judgements made otherwise are not resumed."""
     from bot.judge.engine import CONTRADICTION_CANDIDATES
     from bot.modelstore import sha256_of
-    from bot.prompts import template_by_id
+    from bot.judge.prompts import template_by_id
     from bot.values import matching_digest
 
     template = template_by_id(options.template)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.answers import parse_option
+from bot.judge.answers import parse_option
 from bot.datamodel import Verdict
 from bot.evaluation.dataset import LabelledStatement
 from bot.evaluation.ledger import LedgerWriter, check_same_judge, judgement_record, read_ledger

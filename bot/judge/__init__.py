@@ -7,7 +7,7 @@ from bot.errors import ConfigError
 from bot.judge.backend import Backend
 from bot.judge.engine import Judge
 from bot.options import Options
-from bot.prompts import template_by_id
+from bot.judge.prompts import template_by_id
 
 BACKENDS = ("transformers", "openai")
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Mapping, Protocol
 
-from bot.prompts import Generation, Message
+from bot.judge.prompts import Generation, Message
 
 
 @dataclass(frozen=True)

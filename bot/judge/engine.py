@@ -11,7 +11,7 @@ from functools import partial
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from bot.answers import parse_option
+from bot.judge.answers import parse_option
 from bot.datamodel import Claim, Compared, Contradiction, Judgement, Verdict
 from bot.errors import BackendUnavailable, JudgeError
 from bot.judge.backend import Backend
@@ -20,8 +20,8 @@ from bot.judge.calibration import Calibration, decide
 from bot.judge.focus import focus, likeliest_others, names_subject
 from bot.values.names import mentions
 from bot.pool import in_flight
-from bot.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
-                         summary_prefix)
+from bot.judge.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
+                               summary_prefix)
 from bot.values import DATE, LITERAL, Found, other_names, other_values, value_finder
 
 # Other values a text writes for the property that are asked about, at most (each costs a judgement).

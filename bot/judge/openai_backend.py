@@ -19,7 +19,7 @@ from urllib3.util.retry import Retry
 
 from bot.errors import BackendUnavailable, ConfigError, JudgeError
 from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
-from bot.prompts import Generation, Message
+from bot.judge.prompts import Generation, Message
 from bot.redaction import redact_url
 
 # A wait the server asks for is said as a warning (on standard error unless the application configures logging): a

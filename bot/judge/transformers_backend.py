@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.errors import ModelError
 from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
-from bot.prompts import Generation, Message
+from bot.judge.prompts import Generation, Message
 
 
 # Below this total probability the answer words are not among a server's top-20 tokens either.

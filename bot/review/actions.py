@@ -24,7 +24,7 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
         tuple[ReviewLedger, int]]:
     """The review ledger and the run to work on: ``run_id``, the run a trace file becomes, or the latest run.
     InputError when the run has no trace, or a proposal whose page would show other snaks than apply writes."""
-    from bot.trace import read
+    from bot.output.trace import read
 
     if trace is not None and run_id is not None:
         raise InputError("name a run or a trace file, not both")
@@ -40,8 +40,8 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
 
 def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Path, Path]:
     """The run's trace and report with every proposal's state: ``reports/run-ID.xml`` and ``.html``."""
-    from bot import trace as traces
-    from bot.report import write_report as write_html
+    from bot.output import trace as traces
+    from bot.output.report import write_report as write_html
 
     tree = store.trace(run_id)
     stem = options.check_reports / f"run-{run_id}"

@@ -15,7 +15,7 @@ from typing import Any
 from bot.errors import InputError
 from bot.references import Snak
 from bot.review.datavalues import snak_disagreement
-from bot.trace import tag
+from bot.output.trace import tag
 
 CHANGED_HINT = "the trace was changed after refbot wrote it; run `refbot check` on the item again"
 

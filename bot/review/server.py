@@ -93,7 +93,7 @@ def _loopback(address: str | None) -> bool:
 def make_app(options: Options, run_id: int, *, curator: str, token: str, base: str) -> Flask:
     """The review application for one run, served beneath ``base`` (a secret path, :func:`new_base`); decisions
     are recorded under ``curator`` and need ``token``."""
-    from bot.report import render
+    from bot.output.report import render
     from bot.review.actions import decide
     from bot.runledger import RunLedger
 

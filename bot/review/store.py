@@ -23,7 +23,7 @@ from bot.errors import InputError
 from bot.review.proposals import Proposal, statement_proposal
 from bot.review.proposals import proposals as trace_proposals
 from bot.runledger import Run, RunLedger
-from bot.trace import assemble_elements, from_string, review_element, tag, to_string
+from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS decisions (

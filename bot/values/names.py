@@ -3,7 +3,7 @@
 A snippet that never names the claim's object cannot state the claim directly, so the judge answers "c"
 without asking the model: it is cheaper and avoids the small models' habit of answering yes anyway. The
 subject is not required here, since a paragraph often refers to it as "she" or "the company"; whether a
-paragraph is about the subject at all is ``bot.subject_check``'s question, asked before the judge.
+paragraph is about the subject at all is ``bot.checking.subject_check``'s question, asked before the judge.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from bot.checking.records import DocumentCheck, Judged, Outcome, StatementCheck
 from bot.corroboration.stage import Corroboration
 from bot.errors import InputError, TraceError
 from bot.properties.profile import PropertyProfile
-from bot.ranking import match_spans
+from bot.checking.ranking import match_spans
 from bot.references import StatedIn
 from bot.redaction import redact_text, redact_url
 

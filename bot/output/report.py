@@ -30,6 +30,6 @@ def render(trace: Any, **parameters: str) -> str:
 
 def write_report(trace: Any, path: Path) -> Path:
     """The report, written atomically, readable by its owner only (0600): publishing it is a choice."""
-    from bot.trace import write_atomically
+    from bot.output.trace import write_atomically
 
     return write_atomically(path, render(trace).encode("utf-8"))

@@ -41,7 +41,7 @@ class Template:
     id: str
     system: str
     user: str
-    # "generate": the model writes an answer naming option a, b or c, which bot.answers reads.
+    # "generate": the model writes an answer naming option a, b or c, which bot.judge.answers reads.
     # "yes-no": P(yes) is read from the first answer token, once per relation (the claim and its contrasts).
     mode: Literal["generate", "yes-no"]
     generation: Generation

@@ -1,6 +1,6 @@
 """Sentence embeddings for pre-ranking (all-MiniLM-L6-v2, as GPT-LODS used): the adapter that loads the model.
 
-``make_embedder(options)`` returns the function :func:`bot.ranking.rank` takes, or None when embeddings are
+``make_embedder(options)`` returns the function :func:`bot.checking.ranking.rank` takes, or None when embeddings are
 off; torch and transformers are imported only here.
 """
 

@@ -38,7 +38,7 @@ class Ranked:
     semantic: float | None = None
     # The names found, for highlighting in the report.
     matched: tuple[str, ...] = ()
-    # Why the paragraph counts as about the statement's subject (``bot.subject_check``); "" when it does not.
+    # Why the paragraph counts as about the statement's subject (``bot.checking.subject_check``); "" when it does not.
     subject_rule: str = ""
     # How the paragraph writes the value ("January 14, 1943") and how that was recognised (``bot.values``).
     value_form: str = ""
