@@ -169,13 +169,13 @@ def draft_items(endpoint, text: str, limit: int) -> set[str] | None:
     return {entity_id(row["item"].value) for row in rows if row.get("item") is not None}
 
 
-def drafts_only(options: Options, endpoint, chosen: list[tuple[str, str, str]]) -> int:
+def drafts_only(options: Options, endpoint, search, chosen: list[tuple[str, str, str]]) -> int:
     """Each question's draft against its gold set, without a model: what the linking and the rules reach alone."""
     right: Counter[str] = Counter()
     kinds = Counter(kind for kind, *_ in chosen)
     for number, (kind, question, gold_query) in enumerate(chosen, start=1):
         expected = gold_items(endpoint, question, gold_query)
-        terms = question_terms(options, question, endpoint)
+        terms = question_terms(options, question, endpoint, search)
         got = draft_items(endpoint, terms.draft.text, options.ask_limit)
         right[kind] += got == expected
         print(f"{number:>2} {kind:<9} {'ok ' if got == expected else 'NO '} gold {len(expected):>4} draft "
@@ -226,8 +226,7 @@ def main() -> int:
                              "to ask them with `refbot select --ask`, until interrupted")
     args = parser.parse_args()
 
-    from bot.judge import make_backend
-    from bot.selection import make_endpoint
+    from bot.wiring import Wiring
 
     tmp = Path(tempfile.mkdtemp(prefix="refbot-ask-"))
     world_data = generate(tmp / "data", people=args.people, seed=args.seed)
@@ -243,10 +242,11 @@ def main() -> int:
             settings["judge_model"] = args.model
         (tmp / "refbot.ini").write_text("", encoding="utf-8")  # nothing from the user's own configuration
         options: Options = load_options(tmp / "refbot.ini", environ={}, overrides=settings)
-        endpoint = make_endpoint(options)
+        parts = Wiring(options)
+        endpoint = parts.require_endpoint()
         if args.drafts_only:
-            return drafts_only(options, endpoint, chosen_questions)
-        backend = make_backend(options)
+            return drafts_only(options, endpoint, parts.entity_search, chosen_questions)
+        backend = parts.generator
         print(f"ask: {len(chosen_questions)} question(s); world of {len(world_data['people'])} people "
               f"(seed {args.seed}); model {getattr(backend, 'model_id', options.judge_model)}; "
               f"{args.candidates} candidate(s) each", flush=True)
@@ -255,7 +255,8 @@ def main() -> int:
         for number, (kind, question, gold_query) in enumerate(chosen_questions, start=1):
             expected = gold_items(endpoint, question, gold_query)
             started = time.monotonic()
-            answer = answer_question(options, question, endpoint=endpoint, backend=backend)
+            answer = answer_question(options, question, endpoint=endpoint, backend=backend,
+                                     search=parts.entity_search)
             got = set(answer.chosen.items) if answer.chosen else set()
             written = [c for c in answer.candidates if c.number > 0]  # the model's (0: the draft, a fallback)
             valid = sum(1 for c in written if c.valid)

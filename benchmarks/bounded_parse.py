@@ -174,9 +174,9 @@ def run_case(name: str, embeddings: bool) -> int:
         try:
             embed = None
             if embeddings:
-                from bot.checking.embedding import make_embedder
+                from bot.wiring import Wiring
 
-                embed = make_embedder(replace(Options(), threads=0))
+                embed = Wiring(replace(Options(), threads=0)).embedder
             fetcher = Fetcher(__import__("requests").Session(), FetchRules(user_agent="refbot-benchmark", retries=0))
             corroborator = Corroborator(SparqlEndpoint(oxigraph.url, "refbot-benchmark"), fetcher, embed=embed)
 

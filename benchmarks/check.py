@@ -24,14 +24,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-from bot.checking import make_tools, plan_from  # noqa: E402
+from bot.checking import plan_from  # noqa: E402
 from bot.checking.batch import check_many  # noqa: E402
 from bot.checking.items import read_item  # noqa: E402
 from bot.demo.world import DemoWorld  # noqa: E402
-from bot.documents import make_politeness, make_services, make_session  # noqa: E402
 from bot.options import load_options  # noqa: E402
-from bot.selection import make_endpoint, selection_rules  # noqa: E402
+from bot.selection import selection_rules  # noqa: E402
 from bot.selection.unsourced import unsourced_statements  # noqa: E402
+from bot.wiring import Wiring  # noqa: E402
 
 
 def main() -> int:
@@ -59,8 +59,9 @@ def main() -> int:
             **world.options(), "judge_backend": args.judge, "judge_url": args.judge_url,
             "judge_model": args.judge_model or None, "check_top": args.top,
             "check_embeddings": not args.no_embeddings, "threads": args.threads, "check_workers": args.workers,
-            "justify": args.justify, "judge_dtype": args.judge_dtype})
-        endpoint = make_endpoint(base)
+            "justify": args.justify, "judge_dtype": args.judge_dtype, "fetch_cache_days": 0})
+        shared = Wiring(base)  # one endpoint, one model and one embedder for every strategy
+        endpoint = shared.require_endpoint()
         statements = [s for selection in unsourced_statements(endpoint, items, selection_rules(base))
                       for s in selection.statements]
         print(f"demo world: {len(statements)} statements of {len(items)} items; judge {args.judge} "
@@ -68,9 +69,8 @@ def main() -> int:
               f"{'on, for the proposed reference' if args.justify else 'off'}")
         for strategy in args.strategies.split(","):
             options = replace(base, check_strategy=strategy)
-            session = make_session(options, cache=False)
-            services = make_services(options, session, make_politeness(options))
-            tools = make_tools(options, session, services, endpoint)
+            parts = Wiring(options, endpoint=endpoint, backend=shared.backend, embedder=shared.embedder)
+            services, tools = parts.services, parts.tools
             contexts = {item: read_item(services, options.wikidata_api_url, item, "", wiki=options.wikipedia_wiki,
                                         article_url=options.wikipedia_article_url,
                                         chunk_chars=options.wikipedia_chunk_chars) for item in items}

@@ -213,9 +213,9 @@ def main() -> int:
 def _measure(args: argparse.Namespace, records: Records, sparql: str, work: list) -> int:
     embed = None
     if not args.no_embeddings:
-        from bot.checking.embedding import make_embedder
+        from bot.wiring import Wiring
 
-        embed = make_embedder(replace(Options(), threads=0))
+        embed = Wiring(replace(Options(), threads=0)).embedder
     fetcher = Fetcher(__import__("requests").Session(), FetchRules(user_agent="refbot-benchmark", retries=0))
     corroborator = Corroborator(SparqlEndpoint(sparql, "refbot-benchmark"), fetcher, embed=embed)
     started = time.monotonic()

@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from bot.documents import make_fetcher, make_session, paragraph_rules  # noqa: E402
+from bot.documents import paragraph_rules  # noqa: E402
+from bot.wiring import Wiring  # noqa: E402
 from bot.documents.citations import parse_article  # noqa: E402
 from bot.documents.paragraphs import extract  # noqa: E402
 from bot.documents.retrieval import Wanted, retrieve, retrieve_many  # noqa: E402
@@ -85,7 +86,7 @@ def concurrency(hosts: int, pages: int, latency: float, delay: float, workers: i
             options = load_options(ROOT / "tests" / "data" / "documents" / "empty.ini", environ={}, overrides=dict(
                 contact="benchmark@example.org", fetch_allow_addresses=("127.0.0.1",), fetch_cache_days=0.0,
                 fetch_delay=politeness, fetch_robots=False, archive_enabled=False, fetch_workers=workers))
-            fetcher = make_fetcher(options, make_session(options))
+            fetcher = Wiring(options).fetcher
             for server in servers:
                 server.requests.clear()
                 server.most_in_flight = 0

@@ -29,14 +29,14 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-from bot.checking import make_tools, plan_from  # noqa: E402
+from bot.checking import plan_from  # noqa: E402
 from bot.checking.batch import check_many  # noqa: E402
 from bot.checking.items import read_item  # noqa: E402
 from bot.demo.world import DemoWorld  # noqa: E402
-from bot.documents import make_politeness, make_services, make_session  # noqa: E402
 from bot.options import load_options  # noqa: E402
-from bot.selection import make_endpoint, selection_rules  # noqa: E402
+from bot.selection import selection_rules  # noqa: E402
 from bot.selection.unsourced import unsourced_statements  # noqa: E402
+from bot.wiring import Wiring  # noqa: E402
 
 
 def main() -> int:
@@ -84,14 +84,13 @@ def run(url: str, in_flight: int, workers: int):
         items = sorted({case["item"] for case in expected.values()})
         options = load_options(ROOT / "tests" / "data" / "documents" / "empty.ini", environ={}, overrides={
             **world.options(), "judge_backend": "openai", "judge_url": f"{url}/v1", "judge_in_flight": in_flight,
-            "check_workers": workers, "justify": False})
+            "check_workers": workers, "justify": False, "fetch_cache_days": 0})
         options = replace(options, check_strategy="ranked")
-        endpoint = make_endpoint(options)
-        statements = [s for selection in unsourced_statements(endpoint, items, selection_rules(options))
+        parts = Wiring(options)
+        statements = [s for selection in unsourced_statements(parts.require_endpoint(), items,
+                                                              selection_rules(options))
                       for s in selection.statements]
-        session = make_session(options, cache=False)
-        services = make_services(options, session, make_politeness(options))
-        tools = make_tools(options, session, services, endpoint)
+        services, tools = parts.services, parts.tools
         contexts = {item: read_item(services, options.wikidata_api_url, item, "", wiki=options.wikipedia_wiki,
                                     article_url=options.wikipedia_article_url,
                                     chunk_chars=options.wikipedia_chunk_chars) for item in items}

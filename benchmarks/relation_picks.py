@@ -26,7 +26,7 @@ sys.path[:0] = [str(ROOT)]
 from bot.corroboration.picking import pick_relations  # noqa: E402
 from bot.corroboration.stage import _close_to, _contrasts, _without_contrasts  # noqa: E402
 from bot.options import load_options  # noqa: E402
-from bot.properties import make_profiles  # noqa: E402
+from bot.wiring import Wiring  # noqa: E402
 
 # (property, relations in the record with the statement's value, the relations among them that mean the property)
 PROBES = [
@@ -63,13 +63,8 @@ def main() -> int:
     given = (("judge_backend", args.judge), ("judge_url", args.judge_url), ("judge_model", args.model))
     overrides = {key: value for key, value in given if value}
     options = replace(options, **overrides)
-    from bot.judge import make_judge
-
-    backend = make_judge(options).backend
-    from bot.checking.embedding import make_embedder
-
-    embed = make_embedder(options)
-    profiles = make_profiles(options, None)  # the catalogue's contrasts, offline
+    parts = Wiring(options, endpoint=None)  # the catalogue's contrasts, offline
+    backend, embed, profiles = parts.generator, parts.embedder, parts.profiles
     right = wrong = missed = refused = tokens = 0
     started = time.monotonic()
     for property_id, relations, meant in PROBES:

@@ -86,6 +86,12 @@ class RunLedger:
                     raise
                 time.sleep(0.02)
 
+    def __enter__(self) -> RunLedger:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def close(self) -> None:
         for handle in self._claims.values():
             Path(handle.name).unlink(missing_ok=True)  # (a process that opened it before sees it gone, see claim)

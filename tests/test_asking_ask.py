@@ -281,6 +281,7 @@ def test_an_id_the_endpoint_has_no_label_for_is_not_confirmed_by_the_labels_look
 def test_select_ask_sends_no_candidate_naming_an_id_the_endpoint_does_not_have(store, tmp_path):
     from bot.asking.questions import answer_question
     from bot.options import load_options
+    from bot.wiring import Wiring
 
     (tmp_path / "empty.ini").write_text("")
     options = load_options(tmp_path / "empty.ini", {}, {
@@ -289,8 +290,8 @@ def test_select_ask_sends_no_candidate_naming_an_id_the_endpoint_does_not_have(s
     guessed = "```sparql\nSELECT ?item WHERE { ?item wdt:P31 wd:Q3957 ; wdt:P279 wd:Q99999 }\n```"
     named = "```sparql\nSELECT ?item WHERE { ?item wdt:P31 wd:Q3957 . FILTER(?item != wd:Q2002) }\n```"
     endpoint = Recording(store)
-    answer = answer_question(options, "towns in Czechia", endpoint=endpoint,
-                             backend=Scripted([guessed, guessed, named]), candidates=2)
+    answer = answer_question(options, "towns in Czechia", endpoint=endpoint, backend=Scripted([guessed, guessed, named]),
+                             search=Wiring(options, endpoint=endpoint).entity_search, candidates=2)
     first, second = answer.candidates
     assert first.refused.startswith("unknown Wikidata id(s) Q99999") and not first.valid
     assert second.valid and second.items == ["Q2001"], "Q2002 has a label on the endpoint: it exists"

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.documents import make_fetcher, make_session
 from bot.documents.addresses import guard, parse_networks
 from bot.documents.fetching import Outcome
 from bot.errors import ConfigError
+from bot.wiring import Wiring
 from documents_world import HTML, NEWS, world_options
 from servers import RecordingServer, Reply, routed
 
@@ -159,7 +159,7 @@ def test_a_chunked_body_is_still_cut_at_max_seconds(site):
 
 def fetcher_for_raw(**overrides):
     options = world_options(fetch_robots=False, **overrides)
-    return make_fetcher(options, make_session(options))
+    return Wiring(options).fetcher
 
 
 # 2. The address guard comes before the cache, and the cache is kept apart per allow-list.
@@ -168,9 +168,9 @@ def test_a_page_cached_under_an_allowance_is_refused_once_the_allowance_is_gone(
     site.script = routed({"/news": Reply(200, NEWS, HTML)})
     cached = dict(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_robots=False)
     allowed = world_options(fetch_allow_addresses=("127.0.0.1",), **cached)
-    assert make_fetcher(allowed, make_session(allowed)).fetch(site.url + "/news").ok
+    assert Wiring(allowed).fetcher.fetch(site.url + "/news").ok
     refused = world_options(fetch_allow_addresses=(), **cached)
-    fetched = make_fetcher(refused, make_session(refused)).fetch(site.url + "/news")
+    fetched = Wiring(refused).fetcher.fetch(site.url + "/news")
     assert fetched.outcome is Outcome.BLOCKED and not fetched.content and not fetched.from_cache
     assert "refused to connect to 127.0.0.1 (127.0.0.1): loopback address" in fetched.reason
     assert paths(site) == ["/news"]
@@ -180,9 +180,9 @@ def test_the_guard_is_asked_before_the_cache_when_a_name_now_resolves_to_a_refus
     site.script = routed({"/news": Reply(200, NEWS, HTML)})
     options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_robots=False)
     answers = {"localhost": ["127.0.0.1"]}
-    session = guard(make_session(options), parse_networks(options.fetch_allow_addresses),
+    session = guard(Wiring(options).http, parse_networks(options.fetch_allow_addresses),
                     lambda host, port: answers[host])
-    fetcher = make_fetcher(options, session)
+    fetcher = Wiring(options, http=session).fetcher
     url = site.url.replace("127.0.0.1", "localhost") + "/news"
     first, again = fetcher.fetch(url), fetcher.fetch(url)
     assert first.ok and again.ok and again.from_cache
@@ -201,8 +201,8 @@ def test_a_cached_page_is_still_answered_when_its_host_no_longer_resolves(site, 
         if host not in answers:
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return answers[host]
-    fetcher = make_fetcher(options, guard(make_session(options), parse_networks(options.fetch_allow_addresses),
-                                          resolve))
+    fetcher = Wiring(options, http=guard(Wiring(options).http, parse_networks(options.fetch_allow_addresses),
+                                         resolve)).fetcher
     url = site.url.replace("127.0.0.1", "localhost") + "/news"
     assert fetcher.fetch(url).ok
     answers.clear()
@@ -216,7 +216,7 @@ def test_sessions_with_different_allow_lists_do_not_share_cache_entries(site, tm
 
     def fetch(*allowed: str):
         options = world_options(fetch_allow_addresses=allowed, **cached)
-        return make_fetcher(options, make_session(options)).fetch(site.url + "/news")
+        return Wiring(options).fetcher.fetch(site.url + "/news")
     assert not fetch("127.0.0.1").from_cache
     assert fetch("127.0.0.1/32").from_cache, "the same allow-list, written another way, shares the cache"
     assert not fetch("127.0.0.0/8").from_cache, "another allow-list has its own entries"
@@ -274,12 +274,12 @@ def test_expired_cache_entries_are_deleted_when_a_session_starts(site, tmp_path)
                           "/gone": Reply(404, "gone", HTML)})
     path = tmp_path / "http.sqlite"
     short = world_options(fetch_cache=path, fetch_cache_days=0.5 / 86400, fetch_robots=False)  # half a second
-    fetcher = make_fetcher(short, make_session(short))
+    fetcher = Wiring(short).fetcher
     outcomes = [fetcher.fetch(site.url + page).outcome for page in ("/a", "/b", "/gone")]
     assert outcomes == [Outcome.OK, Outcome.OK, Outcome.IRRETRIEVABLE]
     assert cached_rows(path) == 3
     time.sleep(1.2)  # SQLite holds the expiry in whole seconds: up to half a second later
-    make_session(short)
+    Wiring(short).http
     assert cached_rows(path) == 0
 
 
@@ -287,11 +287,11 @@ def test_entries_older_than_a_shortened_cache_days_are_deleted(site, tmp_path):
     site.script = routed({"/a": Reply(200, NEWS, HTML)})
     path = tmp_path / "http.sqlite"
     long = world_options(fetch_cache=path, fetch_cache_days=30.0, fetch_robots=False)
-    assert make_fetcher(long, make_session(long)).fetch(site.url + "/a").ok
+    assert Wiring(long).fetcher.fetch(site.url + "/a").ok
     time.sleep(1.2)
-    make_session(long)
+    Wiring(long).http
     assert cached_rows(path) == 1, "an entry younger than cache_days stays"
-    make_session(world_options(fetch_cache=path, fetch_cache_days=1 / 86400, fetch_robots=False))
+    Wiring(world_options(fetch_cache=path, fetch_cache_days=1 / 86400, fetch_robots=False)).http
     assert cached_rows(path) == 0, "cache_days now says the entry is too old"
 
 
@@ -305,14 +305,14 @@ def test_the_cache_stays_within_cache_max_mb_and_drops_the_oldest_entries_first(
     path = tmp_path / "http.sqlite"
     options = world_options(fetch_cache=path, fetch_cache_days=1.0, fetch_cache_max_mb=0.25, fetch_robots=False)
     limit = 0.25 * 1024 * 1024
-    fetcher = make_fetcher(options, make_session(options))
+    fetcher = Wiring(options).fetcher
     for name in pages:
         assert fetcher.fetch(site.url + name).ok
         assert path.stat().st_size <= limit * 1.2, "the bound holds during a session too"
-    make_session(options)
+    Wiring(options).http
     assert path.stat().st_size <= limit
     assert 0 < cached_rows(path) < len(pages)
-    rerun = make_fetcher(options, make_session(options))
+    rerun = Wiring(options).fetcher
     assert rerun.fetch(site.url + "/p11").from_cache, "the newest page is kept"
     assert not rerun.fetch(site.url + "/p0").from_cache, "the oldest page went first"
 
@@ -327,8 +327,8 @@ def test_a_cache_file_another_reader_holds_is_shrunk_later_not_raised(site, tmp_
                           for n in range(3)})
     path = tmp_path / "http.sqlite"
     options = world_options(fetch_cache=path, fetch_cache_days=1.0, fetch_robots=False)
-    session = make_session(options)
-    fetcher = make_fetcher(options, session)
+    session = Wiring(options).http
+    fetcher = Wiring(options, http=session).fetcher
     assert all(fetcher.fetch(f"{site.url}/p{n}").ok for n in range(3))
     cache = session.cache
     for table in (cache.responses, cache.redirects):

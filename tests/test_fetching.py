@@ -8,10 +8,11 @@ import time
 import pytest
 
 from bot.clock import fixed_clock
-from bot.documents import fetch_rules, make_fetcher, make_session
+from bot.documents import fetch_rules
 from bot.documents.addresses import guard, parse_networks
 from bot.documents.fetching import Fetcher, Outcome
 from bot.documents.politeness import Politeness
+from bot.wiring import Wiring
 from documents_world import HTML, NEWS, make_pdf, world_options
 from servers import RecordingServer, Reply, routed
 
@@ -29,7 +30,7 @@ def serve(server: RecordingServer, routes: dict) -> None:
 
 def fetcher_for(**overrides) -> Fetcher:
     options = world_options(**overrides)
-    return make_fetcher(options, make_session(options), clock=fixed_clock("2026-11-24T10:00:00Z"))
+    return Wiring(options, clock=fixed_clock("2026-11-24T10:00:00Z")).fetcher
 
 
 def paths(server: RecordingServer) -> list[str]:
@@ -90,7 +91,7 @@ def test_a_host_that_does_not_resolve_is_irretrievable_without_any_lookup_on_the
     def resolver(host, port):
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
     options = world_options()
-    session = guard(make_session(options), parse_networks(options.fetch_allow_addresses), resolver)
+    session = guard(Wiring(options).http, parse_networks(options.fetch_allow_addresses), resolver)
     fetched = Fetcher(session, fetch_rules(options)).fetch("http://dead-host.test/article")
     assert fetched.outcome is Outcome.IRRETRIEVABLE and "cannot resolve host 'dead-host.test'" in fetched.reason
 
@@ -182,7 +183,7 @@ def test_robots_txt_is_obeyed_and_its_crawl_delay_respected(site):
 def test_one_request_at_a_time_per_host_with_a_pause_between(site):
     serve(site, {f"/p{n}": Reply(200, NEWS, HTML, delay=0.05) for n in range(4)})
     options = world_options(fetch_delay=0.3, fetch_robots=False)
-    fetcher = make_fetcher(options, make_session(options))
+    fetcher = Wiring(options).fetcher
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(4) as pool:
@@ -211,14 +212,14 @@ def test_different_hosts_are_fetched_in_parallel(site):
 def test_the_http_cache_answers_repeated_fetches_without_asking_again(site, tmp_path):
     serve(site, {"/news": Reply(200, NEWS, HTML), "/gone": Reply(404, "gone", HTML)})
     options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_delay=5.0)
-    fetcher = make_fetcher(options, make_session(options))
+    fetcher = Wiring(options).fetcher
     first, again = fetcher.fetch(site.url + "/news"), fetcher.fetch(site.url + "/news")
     assert first.ok and not first.from_cache and again.ok and again.from_cache and again.content == NEWS
     assert fetcher.fetch(site.url + "/gone").outcome is Outcome.IRRETRIEVABLE
     assert fetcher.fetch(site.url + "/gone").outcome is Outcome.IRRETRIEVABLE
     assert paths(site).count("/news") == 1 and paths(site).count("/gone") == 1
     started = time.monotonic()
-    rerun = make_fetcher(options, make_session(options))  # a new run reads the same cache from disk
+    rerun = Wiring(options).fetcher  # a new run reads the same cache from disk
     assert rerun.fetch(site.url + "/news").from_cache and time.monotonic() - started < 4
     assert paths(site).count("/news") == 1
 
@@ -266,7 +267,7 @@ def test_with_the_cache_on_the_size_cap_still_holds_and_nothing_large_is_stored(
                  "/video": Reply(200, b"v" * 3_000_000, {"Content-Type": "video/mp4"}),
                  "/chunked": Reply(200, NEWS, HTML, chunked=True)})
     options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_max_bytes=100_000)
-    fetcher = make_fetcher(options, make_session(options))
+    fetcher = Wiring(options).fetcher
     assert len(bomb) < 100_000
     bombed = fetcher.fetch(site.url + "/bomb")
     assert bombed.outcome is Outcome.TOO_LARGE and bombed.reason == "more than 100,000 bytes"
@@ -300,9 +301,9 @@ def test_an_expired_cache_entry_waits_for_its_turn(site, tmp_path):
     serve(site, {"/a": Reply(200, NEWS, HTML), "/b": Reply(200, NEWS, HTML)})
     options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1 / 86400, fetch_delay=0.8,
                             fetch_robots=False)
-    make_fetcher(options, make_session(options)).fetch(site.url + "/a")
+    Wiring(options).fetcher.fetch(site.url + "/a")
     time.sleep(1.1)
-    fetcher = make_fetcher(options, make_session(options))
+    fetcher = Wiring(options).fetcher
     assert fetcher.fetch(site.url + "/b").ok and fetcher.fetch(site.url + "/a").ok
     b, a = site.requests[-2:]
     assert (b.path, a.path) == ("/b", "/a") and a.started - b.finished >= 0.75
@@ -352,7 +353,7 @@ def test_cached_pages_with_vary_or_key_parameters_stay_distinct_and_polite(site,
                                                {"Content-Type": "text/html", "Vary": "*",
                                                 "Set-Cookie": "session=1; Path=/"})})
     options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_robots=False)
-    fetcher = make_fetcher(options, make_session(options))
+    fetcher = Wiring(options).fetcher
     first, second = fetcher.fetch(site.url + "/doc?id=AAA"), fetcher.fetch(site.url + "/doc?id=BBB")
     assert b"id=AAA" in first.content and b"id=BBB" in second.content, "a parameter is part of the page's key"
     assert fetcher.fetch(site.url + "/doc?id=AAA").from_cache, "Vary and cookies do not force a resend"

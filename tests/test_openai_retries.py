@@ -10,8 +10,8 @@ import pytest
 
 from bot.datamodel import Claim
 from bot.errors import BackendUnavailable
-from bot.judge import make_judge
 from bot.options import Options
+from bot.wiring import Wiring
 from servers import Reply
 
 CLAIM = Claim("Marie Curie", "award received", "Nobel Prize in Physics")
@@ -24,7 +24,7 @@ def test_a_server_asking_to_wait_a_day_fails_the_judgement_within_seconds_naming
     url = f"{recording_server.url}/v1"
     options = dataclasses.replace(Options(), judge_backend="openai", judge_url=url, judge_model="served",
                                   judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
-    judge = make_judge(options)
+    judge = Wiring(options).judge
     started = time.monotonic()
     with pytest.raises(BackendUnavailable) as raised:
         judge.judge(CLAIM, SNIPPET)
@@ -46,7 +46,7 @@ def test_each_wait_a_server_asks_for_is_said_once_naming_the_server_and_the_seco
     options = dataclasses.replace(Options(), judge_backend="openai", judge_url=url, judge_model="served",
                                   judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
     with caplog.at_level("WARNING"), pytest.raises(BackendUnavailable):
-        make_judge(options).judge(CLAIM, SNIPPET)
+        Wiring(options).judge.judge(CLAIM, SNIPPET)
     said = [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]
     assert said == [f"refbot: the LLM server at {url}/chat/completions answered HTTP 429 with Retry-After: 100000; "
                     "waiting 0.5 s before trying again"] * 2, "one warning per wait: two retries, two waits"

@@ -16,7 +16,7 @@ from bot.properties.cache import ProfileCache
 from bot.properties.catalogue import catalogue, curated_profile, find_by_label, parse_catalogue
 from bot.properties.profile import (CATALOGUE, INVERSE, OPPOSITE, RELATED, SAME_VALUE, SHARED_TYPES, TEMPLATE,
                                     Link, Named, build_profile, statement_claim, template_phrase)
-from bot.selection import make_endpoint
+from bot.wiring import Wiring
 
 DATA = Path(__file__).parent / "data"
 TODAY = date(2026, 11, 23)
@@ -187,7 +187,7 @@ class Counting:
 
 
 def _endpoint(url: str) -> Counting:
-    return Counting(make_endpoint(Options(sparql_endpoint=url, contact="tests@example.org")))
+    return Counting(Wiring(Options(sparql_endpoint=url, contact="tests@example.org")).endpoint)
 
 
 def test_contrasts_are_derived_from_inverse_opposite_related_same_value_and_type_constraints(
@@ -226,8 +226,8 @@ def test_profiles_are_cached_and_an_unreachable_endpoint_falls_back_to_catalogue
 
     dead = "http://127.0.0.1:9/sparql"
     options = Options(sparql_endpoint=dead, contact="tests@example.org", sparql_retries=0)
-    offline = PropertyProfiles(endpoint=make_endpoint(options), endpoint_name=dead, cache=ProfileCache(tmp_path / "x"),
-                               today=lambda: TODAY)
+    offline = PropertyProfiles(endpoint=Wiring(options).endpoint, endpoint_name=dead,
+                               cache=ProfileCache(tmp_path / "x"), today=lambda: TODAY)
     award = offline.profile("P166")
     assert award.source == CATALOGUE and award.contrasts[0].property_id == "P1411"
     assert "could not be read" in award.notes[0] and dead in award.notes[0]

@@ -8,10 +8,11 @@ import json
 from bot.checking.judging import Strategy, queue
 from bot.checking.statement import Plan, Tools, check_statement
 from bot.datamodel import Paragraph, Statement, Value
-from bot.documents import make_fetcher, make_search, make_services, make_session, paragraph_rules
+from bot.documents import paragraph_rules
 from bot.judge.engine import Judge
 from bot.judge.prompts import REFBOT
 from bot.checking.ranking import MAX_RANKED, rank
+from bot.wiring import Wiring
 from documents_world import HTML, world_options
 from servers import Reply, routed
 from test_judging_order import Scripted
@@ -65,10 +66,9 @@ def check_laureates(recording_server, embed, rules=None):
                          {"Content-Type": "application/json"}),
         "/laureates": Reply(200, body, HTML)})
     options = world_options(search_backend="searxng", search_url=recording_server.url)
-    session = make_session(options)
-    tools = Tools(Judge(Scripted(), REFBOT, justify=False), make_fetcher(options, session),
-                  rules or paragraph_rules(options), search=make_search(options, make_services(options, session)),
-                  embed=embed)
+    parts = Wiring(options)
+    tools = Tools(Judge(Scripted(), REFBOT, justify=False), parts.fetcher, rules or paragraph_rules(options),
+                  search=parts.search, embed=embed)
     return check_statement(CURIE, tools, Plan(source="web", fetch_workers=1))
 
 

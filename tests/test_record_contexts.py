@@ -13,7 +13,7 @@ import rdflib
 
 from bot.corroboration import parsing
 from bot.corroboration.records import read_record
-from bot.documents import make_fetcher, make_session
+from bot.wiring import Wiring
 from documents_world import world_options
 from servers import RecordingServer, Reply, routed
 
@@ -59,7 +59,7 @@ def sites(tmp_path):
 def fetcher_for(allowed: RecordingServer):
     port = allowed.url.rsplit(":", 1)[1]
     options = world_options(fetch_allow_addresses=(f"127.0.0.1:{port}",))
-    return make_fetcher(options, make_session(options))
+    return Wiring(options).fetcher
 
 
 @pytest.fixture

@@ -37,12 +37,15 @@ from bot.redaction import redact_text, redact_url
 from bot.references import ProposedReference, quickstatements
 from bot.review.applying import skip_reason
 from bot.review.proposals import Proposal
+from bot.output.runs import default_stem, run_trace, write_run
+from bot.review.store import keep_for_review
 from bot.runledger import RunLedger
-from bot.runs import Clients, Run, service_urls
+from bot.runs import Run
 from bot.selection.binding import Query
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist
 from bot.checking.subject_check import NAMED
+from bot.wiring import Wiring, service_urls
 from servers import Reply
 
 # Distinct secrets, so that finding none of them anywhere in a file means none leaked.
@@ -114,20 +117,20 @@ def written_run(tmp_path):
                       search_url="https://search.example/?k=KEY-TWO", check_reports=tmp_path / "reports",
                       run_ledger=tmp_path / "runs.sqlite")
     judge = SimpleNamespace(model_id="qwen", template=template_by_id("refbot"), threshold=0.5)
-    clients = Clients(None, None, SimpleNamespace(judge=judge, embed=None,  # the run only writes: nothing called
-                                                  clock=fixed_clock("2026-11-24T10:00:00Z")))
-    ledger = RunLedger(options.run_ledger)
+    clock = fixed_clock("2026-11-24T10:00:00Z")
+    parts = Wiring(options, clock=clock, judge=judge,  # the run only writes: nothing is called
+                   tools=SimpleNamespace(judge=judge, embed=None, clock=clock))
     worklist = Worklist.of_items([STATEMENT.item])
-    record = ledger.open_run("key", worklist.description)
-    run = Run(options, worklist, clients, ledger, record, [STATEMENT], [STATEMENT], 0, 0, kept=True,
-              started=record.started)
-    context = ItemContext(STATEMENT.item, STATEMENT.item_label, "https://www.wikidata.org", 2301234567)
-    run._remember(context)
-    run._record(context, supported_check(DOCUMENT_URL))
-    try:
-        yield options, run.write_trace()
-    finally:
-        run.close()
+    with RunLedger(options.run_ledger) as ledger:
+        record = ledger.open_run("key", worklist.description)
+        run = Run(parts, worklist, ledger, record, [STATEMENT], [STATEMENT], 0, 0, started=record.started)
+        context = ItemContext(STATEMENT.item, STATEMENT.item_label, "https://www.wikidata.org", 2301234567)
+        run._remember(context)
+        run._record(context, supported_check(DOCUMENT_URL))
+        result = run.result()
+        tree = run_trace(result, ledger, parts)
+        keep_for_review(ledger, result.run_id, tree)
+        yield options, write_run(tree, default_stem(result, options.check_reports))
 
 
 def test_a_runs_trace_and_report_show_no_credential_and_keep_the_documents_query(written_run):
@@ -186,12 +189,10 @@ def test_the_eval_summary_and_judgements_show_no_credential_and_are_private(tmp_
 
 
 def test_property_profiles_are_cached_and_traced_under_the_endpoints_name_without_its_key(tmp_path):
-    from bot.properties import make_profiles
-
     options = Options(sparql_endpoint="https://u:pw-JUDGE@sparql.example/q?key=KEY-ONE",
                       properties_cache=tmp_path / "properties")
     endpoint = SparqlEndpoint(options.sparql_endpoint, "refbot/test (ops@example.org)")
-    assert make_profiles(options, endpoint).endpoint_name == "https://sparql.example/q?key=…"
+    assert Wiring(options, endpoint=endpoint).profiles.endpoint_name == "https://sparql.example/q?key=…"
 
 
 # --- errors -------------------------------------------------------------------------------------------------------

@@ -8,10 +8,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bot.documents import make_fetcher, make_services, make_session, make_wayback, paragraph_rules
+from bot.documents import paragraph_rules
 from bot.documents.fetching import Outcome
 from bot.documents.paragraphs import ParagraphRules
 from bot.documents.retrieval import retrieve
+from bot.wiring import Wiring
 from documents_world import HTML, NEWS, NEWS_PARAGRAPHS, make_pdf, world_options
 from servers import Recorded, RecordingServer, Reply
 
@@ -68,10 +69,9 @@ def archive():
 def run(archive: Archive, path: str, rules: ParagraphRules | None = None, **keywords):
     options = world_options(archive_availability_url=archive.server.url + "/wayback/available",
                             archive_cdx_url=archive.server.url + "/cdx/search/cdx", archive_web_url=archive.server.url)
-    session = make_session(options)
-    wayback = make_wayback(options, make_services(options, session))
-    return retrieve(archive.server.url + path, make_fetcher(options, session), rules or paragraph_rules(options),
-                    wayback, **keywords)
+    parts = Wiring(options)
+    return retrieve(archive.server.url + path, parts.fetcher, rules or paragraph_rules(options), parts.wayback,
+                    **keywords)
 
 
 def test_a_live_page_never_touches_the_archive(archive):
@@ -248,12 +248,11 @@ def test_many_documents_are_retrieved_in_parallel_across_hosts_in_order():
     hosts = [RecordingServer(lambda request: Reply(200, NEWS, HTML, delay=0.3)) for _ in range(2)]
     try:
         options = world_options(fetch_robots=False, archive_enabled=False)
-        session = make_session(options)
         wanted = [Wanted(f"{hosts[n % 2].url}/page{n}") for n in range(6)]
         import time
 
         started = time.monotonic()
-        results = retrieve_many(wanted, make_fetcher(options, session), paragraph_rules(options), workers=8)
+        results = retrieve_many(wanted, Wiring(options).fetcher, paragraph_rules(options), workers=8)
         elapsed = time.monotonic() - started
         assert [r.url for r in results] == [w.url for w in wanted] and all(r.outcome is Outcome.OK for r in results)
         assert all(host.most_in_flight == 1 for host in hosts), "one request at a time per host"
@@ -281,9 +280,8 @@ def test_non_utf8_pages_served_with_or_without_a_charset_are_read(archive):
 def test_a_malformed_url_a_page_cites_is_an_outcome_not_a_crash(archive, broken, why):
     options = world_options(archive_availability_url=archive.server.url + "/wayback/available",
                             archive_cdx_url=archive.server.url + "/cdx/search/cdx", archive_web_url=archive.server.url)
-    session = make_session(options)
-    result = retrieve(broken, make_fetcher(options, session), paragraph_rules(options),
-                      make_wayback(options, make_services(options, session)), access_date=date(2019, 5, 3))
+    parts = Wiring(options)
+    result = retrieve(broken, parts.fetcher, paragraph_rules(options), parts.wayback, access_date=date(2019, 5, 3))
     assert result.outcome is Outcome.UNSUPPORTED and why in result.live.reason
     assert not archive.server.requests, "nothing was asked of anyone"
 

@@ -123,7 +123,9 @@ def test_approve_reject_and_export_from_the_command_line(tmp_path, trace_file, m
     assert main(["reject", GUIDS[1], "--note", "forum post", "--curator", "Bob", *ledger]) == 0
     assert main(["approve", "Q990201$NOPE", *ledger]) == 2
     assert "proposes no reference for statement Q990201$NOPE" in capsys.readouterr().err
-    assert main(["approve", *ledger]) == 2  # neither GUIDs nor --all-supported
+    with pytest.raises(SystemExit) as usage:  # neither GUIDs nor --all-supported: argparse's usage error
+        main(["approve", *ledger])
+    assert usage.value.code == 2 and "name statement GUIDs or --all-supported" in capsys.readouterr().err
 
     assert main(["export", "--quickstatements", "--out", "batch.tsv", "--approved", *ledger]) == 0
     lines = (tmp_path / "batch.tsv").read_text(encoding="utf-8").splitlines()

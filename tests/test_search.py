@@ -7,9 +7,9 @@ import json
 import pytest
 
 from bot.datamodel import Statement, Value
-from bot.documents import make_search, make_services, make_session
 from bot.documents.search import keep_results, search_query, web_search, SearchResult
 from bot.errors import ConfigError, ServiceError
+from bot.wiring import Wiring
 from documents_world import world_options
 from servers import Reply
 
@@ -35,7 +35,7 @@ def test_searxng_gets_the_published_query_and_wikimedia_hosts_are_excluded(recor
     recording_server.script = searxng_answer
     options = world_options(search_backend="searxng", search_url=recording_server.url + "/", search_language="en",
                             search_deny_domains=("spam.example.net",))
-    backend = make_search(options, make_services(options, make_session(options)))
+    backend = Wiring(options).search
     query, results = web_search(backend, HAVEL_AWARD, options.search_results, allow=options.search_allow_domains,
                                 deny=options.search_deny_domains)
     assert query == QUERY == search_query(HAVEL_AWARD)
@@ -72,7 +72,7 @@ def test_brave_sends_its_key_in_a_header_and_never_stores_it(recording_server, t
     options = world_options(search_backend="brave", search_url=recording_server.url + "/res/v1/web/search",
                             search_api_key="BSA-secret-key-123", fetch_cache=tmp_path / "cache.sqlite",
                             fetch_cache_days=1.0)
-    backend = make_search(options, make_services(options, make_session(options)))
+    backend = Wiring(options).search
     (result,) = backend.search(QUERY, 5)
     assert result.url == "https://news.example.org/1997/havel-asturias" and result.snippet == "Oviedo"
     (asked,) = recording_server.requests
@@ -85,10 +85,10 @@ def test_brave_sends_its_key_in_a_header_and_never_stores_it(recording_server, t
 def test_brave_without_a_key_and_searxng_without_a_url_are_configuration_errors():
     with pytest.raises(ConfigError, match="REFBOT_SEARCH_API_KEY"):
         options = world_options(search_backend="brave")
-        make_search(options, make_services(options, make_session(options)))
+        Wiring(options).search
     with pytest.raises(ConfigError, match="search_url"):
         options = world_options(search_backend="searxng")
-        make_search(options, make_services(options, make_session(options)))
+        Wiring(options).search
     with pytest.raises(ConfigError, match="not one of searxng, brave"):
         world_options(search_backend="google")
 
@@ -101,6 +101,6 @@ def test_brave_without_a_key_and_searxng_without_a_url_are_configuration_errors(
 def test_a_failing_search_engine_is_a_clear_error(recording_server, reply, message):
     recording_server.script = lambda request: reply
     options = world_options(search_backend="searxng", search_url=recording_server.url)
-    backend = make_search(options, make_services(options, make_session(options)))
+    backend = Wiring(options).search
     with pytest.raises(ServiceError, match=message):
         backend.search("havel", 5)

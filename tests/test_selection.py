@@ -9,8 +9,8 @@ import pytest
 from bot.cli import main
 from bot.datamodel import Statement
 from bot.options import Options
-from bot.selection import make_endpoint
 from bot.selection.worklists import iter_worklist
+from bot.wiring import Wiring
 
 IGNORED = ("P143", "P4656", "P813")
 
@@ -103,7 +103,7 @@ def test_which_references_count_is_configurable(wikidata_world, capsys):
 
 
 def test_a_worklist_pages_through_the_items_of_one_property(wikidata_world, capsys):
-    endpoint = make_endpoint(Options(sparql_endpoint=wikidata_world))
+    endpoint = Wiring(Options(sparql_endpoint=wikidata_world)).endpoint
     entries = list(iter_worklist(endpoint, "P166", IGNORED, page_size=2))
     assert [(e.item, e.unsourced) for e in entries] == [("Q36233", 9), ("Q990016", 1), ("Q990017", 2)]
     after = iter_worklist(endpoint, "P166", IGNORED, page_size=2, after="Q36233")

@@ -11,9 +11,9 @@ import pytest
 from bot import __version__
 from bot.errors import ConfigError, QueryError
 from bot.options import Options
-from bot.selection import make_endpoint
 from bot.selection.binding import Query, bind, load_query
 from bot.selection.endpoint import SparqlEndpoint, parse_retry_after
+from bot.wiring import Wiring
 from conftest import free_port
 from servers import Reply, sparql_json
 
@@ -35,7 +35,7 @@ def scripted(server, *replies: Reply) -> None:
 
 def test_the_user_agent_names_tool_version_and_contact(recording_server):
     scripted(recording_server, ONE_ROW)
-    endpoint = make_endpoint(Options(sparql_endpoint=recording_server.url + "/sparql", contact="ops@example.org"))
+    endpoint = Wiring(Options(sparql_endpoint=recording_server.url + "/sparql", contact="ops@example.org")).endpoint
     assert endpoint.select(SHORT)[0]["item"].value == "http://www.wikidata.org/entity/Q42"
     agent = recording_server.requests[0].headers["User-Agent"]
     assert agent.startswith(f"refbot/{__version__} (ops@example.org) SPARQLWrapper/")
@@ -163,13 +163,13 @@ def test_retry_after_reads_seconds_and_dates():
 @pytest.mark.parametrize("endpoint", ["wdqs", "scholarly", "https://query.wikidata.org/bigdata/namespace/wdq/sparql"])
 def test_wikimedia_endpoints_are_refused_without_a_contact(endpoint):
     with pytest.raises(ConfigError, match="without a contact.*REFBOT_CONTACT"):
-        make_endpoint(Options(sparql_endpoint=endpoint))
-    assert make_endpoint(Options(sparql_endpoint=endpoint, contact="https://www.wikidata.org/wiki/User:Ops"))
+        Wiring(Options(sparql_endpoint=endpoint)).endpoint
+    assert Wiring(Options(sparql_endpoint=endpoint, contact="https://www.wikidata.org/wiki/User:Ops")).endpoint
 
 
 def test_other_endpoints_need_no_contact_and_names_resolve():
-    assert make_endpoint(Options(sparql_endpoint="qlever")).url == "https://qlever.cs.uni-freiburg.de/api/wikidata"
-    agent = make_endpoint(Options(sparql_endpoint="qlever")).user_agent
+    assert Wiring(Options(sparql_endpoint="qlever")).endpoint.url == "https://qlever.cs.uni-freiburg.de/api/wikidata"
+    agent = Wiring(Options(sparql_endpoint="qlever")).endpoint.user_agent
     assert agent.startswith(f"refbot/{__version__} SPARQLWrapper/")
     with pytest.raises(ConfigError, match="neither a URL nor one of"):
-        make_endpoint(Options(sparql_endpoint="wikidata"))
+        Wiring(Options(sparql_endpoint="wikidata")).endpoint

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from bot.cli import main
-from bot.documents import make_services, make_session
 from bot.documents.citations import Citation, chunk_paragraphs, parse_article, revision_of
 from bot.checking.items import read_item
 from bot.documents.wikipedia import Sitelink, article, official_websites, sitelink
 from bot.errors import ConfigError, InputError, ServiceError
+from bot.wiring import Wiring
 from conftest import SHARED
 from documents_world import DOCS, world_options
 from servers import Reply, routed
@@ -102,7 +102,7 @@ def wiki_options(server, **overrides):
 
 def test_the_article_is_found_through_its_sitelink_and_read_at_a_revision(wiki):
     options = wiki_options(wiki)
-    client = make_services(options, make_session(options))
+    client = Wiring(options).services
     link = sitelink(client, options.wikidata_api_url, "Q990100", "cswiki")
     assert link == Sitelink("cswiki", "Marta Kubišová (zpěvačka)",
                             "https://cs.wikipedia.org/wiki/Marta_Kubi%C5%A1ov%C3%A1_(zp%C4%9Bva%C4%8Dka)")
@@ -118,7 +118,7 @@ def test_the_article_is_found_through_its_sitelink_and_read_at_a_revision(wiki):
 
 def test_an_items_official_websites_are_read_and_a_failing_lookup_loses_nothing_else(wiki):
     options = wiki_options(wiki)
-    client = make_services(options, make_session(options))
+    client = Wiring(options).services
     assert official_websites(client, options.wikidata_api_url, "Q990100") == ("https://www.martakubisova.example/",)
     assert official_websites(client, options.wikidata_api_url, "Q990101") == ()
     with pytest.raises(ServiceError, match="official websites of Q990199"):
@@ -140,7 +140,7 @@ def test_an_items_official_websites_are_read_and_a_failing_lookup_loses_nothing_
 
 def test_missing_items_and_items_without_an_article(wiki):
     options = wiki_options(wiki)
-    client = make_services(options, make_session(options))
+    client = Wiring(options).services
     with pytest.raises(InputError, match="Q990199 does not exist on Wikidata"):
         sitelink(client, options.wikidata_api_url, "Q990199", "cswiki")
     assert sitelink(client, options.wikidata_api_url, "Q990101", "cswiki") is None
@@ -148,7 +148,7 @@ def test_missing_items_and_items_without_an_article(wiki):
 
 def test_wikimedia_hosts_need_a_contact_before_any_request():
     options = world_options(contact="")
-    client = make_services(options, make_session(options))
+    client = Wiring(options).services
     with pytest.raises(ConfigError, match="without a contact"):
         sitelink(client, "https://www.wikidata.org/w/api.php", "Q42", "enwiki")
 

@@ -1,6 +1,6 @@
-"""`refbot select --ask` as a library call: the clients the options name (the SPARQL endpoint, the Wikidata API's
-search, the judge's model) wired to the pure stages, and what an answer leaves behind — the saved query and the
-JSON record of how it was chosen."""
+"""`refbot select --ask` as a library call: the clients it is given (the SPARQL endpoint, the search its names are
+looked up with, the model) over the pure stages, and what an answer leaves behind — the saved query and the JSON
+record of how it was chosen."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from bot import __version__
 from bot.asking.ask import Answer, Asker
 from bot.asking.draft import Draft, draft, target
-from bot.asking.entities import EndpointSearch, EntitySearch
 from bot.asking.fragment import Triple, defining_triples, value_usage
 from bot.asking.linking import Link, Lookup, link
 from bot.asking.properties import IndexCache, property_index
@@ -42,11 +41,10 @@ class Terms:
     properties: frozenset[str]
 
 
-def question_terms(options: Options, question: str, endpoint: SparqlEndpoint, *,
+def question_terms(options: Options, question: str, endpoint: SparqlEndpoint, search: Lookup, *,
                    clock: Clock = system_clock) -> Terms:
-    """Link the question's words to the graph and read the fragment and the draft from the endpoint."""
-    from bot.documents import make_services, make_session
-
+    """Link the question's words to the graph (its names looked up with ``search``) and read the fragment and the
+    draft from the endpoint."""
     question = " ".join(question.split())
     if not question:
         raise InputError("the question is empty", hint='ask in words, e.g. --ask "awards of Czech chemists"')
@@ -55,9 +53,6 @@ def question_terms(options: Options, question: str, endpoint: SparqlEndpoint, *,
     language = options.languages[0]
     index = property_index(endpoint, IndexCache(options.properties_cache, options.properties_cache_days), language,
                            day_of(clock))
-    search: Lookup = (EndpointSearch(endpoint, language) if options.ask_entities == "endpoint" else
-                      EntitySearch(make_services(options, make_session(options, cache=False)),
-                                   options.wikidata_api_url, language))
     links = link(question, index, search)
     items = [item.id for item in links if item.kind == "entity"]
     triples = defining_triples(endpoint, items, language)
@@ -69,17 +64,13 @@ def question_terms(options: Options, question: str, endpoint: SparqlEndpoint, *,
                  frozenset(names))
 
 
-def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint | None = None,
-                    backend: Backend | None = None, candidates: int | None = None) -> Answer:
-    """Link the question, show the model its fragment and draft, check and run its candidates, choose one."""
-    from bot.judge import make_backend
-    from bot.selection import make_endpoint
-
-    endpoint = endpoint or make_endpoint(options)
-    terms = question_terms(options, question, endpoint)
-    asker = Asker(backend or make_backend(options), endpoint, ASK_SPARQL,
-                  candidates=candidates or options.ask_candidates, limit=options.ask_limit,
-                  labels=endpoint_labels(endpoint, options.languages))
+def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint, backend: Backend,
+                    search: Lookup, candidates: int | None = None) -> Answer:
+    """Link the question, show the model (``backend``) its fragment and draft, check and run its candidates on
+    ``endpoint``, choose one."""
+    terms = question_terms(options, question, endpoint, search)
+    asker = Asker(backend, endpoint, ASK_SPARQL, candidates=candidates or options.ask_candidates,
+                  limit=options.ask_limit, labels=endpoint_labels(endpoint, options.languages))
     return asker.ask(terms.question, terms.links, terms.triples, draft=terms.draft, properties=terms.properties)
 
 

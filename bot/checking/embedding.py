@@ -1,7 +1,7 @@
 """Sentence embeddings for pre-ranking (all-MiniLM-L6-v2, as GPT-LODS used): the adapter that loads the model.
 
-``make_embedder(options)`` returns the function :func:`bot.checking.ranking.rank` takes, or None when embeddings are
-off; torch and transformers are imported only here.
+A :class:`SentenceEmbedder` is the function :func:`bot.checking.ranking.rank` takes (``bot.wiring`` builds it unless
+embeddings are off); torch and transformers are imported only here.
 """
 
 from __future__ import annotations
@@ -9,8 +9,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-
-from bot.options import Options
 
 BATCH = 32
 # all-MiniLM-L6-v2 was trained on 128 word pieces; longer paragraphs are cut (their start says the most).
@@ -45,12 +43,3 @@ class SentenceEmbedder:
                 pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 vectors += torch.nn.functional.normalize(pooled, dim=1).tolist()
         return vectors
-
-
-def make_embedder(options: Options) -> Embed | None:
-    if not options.check_embeddings:
-        return None
-    from bot import modelstore
-
-    return SentenceEmbedder(modelstore.resolve(options.check_embedding_model, options.model_cache),
-                            threads=options.threads)

@@ -4,10 +4,9 @@ One module per command group — ``evaluation`` (eval, judge), ``selection`` (se
 ``checking`` (check, run, report, demo), ``reviewing`` (review, approve, reject, export, apply), ``documents``
 (fetch, sources), ``models`` (models, doctor) — each adding
 its parsers and mapping its commands to handlers that parse, call the library, and print; ``arguments`` holds the
-shared option groups and types, ``progress`` the progress bar. Nothing outside this package imports it.
-
-Exit codes: 0 success, 1 a run that failed part-way (work done so far is kept; also `refbot doctor` finding
-something broken), 2 usage or input error, or an installation refbot cannot run in (nothing was done).
+shared option groups and types and the one adapter from arguments to options and worklists, ``exits`` the one
+mapping from how a command ended to its exit code and error lines, ``progress`` the progress bar. Nothing outside
+this package imports it.
 """
 
 from __future__ import annotations
@@ -19,8 +18,10 @@ from pathlib import Path
 
 from bot import __version__
 from bot.cli import asking, checking, documents, evaluation, models, reviewing, selection
-from bot.cli.arguments import EXIT_PARTIAL, EXIT_USAGE, options_from
-from bot.errors import ConfigError, InputError, InternalError, ModelError, RefbotError
+from bot.cli.arguments import options_from
+from bot.cli.exits import Outcome, error_lines, exit_code
+from bot.doctor import fix_for
+from bot.errors import RefbotError
 
 GROUPS = (evaluation, selection, checking, reviewing, documents, models)  # in the order `refbot --help` lists them
 HANDLERS = {command: handler for group in GROUPS for command, handler in group.HANDLERS.items()}
@@ -48,30 +49,18 @@ def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
         parser.error("--limit and --sample cannot be combined")
     selection.validate(parser, args)
     asking.validate(parser, args)
+    reviewing.validate(parser, args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _validate(parser, args)
+    outcome: Outcome
     try:
-        options = None if args.command in WITHOUT_OPTIONS else options_from(args)
-        return HANDLERS[args.command](args, options)
-    except (ConfigError, InputError, ModelError, InternalError) as error:
-        print(f"refbot: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except ImportError as error:  # a broken install, not the input: one line with the package to install
-        from bot.doctor import fix_for
-
-        print(f"refbot: error: a library refbot needs cannot be imported: {error} ({fix_for(error)})",
-              file=sys.stderr)
-        return EXIT_USAGE
-    except RefbotError as error:
-        print(f"refbot: error: {error}", file=sys.stderr)
-        return EXIT_PARTIAL
-    except OSError as error:
-        print(f"refbot: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
-        return EXIT_PARTIAL
-    except KeyboardInterrupt:
-        print("refbot: interrupted; work done so far is saved", file=sys.stderr)
-        return 130
+        outcome = HANDLERS[args.command](args, None if args.command in WITHOUT_OPTIONS else options_from(args))
+    except (RefbotError, ImportError, OSError, KeyboardInterrupt) as error:
+        outcome = error
+    for line in error_lines(outcome, fix=fix_for(outcome) if isinstance(outcome, ImportError) else ""):
+        print(line, file=sys.stderr)
+    return exit_code(outcome)

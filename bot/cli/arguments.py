@@ -1,4 +1,5 @@
-"""What the commands share: exit codes, argument types, the option groups, and the options object they build."""
+"""What the commands share: argument types, the option groups, and the one adapter from a command's arguments to
+the options and the worklist it runs on (:func:`options_from`, :func:`worklist_from`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,18 @@ import re
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.options import Options
+from bot.asking.questions import worklist_properties
+from bot.datamodel import parse_entity_id
+from bot.judge.prompts import TEMPLATES
+from bot.options import Options, load_options
+from bot.selection.binding import Query
+from bot.selection.worklists import Worklist
+from bot.wiring import BACKENDS
 
-EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+if TYPE_CHECKING:
+    from bot.asking.ask import Answer
 
 
 def positive_int(text: str) -> int:
@@ -22,8 +31,6 @@ def positive_int(text: str) -> int:
 
 def id_list(kind: str) -> Callable[[str], tuple[str, ...]]:
     """An argparse type: comma-separated Wikidata ids of one kind, validated before anything is sent."""
-    from bot.datamodel import parse_entity_id
-
     def parse(text: str) -> tuple[str, ...]:
         try:
             return tuple(parse_entity_id(part, kind) for part in text.replace(",", " ").split())
@@ -58,13 +65,37 @@ def clip(text: str, width: int) -> str:
 
 def options_from(args: argparse.Namespace) -> Options:
     """Defaults ← configuration file ← environment ← the command line (the arguments named as Options fields)."""
-    from bot.options import load_options
-
     names = set(Options.__dataclass_fields__)
     overrides = {name: value for name, value in vars(args).items() if name in names}
     if getattr(args, "cache", None):
         overrides["model_cache"] = args.cache
     return load_options(args.config, overrides=overrides)
+
+
+def worklist_from(args: argparse.Namespace, *, answer: Answer | None = None, limit: int | None = None) -> Worklist:
+    """The items a command names — an item (``check``, ``demo``), QIDs, ``--items FILE``, ``--query``, a property's
+    worklist (``--worklist PID``, or ``--property`` alone), or the query ``answer`` chose for ``--ask`` (``run``
+    resumes by that query; ``select`` lists its items) — with ``--property`` and the cap on statements checked."""
+    properties: tuple[str, ...] = tuple(args.property or ())
+    if answer is not None:
+        if answer.chosen is None:
+            raise ValueError("the answer chose no query")
+        properties = properties or tuple(worklist_properties(answer))
+        source = f"question {answer.question!r}"
+        if args.command == "run":
+            return Worklist(source, query=Query(source, answer.chosen.sent), properties=properties, limit=limit)
+        return Worklist.of_items(answer.chosen.items, properties=properties, source=source, limit=limit)
+    if getattr(args, "qid", None):
+        return Worklist.of_items(args.qid[:1], properties=properties, limit=limit)
+    if getattr(args, "qids", None):
+        return Worklist.of_items(args.qids, properties=properties, limit=limit)
+    if getattr(args, "items", None):
+        return Worklist.from_file(args.items, properties=properties, limit=limit)
+    if getattr(args, "query", None):
+        return Worklist.from_query(args.query, properties=properties, limit=limit)
+    if getattr(args, "worklist", None):
+        return Worklist.for_property(args.worklist[0], properties=properties, limit=limit)
+    return Worklist.for_property(args.property[0], properties=properties, limit=limit)
 
 
 def sparql_options(parser: argparse.ArgumentParser) -> None:
@@ -83,9 +114,6 @@ def sparql_options(parser: argparse.ArgumentParser) -> None:
 
 
 def judge_options(parser: argparse.ArgumentParser) -> None:
-    from bot.judge import BACKENDS
-    from bot.judge.prompts import TEMPLATES
-
     group = parser.add_argument_group("judge")
     group.add_argument("--judge", dest="judge_backend", choices=BACKENDS,
                        help="where the LLM runs: 'transformers' in-process on the CPU (default), or 'openai', "
@@ -161,4 +189,5 @@ def network_options(parser: argparse.ArgumentParser) -> None:
                        help="pause between two requests to one host (1)")
     group.add_argument("--timeout", dest="fetch_read_timeout", type=float, metavar="S",
                        help="seconds to wait for an answer (30)")
-    group.add_argument("--no-cache", action="store_true", help="neither read nor write the HTTP cache")
+    group.add_argument("--no-cache", dest="fetch_cache_days", action="store_const", const=0.0,
+                       help="neither read nor write the HTTP cache")

@@ -7,15 +7,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bot.asking.ask import Answer
+from bot.asking.questions import answer_question, save, worklist_properties
 from bot.cli.arguments import clip, positive_int
+from bot.errors import RefbotError
 from bot.options import Options
-
-if TYPE_CHECKING:
-    from bot.asking.ask import Answer
-    from bot.selection.endpoint import SparqlEndpoint
-    from bot.selection.worklists import Worklist
+from bot.wiring import Wiring
 
 FIRST_PAGE = 20  # statements listed after an asked query unless --limit says otherwise
 
@@ -41,35 +40,26 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         parser.error("--save, --explain and --candidates go with --ask")
 
 
-def ask_worklist(args: argparse.Namespace, options: Options, endpoint: SparqlEndpoint, *,
-                 properties: tuple[str, ...] = (), limit: int | None = None,
-                 by_query: bool = False) -> tuple[Worklist | None, Answer]:
-    """Answer the question (printing the query and, with --explain, how); the worklist of its items (``by_query``:
-    of the query, which a resumed run recognises), or None. ``properties``: the user's, else the question's."""
-    from bot.asking.questions import answer_question, save, worklist_properties
-    from bot.selection.binding import Query
-    from bot.selection.worklists import Worklist
-
-    answer = answer_question(options, args.ask, endpoint=endpoint, candidates=options.ask_candidates)
+def answer(args: argparse.Namespace, options: Options, parts: Wiring) -> Answer:
+    """Answer the question with the parts' endpoint, search and model, print the chosen query (with --explain, how it
+    was found; with --save, where it was kept). RefbotError when the model's candidates gave no query to choose."""
+    answer = answer_question(options, args.ask, endpoint=parts.require_endpoint(), backend=parts.generator,
+                             search=parts.entity_search, candidates=options.ask_candidates)
     model = options.judge_model if options.judge_backend == "transformers" else f"{options.judge_model} (served)"
     if getattr(args, "explain", False):
         explain(answer)
     if answer.chosen is None:
-        print(f"refbot {args.command}: no query: {answer.why}", file=sys.stderr)
-        return None, answer
+        raise RefbotError(f"no query: {answer.why}", hint="ask again in other words, or with --explain")
     print(f"# {answer.question}\n# chosen: {answer.why}; {len(answer.chosen.items)} item(s)")
     print(answer.chosen.sent.rstrip())
     print()
-    properties = properties or tuple(worklist_properties(answer))
     if getattr(args, "save", None):
         query, beside = save(answer, args.save, model=model)
+        properties = tuple(args.property or ()) or tuple(worklist_properties(answer))
         narrowed = "".join(f" --property {pid}" for pid in properties)
         print(f"refbot {args.command}: saved {query} (and {beside.name}); run it with `refbot run --query {query}"
               f"{narrowed}`", file=sys.stderr)
-    source = f"question {answer.question!r}"
-    if by_query:
-        return Worklist(source, query=Query(source, answer.chosen.sent), properties=properties, limit=limit), answer
-    return Worklist.of_items(answer.chosen.items, properties=properties, source=source, limit=limit), answer
+    return answer
 
 
 def explain(answer: Answer) -> None:

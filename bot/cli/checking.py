@@ -6,18 +6,27 @@ import argparse
 import signal
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bot.cli.arguments import (EXIT_OK, EXIT_PARTIAL, check_options, duration, id_list, judge_options, positive_int,
-                               sparql_options)
+from bot.checking.records import StatementCheck
 from bot.cli import asking
+from bot.cli.arguments import (check_options, duration, id_list, judge_options, positive_int, sparql_options,
+                               worklist_from)
+from bot.cli.exits import Ended
 from bot.cli.progress import Bar
-from bot.options import Options
-
-if TYPE_CHECKING:
-    from bot.checking.records import StatementCheck
-    from bot.runs import Progress, Run, RunResult
+from bot.demo.world import DEMO_ITEM, DemoWorld
+from bot.doctor import preflight
+from bot.options import Options, ini_text
+from bot.output import trace as traces
+from bot.output.report import write_report
+from bot.output.runs import default_stem, run_trace, write_run
+from bot.review.store import keep_for_review
+from bot.runledger import RunLedger
+from bot.runs import Progress, Run, RunResult
+from bot.wiring import Wiring
 
 
 def add_parsers(commands: Any) -> None:
@@ -70,7 +79,9 @@ def add_parsers(commands: Any) -> None:
         description="Start the demo world (a Wikidata-shaped SPARQL store, news sites, a Wikipedia article with "
                     "citations, a dead link with an archived copy, a search engine) on 127.0.0.1 and run "
                     "`refbot check` on its item with the embedded CPU judge.")
-    demo.add_argument("qid", nargs="?", type=id_list("item"), metavar="QID", help="the item (default Q990201)")
+    demo.add_argument("qid", nargs="?", type=id_list("item"), default=(DEMO_ITEM,), metavar="QID",
+                      help=f"the item (default {DEMO_ITEM})")
+    demo.set_defaults(property=None)
     demo.add_argument("--serve", action="store_true",
                       help="only serve the world and print a configuration file for it, until interrupted")
     check_options(demo)
@@ -104,99 +115,80 @@ def _describe(check: StatementCheck) -> list[str]:
     return lines
 
 
-def _checked(run: Run, args: argparse.Namespace, label: str, *, time_budget: float | None = None) -> RunResult:
-    """The run's check with a progress bar (and --verbose lines); ``label``: what the bar shows per statement."""
-    bar = Bar(len(run.todo), "statement", quiet=args.quiet)
+def _progress(args: argparse.Namespace, total: int, label: str) -> tuple[Bar, Callable[[Progress], None]]:
+    """A progress bar (and --verbose lines) for a run's check; ``label``: what the bar shows per statement."""
+    bar = Bar(total, "statement", quiet=args.quiet)
 
     def show(progress: Progress) -> None:
         if args.verbose:
             for line in _describe(progress.check):
                 bar.write(line)
         bar.step(f"{getattr(progress.check.statement, label)} {progress.check.outcome.value}")
-    try:
-        return run.check(on_progress=show, time_budget=time_budget)
-    finally:
-        bar.close()
+    return bar, show
 
 
-def run_check(args: argparse.Namespace, options: Options) -> int:
-    from bot.runs import Run
-    from bot.selection.worklists import Worklist
+def _written(run: Run, result: RunResult, parts: Wiring) -> tuple[Path, Path]:
+    """The run's trace and report, written where the options say; a kept run's decisions shown, and its run element
+    kept in the ledger for review."""
+    tree = run_trace(result, run.ledger, parts)
+    if result.kept:
+        keep_for_review(run.ledger, result.run_id, tree)
+    return write_run(tree, default_stem(result, parts.options.check_reports))
 
-    item = args.qid[0]
-    with Run.open(options, Worklist.of_items([item], properties=args.property or ()), keep=False) as run:
+
+def _ended(result: RunResult, then: str = "") -> Ended:
+    return Ended(failed=result.counts.get("error", 0), stopped=result.failure, then=then)
+
+
+def run_check(args: argparse.Namespace, options: Options) -> Ended:
+    preflight()  # a broken install stops here, named, before any page could be blamed for it
+    parts = Wiring(options)
+    with RunLedger(None, clock=parts.clock) as ledger, Run.open(parts, worklist_from(args), ledger) as run:
+        bar, show = _progress(args, len(run.todo), "property_id")
         try:
-            result = _checked(run, args, "property_id")
+            with bar:
+                result = run.check(on_progress=show)
         except KeyboardInterrupt:
-            xml, html = run.write_trace()  # what was checked before the interruption is not lost
-            print(f"trace: {xml}\nreport: {html}")
+            print("trace: {}\nreport: {}".format(*_written(run, run.result(), parts)))  # what was checked is not lost
             raise
-        xml, html = run.write_trace()
-    print(f"{item}: {len(run.selected)} statement(s) need a reference; {result.summary}")
+        xml, html = _written(run, result, parts)
+    print(f"{run.worklist.items[0]}: {len(run.selected)} statement(s) need a reference; {result.summary}")
     for check in result.checked:
         print(f"  {check.outcome.value:<13} {check.statement.property_label} → {check.statement.value.text}"
               + (f"  ({check.reference.url})" if check.reference else "") + _contradiction(check))
     print(f"trace: {xml}\nreport: {html}")
-    if result.failure is not None:
-        print(f"refbot: error: {result.failure}", file=sys.stderr)
-        return EXIT_PARTIAL
-    return EXIT_PARTIAL if result.counts.get("error") else EXIT_OK
+    return _ended(result)
 
 
-def run_run(args: argparse.Namespace, options: Options) -> int:
-    from bot.runs import Run
-    from bot.selection.worklists import Worklist
-
-    narrowed = {"properties": args.property or (), "limit": args.limit}
-    if args.ask:
-        from bot.cli.asking import ask_worklist
-        from bot.selection import make_endpoint
-
-        asked, _ = ask_worklist(args, options, make_endpoint(options), properties=tuple(args.property or ()),
-                                limit=args.limit, by_query=True)
-        if asked is None:
-            return EXIT_PARTIAL
-        worklist = asked
-    else:
-        worklist = Worklist.from_file(args.items, **narrowed) if args.items else \
-            Worklist.from_query(args.query, **narrowed) if args.query else \
-            Worklist.for_property(args.worklist[0], **narrowed)
-    with Run.open(options, worklist, new=args.new) as run:
+def run_run(args: argparse.Namespace, options: Options) -> Ended:
+    preflight()
+    parts = Wiring(options)  # one model for the question and the run
+    answer = asking.answer(args, options, parts) if args.ask else None
+    worklist = worklist_from(args, answer=answer, limit=args.limit)
+    with RunLedger(options.run_ledger, clock=parts.clock) as ledger, \
+            Run.open(parts, worklist, ledger, new=args.new) as run:
         if not args.quiet:
             state = f"resuming run {run.id} ({run.done_before} done)" if run.resumed else f"run {run.id}"
             print(f"refbot: {state}: {len(run.selected)} statement(s) selected, {len(run.todo)} to check, "
                   f"{run.skipped} checked in the last {options.run_recheck_days:g} days", file=sys.stderr)
-        result = _checked(run, args, "item", time_budget=args.time_budget)
-        xml, html = run.write_trace()
+        bar, show = _progress(args, len(run.todo), "item")
+        with bar:
+            result = run.check(on_progress=show, time_budget=args.time_budget)
+        xml, html = _written(run, result, parts)
     print(f"run {run.id}: {sum(result.counts.values())} statement(s) checked; {result.summary}; "
           f"{result.skipped} skipped; {result.left} left")
     print(f"trace: {xml}\nreport: {html}")
-    if result.failure is not None:
-        print(f"refbot: error: {result.failure}", file=sys.stderr)
-        print("refbot: finished statements are saved in the ledger; run the same command again to resume",
-              file=sys.stderr)
-        return EXIT_PARTIAL
-    if result.left and not args.quiet:
+    if result.left and result.failure is None and not args.quiet:
         print(f"refbot: stopped at the time budget; run the same command again to check the {result.left} left",
               file=sys.stderr)
-    return EXIT_PARTIAL if result.counts.get("error") else EXIT_OK
+    return _ended(result, "finished statements are saved in the ledger; run the same command again to resume")
 
 
-def run_report(args: argparse.Namespace, options: Options) -> int:
-    from bot.output import trace as traces
-    from bot.output.report import write_report
-
-    out = write_report(traces.read(args.trace), args.out or args.trace.with_suffix(".html"))
-    print(f"report: {out}")
-    return EXIT_OK
+def run_report(args: argparse.Namespace, options: Options) -> None:
+    print(f"report: {write_report(traces.read(args.trace), args.out or args.trace.with_suffix('.html'))}")
 
 
-def run_demo(args: argparse.Namespace, options: Options) -> int:
-    from dataclasses import replace
-
-    from bot.demo.world import DEMO_ITEM, DemoWorld
-    from bot.options import ini_text
-
+def run_demo(args: argparse.Namespace, options: Options) -> Ended | None:
     with DemoWorld() as world:
         overrides = world.options()
         if args.serve:
@@ -209,10 +201,8 @@ def run_demo(args: argparse.Namespace, options: Options) -> int:
                 while True:
                     time.sleep(3600)
             except KeyboardInterrupt:
-                return EXIT_OK
+                return None
         demo_options = replace(options, **overrides)
-        args.qid = args.qid or (DEMO_ITEM,)
-        args.property = None
         print(f"refbot demo: world on 127.0.0.1 (SPARQL {world.sparql_url}); checking {args.qid[0]} with the "
               f"{demo_options.judge_backend} judge ({demo_options.judge_model})", file=sys.stderr)
         return run_check(args, demo_options)

@@ -7,8 +7,14 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, id_list, iso_date, network_options
+from bot.cli.arguments import id_list, iso_date, network_options
+from bot.cli.exits import Ended
+from bot.doctor import preflight
+from bot.documents import paragraph_rules
+from bot.documents.retrieval import retrieve
+from bot.documents.wikipedia import article, sitelink
 from bot.options import Options
+from bot.wiring import Wiring
 
 if TYPE_CHECKING:
     from bot.documents.citations import Citation
@@ -57,19 +63,17 @@ def web_address(text: str) -> str:
     return text.strip()
 
 
-def run_fetch(args: argparse.Namespace, options: Options) -> int:
-    from bot.doctor import preflight
-    from bot.documents import fetch_document
-
+def run_fetch(args: argparse.Namespace, options: Options) -> Ended:
     preflight(["html → paragraphs", "pdf → paragraphs"])  # a broken extractor is named, not blamed on the page
-    result = fetch_document(options, args.url, access_date=args.access_date, archive_url=args.archive_url,
-                            cache=not args.no_cache)
+    parts = Wiring(options)
+    result = retrieve(args.url, parts.fetcher, paragraph_rules(options), parts.wayback, access_date=args.access_date,
+                      archive_url=args.archive_url)
     if args.json:
         print(json.dumps(retrieved_json(result), ensure_ascii=False))
     else:
         for line in describe(result):
             print(line)
-    return EXIT_OK if result.paragraphs else EXIT_PARTIAL
+    return Ended(failed=not result.paragraphs)
 
 
 def describe(result: Retrieved) -> list[str]:
@@ -125,15 +129,13 @@ def retrieved_json(result: Retrieved) -> dict[str, Any]:
                            for p in result.paragraphs]}
 
 
-def run_sources(args: argparse.Namespace, options: Options) -> int:
-    from bot.documents import cited_sources
-
-    item = args.qid[0]
-    found = cited_sources(options, item, cache=not args.no_cache)
-    if found is None:
+def run_sources(args: argparse.Namespace, options: Options) -> Ended | None:
+    item, client = args.qid[0], Wiring(options).services
+    link = sitelink(client, options.wikidata_api_url, item, options.wikipedia_wiki)
+    if link is None:
         print(f"refbot: {item} has no {options.wikipedia_wiki} article")
-        return EXIT_PARTIAL
-    link, read = found
+        return Ended(failed=1)
+    read = article(client, link, options.wikipedia_article_url, options.wikipedia_chunk_chars)
     chunk_of = {position: chunk.position for chunk in read.chunks for position in chunk.paragraphs}
     shown = [p for p in read.paragraphs if p.citations or args.all]
     if not args.json:
@@ -155,7 +157,7 @@ def run_sources(args: argparse.Namespace, options: Options) -> int:
     print(f"refbot: {sum(1 for p in read.paragraphs if p.citations)} of {len(read.paragraphs)} paragraph(s) cite "
           f"{len(cited)} URL(s); {len(read.chunks)} chunk(s) of up to {options.wikipedia_chunk_chars:,} characters",
           file=sys.stderr if args.json else sys.stdout)
-    return EXIT_OK
+    return None
 
 
 def citation_line(citation: Citation) -> str:

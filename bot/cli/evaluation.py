@@ -7,10 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, id_list, judge_options, positive_int, sparql_options
+from bot.cli.arguments import id_list, judge_options, positive_int, sparql_options
+from bot.cli.exits import Ended
 from bot.cli.progress import Bar
 from bot.errors import JudgeError
+from bot.evaluation.measure import default_out, measure, write_summary
+from bot.evaluation.report import format_table
 from bot.options import Options
+from bot.properties import stated_claim
+from bot.wiring import Wiring
 
 
 def add_parsers(commands: Any) -> None:
@@ -60,10 +65,7 @@ def add_parsers(commands: Any) -> None:
     judge_options(judge)
 
 
-def run_eval(args: argparse.Namespace, options: Options) -> int:
-    from bot.evaluation.measure import default_out, measure, write_summary
-    from bot.evaluation.report import format_table
-
+def run_eval(args: argparse.Namespace, options: Options) -> Ended | None:
     out = args.out or default_out(args.dataset, options.template)
     profiles = "none" if args.no_profiles else "look-up" if args.look_up_properties else "catalogue"
     bar: Bar | None = None
@@ -73,14 +75,14 @@ def run_eval(args: argparse.Namespace, options: Options) -> int:
         if bar is None:  # the evaluation resumes: the bar counts only what is left
             bar = Bar(todo, "judgement", quiet=args.quiet)
         bar.step()
+    parts = Wiring(options, endpoint=None) if profiles == "catalogue" else Wiring(options)
     try:
-        evaluation = measure(options, args.dataset, out, descriptions=args.descriptions, sample=args.sample,
-                             limit=args.limit, profiles=profiles, on_judged=judged)
+        evaluation = measure(options, args.dataset, out, judge=lambda: parts.judge,
+                             profiles=None if profiles == "none" else parts.profiles, profiles_from=profiles,
+                             descriptions=args.descriptions, sample=args.sample, limit=args.limit, on_judged=judged)
     except JudgeError as error:
-        print(f"refbot: error: {error}", file=sys.stderr)
-        print(f"refbot: judgements made so far are saved in {out}; run the same command again to resume",
-              file=sys.stderr)
-        return EXIT_PARTIAL
+        return Ended(stopped=error, then=f"judgements made so far are saved in {out}; run the same command again "
+                                         "to resume")
     finally:
         if bar is not None:
             bar.close()
@@ -88,24 +90,22 @@ def run_eval(args: argparse.Namespace, options: Options) -> int:
     summary = write_summary(evaluation, args.dataset, options, args.summary or out.with_suffix(".summary.json"))
     if not args.quiet:
         print(f"\njudgements: {out}\nsummary: {summary}")
-    return EXIT_OK
+    return None
 
 
-def run_judge(args: argparse.Namespace, options: Options) -> int:
-    from bot.judge import make_judge
-    from bot.properties import stated_claim
-
+def run_judge(args: argparse.Namespace, options: Options) -> Ended:
     snippet = sys.stdin.read() if args.snippet == "-" else args.snippet
-    claim = stated_claim(options, args.subject, args.predicate, args.object, args.description,
+    parts = Wiring(options, endpoint=None)  # the property's profile from the catalogue and the cache
+    claim = stated_claim(parts.profiles, args.subject, args.predicate, args.object, args.description,
                          args.property_id[0] if args.property_id else "")
-    judgement = make_judge(options).judge(claim, snippet)
+    judgement = parts.judge.judge(claim, snippet)
     print(f"verdict {judgement.verdict.value} (support {judgement.support:.3f}) by {judgement.model}, "
           f"template {judgement.template!r}, {judgement.prompt_tokens} prompt tokens, {judgement.latency_s:.2f} s")
     for compared in judgement.compared:
         print(f"  {'claimed ' if compared is judgement.compared[0] else 'against '}{compared.label}: "
               f"“{compared.phrase}” log-probability {compared.score:.2f}, share {compared.share:.3f}")
     print(judgement.justification or judgement.answer)
-    return EXIT_OK if judgement.verdict.value != "unparseable" else EXIT_PARTIAL
+    return Ended(failed=judgement.verdict.value == "unparseable")
 
 
 HANDLERS = {"eval": run_eval, "judge": run_judge}

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL
+from bot import modelstore
+from bot.cli.exits import Ended
+from bot.doctor import FAIL, WARN, diagnose
 from bot.options import Options
 
 
@@ -36,9 +38,7 @@ def add_parsers(commands: Any) -> None:
                     "Prints one line per check with the fix; exits 1 when something is broken.")
 
 
-def run_models(args: argparse.Namespace, options: Options) -> int:
-    from bot import modelstore
-
+def run_models(args: argparse.Namespace, options: Options) -> None:
     cache = options.model_cache
     if args.models_command == "list":
         for spec in modelstore.CATALOGUE.values():
@@ -47,14 +47,11 @@ def run_models(args: argparse.Namespace, options: Options) -> int:
             print(f"{spec.name:20} {spec.size / 1e6:7.0f} MB  {state}{' (+ transformers copy)' if converted else ''}"
                   f"  {spec.license}; {spec.note}")
         print(f"cache: {cache}")
-        return EXIT_OK
+        return
     modelstore.install(args.names, cache, transformers=args.transformers)
-    return EXIT_OK
 
 
-def run_doctor(args: argparse.Namespace, options: Options | None) -> int:
-    from bot.doctor import FAIL, WARN, diagnose
-
+def run_doctor(args: argparse.Namespace, options: Options | None) -> Ended:
     findings = diagnose(args.config)
     for finding in findings:
         print(finding.line())
@@ -63,7 +60,7 @@ def run_doctor(args: argparse.Namespace, options: Options | None) -> int:
     verdict = "refbot cannot work until the failures are fixed" if failed else "refbot can work"
     print(f"refbot doctor: {len(findings) - failed - warned} ok, {warned} warning(s), {failed} failure(s): {verdict}",
           file=sys.stderr)
-    return EXIT_PARTIAL if failed else EXIT_OK
+    return Ended(failed=failed)
 
 
 HANDLERS = {"models": run_models, "doctor": run_doctor}

@@ -34,6 +34,12 @@ class Bar:
         else:
             print(text, file=sys.stderr)
 
+    def __enter__(self) -> Bar:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()

@@ -8,8 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, positive_int
+from bot.cli.arguments import positive_int
+from bot.cli.exits import Ended
+from bot.errors import WriteError
 from bot.options import Options
+from bot.review.actions import apply, chosen_guids, decide, export_quickstatements, reviewing
+from bot.review.applying import Outcome
+from bot.review.server import serve
 
 
 def _run_arguments(parser: argparse.ArgumentParser,
@@ -74,25 +79,21 @@ def add_parsers(commands: Any) -> None:
     apply.add_argument("--limit", type=positive_int, metavar="N", help="at most N edits")
 
 
-def run_review(args: argparse.Namespace, options: Options) -> int:
-    from bot.review.actions import reviewing
-    from bot.review.server import serve
+def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.command in ("approve", "reject") and bool(args.guids) == bool(args.all_supported):
+        parser.error("name statement GUIDs or --all-supported (one of them)")
 
+
+def run_review(args: argparse.Namespace, options: Options) -> None:
     with reviewing(options, run_id=args.run_id, trace=args.trace) as (store, run_id):
         proposals = len(store.proposals(run_id))
     print(f"refbot: run {run_id}: {proposals} proposed reference(s); press Ctrl-C to stop", file=sys.stderr)
     serve(options, run_id, curator=options.review_curator, port=args.port,
           on_ready=lambda url: print(f"review: {url}", flush=True))
-    return EXIT_OK
 
 
-def run_decide(args: argparse.Namespace, options: Options) -> int:
-    from bot.review.actions import chosen_guids, decide, reviewing
-
+def run_decide(args: argparse.Namespace, options: Options) -> None:
     decision = "approved" if args.command == "approve" else "rejected"
-    if bool(args.guids) == bool(args.all_supported):
-        print(f"refbot {args.command}: error: name statement GUIDs or --all-supported (one of them)", file=sys.stderr)
-        return EXIT_USAGE
     with reviewing(options, run_id=args.run_id) as (store, run_id):
         guids = chosen_guids(store, run_id, args.guids, all_supported=args.all_supported,
                              min_support=args.min_support)
@@ -101,12 +102,9 @@ def run_decide(args: argparse.Namespace, options: Options) -> int:
           (f", {len(guids) - len(changed)} already were" if len(guids) > len(changed) else ""))
     for guid in changed:
         print(f"  {decision:<9} {guid}")
-    return EXIT_OK
 
 
-def run_export(args: argparse.Namespace, options: Options) -> int:
-    from bot.review.actions import export_quickstatements, reviewing
-
+def run_export(args: argparse.Namespace, options: Options) -> None:
     with reviewing(options, run_id=args.run_id) as (store, run_id):
         out = args.out or options.check_reports / f"run-{run_id}-quickstatements.tsv"
         chosen, left_out = export_quickstatements(store, run_id, out, approved_only=args.approved)
@@ -114,14 +112,9 @@ def run_export(args: argparse.Namespace, options: Options) -> int:
     for proposal in left_out:
         print(f"  left out {proposal.guid}: its value holds a double quote, which QuickStatements cannot match "
               "(use refbot apply)", file=sys.stderr)
-    return EXIT_OK
 
 
-def run_apply(args: argparse.Namespace, options: Options) -> int:
-    from bot.errors import WriteError
-    from bot.review.actions import apply
-    from bot.review.applying import Outcome
-
+def run_apply(args: argparse.Namespace, options: Options) -> Ended:
     def started(account: str) -> None:
         mode = "writing to" if args.live else "simulating (nothing is sent; add --live to write) on"
         print(f"refbot apply: {mode} {options.wikidata_api_url} as {account}", file=sys.stderr)
@@ -143,17 +136,15 @@ def run_apply(args: argparse.Namespace, options: Options) -> int:
         outcomes = apply(options, run_id=args.run_id, live=args.live, limit=args.limit, on_start=started,
                          on_outcome=show)
     except WriteError as error:
-        print(f"refbot: error: {error}", file=sys.stderr)
-        print("refbot: nothing approved is lost: the references not written stay approved for the next apply",
-              file=sys.stderr)
-        return EXIT_PARTIAL
+        return Ended(stopped=error, then="nothing approved is lost: the references not written stay approved for "
+                                         "the next apply")
     counts = {state: sum(1 for o in outcomes if o.state == state)
               for state in ("written", "simulated", "skipped", "failed")}
     if not outcomes:
         print("refbot apply: no approved reference waits to be written")
     else:
         print(", ".join(f"{count} {state}" for state, count in counts.items() if count))
-    return EXIT_PARTIAL if counts["failed"] else EXIT_OK
+    return Ended(failed=counts["failed"])
 
 
 HANDLERS = {"review": run_review, "approve": run_decide, "reject": run_decide, "export": run_export,

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import asking
-from bot.cli.arguments import EXIT_OK, EXIT_PARTIAL, clip, id_list, positive_int, sparql_options
+from bot.cli.arguments import clip, id_list, positive_int, sparql_options, worklist_from
+from bot.corroboration.identifiers import identifier_counts
 from bot.errors import QueryError
 from bot.options import Options
 from bot.redaction import redact_url
+from bot.selection import selection_rules
+from bot.selection.constraints import labelled_constraints
+from bot.selection.worklists import select
+from bot.wiring import Wiring
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -84,26 +90,12 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         parser.error("--after resumes a worklist; it needs --property alone")
 
 
-def run_select(args: argparse.Namespace, options: Options) -> int:
-    from bot.selection import make_endpoint, selection_rules
-    from bot.selection.worklists import Worklist, select
-
-    properties = args.property or ()
-    endpoint = make_endpoint(options)
-    if args.ask:
-        asked, _ = asking.ask_worklist(args, options, endpoint, properties=tuple(properties))
-        if asked is None:
-            return EXIT_PARTIAL
-        worklist = asked
-        args.limit = args.limit or asking.FIRST_PAGE
-    elif args.items:
-        worklist = Worklist.from_file(args.items, properties=properties)
-    elif args.query:
-        worklist = Worklist.from_query(args.query, properties=properties)
-    elif args.qids:
-        worklist = Worklist.of_items(args.qids, properties=properties)
-    else:
-        worklist = Worklist.for_property(args.property[0], properties=properties)
+def run_select(args: argparse.Namespace, options: Options) -> None:
+    parts = Wiring(options)
+    endpoint = parts.require_endpoint()
+    answer = asking.answer(args, options, parts) if args.ask else None
+    worklist = worklist_from(args, answer=answer)
+    limit = args.limit or (asking.FIRST_PAGE if args.ask else None)
     printer = _StatementPrinter(args.json, endpoint if args.json else None, quiet=args.quiet)
     skipped = 0
     cut_at: str | None = None  # the first item not printed in full when --limit stopped the listing
@@ -115,7 +107,7 @@ def run_select(args: argparse.Namespace, options: Options) -> int:
                 print(f"refbot: skipped {entry.guid} ({entry.property_id}): {entry.reason}", file=sys.stderr)
         printer.count_identifiers(selection.statements)
         for statement in selection.statements:
-            if args.limit and printer.count >= args.limit:
+            if limit and printer.count >= limit:
                 cut_at = statement.item
                 break
             printer.print(statement)
@@ -126,8 +118,7 @@ def run_select(args: argparse.Namespace, options: Options) -> int:
               f"{skipped} skipped; endpoint {redact_url(endpoint.url, service=True)}", file=sys.stderr)
         if cut_at:
             hint = _resume_hint(printer.items, cut_at, bool(worklist.worklist_property))
-            print(f"refbot: stopped at --limit {args.limit}; {hint}", file=sys.stderr)
-    return EXIT_OK
+            print(f"refbot: stopped at --limit {limit}; {hint}", file=sys.stderr)
 
 
 def _resume_hint(printed_items: list[str], cut_at: str, worklist_mode: bool) -> str:
@@ -155,8 +146,6 @@ class _StatementPrinter:
         self.identifiers: dict[str, int] = {}
 
     def count_identifiers(self, statements: Sequence[Statement]) -> None:
-        from bot.corroboration.identifiers import identifier_counts
-
         items = sorted({statement.item for statement in statements} - set(self.identifiers))
         if self.endpoint is None or not items:
             return
@@ -184,11 +173,8 @@ class _StatementPrinter:
             self.items.append(statement.item)
 
 
-def run_properties(args: argparse.Namespace, options: Options) -> int:
-    from bot.selection import make_endpoint
-    from bot.selection.constraints import labelled_constraints
-
-    endpoint = make_endpoint(options)
+def run_properties(args: argparse.Namespace, options: Options) -> None:
+    endpoint = Wiring(options).require_endpoint()
     constrained = labelled_constraints(endpoint, options.languages)
     for entry in constrained:
         if args.json:
@@ -201,20 +187,14 @@ def run_properties(args: argparse.Namespace, options: Options) -> int:
     if not args.quiet:
         print(f"refbot: {len(constrained)} properties have a citation needed constraint; endpoint "
               f"{redact_url(endpoint.url, service=True)}", file=sys.stderr)
-    return EXIT_OK
 
 
 def _phrases(phrase: str, others: tuple[str, ...]) -> str:
     return " or ".join(f"“{each}”" for each in (phrase, *others))
 
 
-def run_profile(args: argparse.Namespace, options: Options) -> int:
-    from dataclasses import asdict
-
-    from bot.properties import make_profiles
-    from bot.selection import make_endpoint
-
-    profiles = make_profiles(options, None if args.offline else make_endpoint(options))
+def run_profile(args: argparse.Namespace, options: Options) -> None:
+    profiles = (Wiring(options, endpoint=None) if args.offline else Wiring(options)).profiles
     for pid in (pid for group in args.pids for pid in group):
         profile = profiles.profile(pid)
         if args.json:
@@ -230,7 +210,6 @@ def run_profile(args: argparse.Namespace, options: Options) -> int:
             print("  no contrasting property known: the claim is judged alone")
         for note in profile.notes:
             print(f"  note: {note}")
-    return EXIT_OK
 
 
 HANDLERS = {"select": run_select, "properties": run_properties, "profile": run_profile}

@@ -10,8 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.evaluation.runner import Evaluation
+from bot.evaluation.dataset import read_dataset, read_descriptions, stratified_sample
+from bot.evaluation.runner import Evaluation, evaluate
+from bot.judge.engine import Judge
+from bot.judge.prompts import template_by_id
 from bot.options import Options
+from bot.properties import PropertyProfiles
 
 # Where each claim's relation and contrasts come from: the curated catalogue and the disk cache, those and the
 # SPARQL endpoint, or nothing (each claim judged alone).
@@ -22,32 +26,24 @@ def default_out(dataset: Path, template: str) -> Path:
     return Path("reports") / f"eval-{dataset.parent.name}-{dataset.stem}-{template}.jsonl"
 
 
-def measure(options: Options, dataset: Path, out: Path, *, descriptions: Path | None = None,
-            sample: int | None = None, limit: int | None = None, profiles: str = "catalogue",
+def measure(options: Options, dataset: Path, out: Path, *, judge: Callable[[], Judge],
+            profiles: PropertyProfiles | None, profiles_from: str = "catalogue", descriptions: Path | None = None,
+            sample: int | None = None, limit: int | None = None,
             on_judged: Callable[[int, int], None] | None = None) -> Evaluation:
-    """Judge the dataset's rows not already in ``out`` and score all of them. Raises JudgeError when the judge
-    fails part-way (what was judged is saved in ``out``; the same call resumes)."""
-    from bot.evaluation.dataset import read_dataset, read_descriptions, stratified_sample
-    from bot.evaluation.runner import evaluate
-    from bot.judge import make_judge
-    from bot.judge.prompts import template_by_id
-
-    if profiles not in PROFILES:
-        raise ValueError(f"profiles must be one of {PROFILES}, not {profiles!r}")
+    """Judge the dataset's rows not already in ``out`` and score all of them. ``judge`` gives the judge when a row
+    is left to judge (its model loads only then); ``profiles`` states each claim's relation and contrasts (None:
+    each claim alone), ``profiles_from`` says where they come from (one of PROFILES), for the saved settings.
+    Raises JudgeError when the judge fails part-way (what was judged is saved in ``out``; the same call resumes)."""
+    if profiles_from not in PROFILES:
+        raise ValueError(f"profiles_from must be one of {PROFILES}, not {profiles_from!r}")
     described = read_descriptions(descriptions) if descriptions else None
-    looked_up = None
-    if profiles != "none":
-        from bot.properties import make_profiles
-        from bot.selection import make_endpoint
-
-        looked_up = make_profiles(options, make_endpoint(options) if profiles == "look-up" else None)
-    rows = read_dataset(dataset, described, looked_up)
+    rows = read_dataset(dataset, described, profiles)
     if sample:
         rows = stratified_sample(rows, sample)
     if limit:
         rows = rows[:limit]
-    evaluation = evaluate(rows, lambda: make_judge(options), out, template=template_by_id(options.template).id,
-                          settings=settings(options, descriptions, profiles), on_judged=on_judged)
+    evaluation = evaluate(rows, judge, out, template=template_by_id(options.template).id,
+                          settings=settings(options, descriptions, profiles_from), on_judged=on_judged)
     return decided_now(evaluation, rows, options)
 
 

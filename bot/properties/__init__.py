@@ -12,7 +12,6 @@ import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from bot.datamodel import Claim
@@ -22,10 +21,9 @@ from bot.properties.catalogue import catalogue, curated_profile, find_by_label
 from bot.properties.profile import Contrast, PropertyProfile, label_only, template_phrase
 
 if TYPE_CHECKING:
-    from bot.options import Options
     from bot.selection.endpoint import SparqlEndpoint
 
-__all__ = ["Contrast", "PropertyProfile", "PropertyProfiles", "make_profiles", "stated_claim", "template_phrase"]
+__all__ = ["Contrast", "PropertyProfile", "PropertyProfiles", "stated_claim", "template_phrase"]
 
 
 def _today() -> date:
@@ -93,23 +91,12 @@ def _noted(profile: PropertyProfile, note: str) -> PropertyProfile:
     return replace(profile, notes=(*profile.notes, note))
 
 
-def make_profiles(options: Options, endpoint: SparqlEndpoint | None) -> PropertyProfiles:
-    from bot.redaction import redact_url
-    from bot.selection import endpoint_url
-
-    cache = ProfileCache(Path(options.properties_cache), options.properties_cache_days) \
-        if options.properties_cache_days > 0 else None
-    # The name profiles are kept under in the cache and shown in traces: never the endpoint's password or key.
-    name = redact_url(endpoint_url(options.sparql_endpoint), service=True) if endpoint else ""
-    return PropertyProfiles(endpoint=endpoint, endpoint_name=name, cache=cache, languages=options.languages)
-
-
-def stated_claim(options: Options, subject: str, predicate: str, value: str, description: str = "",
+def stated_claim(profiles: PropertyProfiles, subject: str, predicate: str, value: str, description: str = "",
                  property_id: str = "") -> Claim:
     """A claim as `refbot check` states it: with ``property_id``, its profile's phrase and contrasting properties
-    (from the catalogue and the cache, offline), under the ``predicate`` label given; otherwise the claim alone."""
+    (from ``profiles``), under the ``predicate`` label given; otherwise the claim alone."""
     if not property_id:
         return Claim(subject, predicate, value, description)
-    profile = make_profiles(options, None).profile(property_id, predicate)
+    profile = profiles.profile(property_id, predicate)
     return replace(profile.claim(subject, value), predicate=predicate,
                    predicate_description=description or profile.description)

@@ -271,3 +271,13 @@ def annotate(root: Any, reviews: dict[str, Review]) -> None:
             review_element(statement, review.state, curator=review.curator, decided=review.decided,
                            note=review.note, reason=review.reason, revision=review.revision, written=review.written,
                            revision_url=review.revision_url, decision_id=review.decision_id or None)
+
+
+def keep_for_review(ledger: RunLedger, run_id: int, tree: Any) -> None:
+    """A run's trace, before it is written: its run element kept in the ledger (the run can then be reviewed from
+    the ledger alone) and the decisions made so far shown in it."""
+    record = ledger.run(run_id)
+    if record is None:
+        raise InputError(f"run {run_id} is not in the run ledger {ledger.path}")
+    ledger.record_run_element(record, to_string(tree.getroot().find(tag("run"))))
+    annotate(tree.getroot(), ReviewLedger(ledger).reviews(run_id))
