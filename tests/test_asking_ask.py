@@ -5,16 +5,14 @@ letter among different ones. Nothing reaches the endpoint that the checker refus
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pytest
 
 from bot.asking.ask import Asker, extracted, fill
 from bot.asking.fragment import Triple
 from bot.asking.linking import Link
 from bot.demo.world import free_port
-from bot.judge.backend import Choice, Completion
 from bot.judge.prompts import ASK_SPARQL
+from bot.judge.scripted import ScriptedBackend
 from bot.selection.endpoint import SparqlEndpoint
 
 TURTLE = """\
@@ -63,28 +61,6 @@ SELECT DISTINCT ?item WHERE {
 ALL_CZECH = "```sparql\nSELECT DISTINCT ?item WHERE { ?item wdt:P27 wd:Q213 . ?item p:P166 ?statement . }\n```"
 
 
-@dataclass
-class Scripted:
-    """A model whose answers are given: ``answers`` in order for complete(), ``letters`` for choose()."""
-
-    answers: list[str]
-    letters: dict[str, float] = field(default_factory=dict)
-    model_id: str = "scripted"
-    max_in_flight: int = 1
-    asked: list[list[dict[str, str]]] = field(default_factory=list)
-    generations: list[object] = field(default_factory=list)
-    choices: list[str] = field(default_factory=list)
-
-    def complete(self, messages, generation) -> Completion:
-        self.asked.append(list(messages))
-        self.generations.append(generation)
-        return Completion(self.answers.pop(0), 100, 40)
-
-    def choose(self, messages, letters) -> Choice:
-        self.choices.append(messages[-1]["content"])
-        return Choice(dict(self.letters), 200)
-
-
 class Recording:
     """The real endpoint, with the queries sent to it kept."""
 
@@ -111,21 +87,23 @@ def store(tmp_path_factory):
 NAMES = {"Q1001": "Ada", "Q1004": "Dana", "Q2001": "Brno"}  # the labels the endpoint has, as fetch_terms gives them
 
 
-def asker(store, model: Scripted, candidates: int = 3) -> tuple[Asker, Recording]:
+def asker(store, model: ScriptedBackend, candidates: int = 3) -> tuple[Asker, Recording]:
     endpoint = Recording(store)
     return Asker(model, endpoint, ASK_SPARQL, candidates=candidates, limit=50,
                  labels=lambda ids: {i: n for i, n in NAMES.items() if i in ids}), endpoint
 
 
 def test_the_prompt_shows_the_fragment_and_the_queries_are_extracted_from_the_answers(store):
-    model = Scripted([UNSOURCED_CZECH, "Here it is: SELECT ?item WHERE { ?item wdt:P27 wd:Q213 }", UNSOURCED_CZECH])
+    model = ScriptedBackend(completions=[UNSOURCED_CZECH, "Here it is: SELECT ?item WHERE { ?item wdt:P27 wd:Q213 }",
+                                         UNSOURCED_CZECH], usage=(100, 40))
     ask, endpoint = asker(store, model)
     answer = ask.ask("awards of Czech people that cite nothing", LINKS, TRIPLES)
-    prompt = model.asked[0][1]["content"]
+    prompt = model.asked("complete")[0].messages[1]["content"]
     assert "Question: awards of Czech people that cite nothing" in prompt
     assert '- item Q213 "Czechia"' in prompt and "Q213 instance of (P31) Q6256 \"country\"" in prompt
     assert "its statements need a reference" in prompt and "LIMIT 50" in prompt
-    assert model.generations[0].temperature == 0.0 and model.generations[1].temperature > 0
+    first, second = (call.generation for call in model.asked("complete")[:2])
+    assert first.temperature == 0.0 and second.temperature > 0
     assert answer.candidates[0].items == ["Q1001"], "referenced and deprecated statements are left out"
     assert answer.candidates[1].written.startswith("SELECT ?item") and answer.candidates[1].items
     assert answer.candidates[2].same_as == 1 and len(endpoint.sent) == 2, "an equal candidate is not run again"
@@ -137,12 +115,13 @@ def test_a_refused_candidate_is_repaired_once_with_the_reason_and_never_sent(sto
     unsafe = "```sparql\nDELETE WHERE { ?item ?p ?o }\n```"
     service = ("```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 . "
                "SERVICE wikibase:label { bd:serviceParam wikibase:language 'en' } }\n```")
-    model = Scripted([unsafe, UNSOURCED_CZECH, service, service])
+    model = ScriptedBackend(completions=[unsafe, UNSOURCED_CZECH, service, service])
     ask, endpoint = asker(store, model, candidates=2)
     answer = ask.ask("awards of Czech people that cite nothing", LINKS, TRIPLES)
     first, second = answer.candidates
     assert first.repaired.startswith("DELETE changes data") and first.valid and not first.refused
-    assert "DELETE changes data" in model.asked[1][-1]["content"] and model.asked[1][-2]["role"] == "assistant"
+    repair = model.asked("complete")[1].messages
+    assert "DELETE changes data" in repair[-1]["content"] and repair[-2]["role"] == "assistant"
     assert second.refused.startswith("SERVICE") and not second.valid and second.items == []
     assert len(endpoint.sent) == 1 and "DELETE" not in endpoint.sent[0] and "SERVICE" not in endpoint.sent[0]
     assert answer.chosen is first and answer.why == "the only candidate that returned items"
@@ -151,26 +130,27 @@ def test_a_refused_candidate_is_repaired_once_with_the_reason_and_never_sent(sto
 def test_candidates_with_the_same_items_choose_the_simplest_and_different_ones_ask_the_model(store):
     same = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 ; p:P166 ?s . ?s wikibase:rank ?r . " \
            "FILTER(?r != wikibase:DeprecatedRank) FILTER NOT EXISTS { ?s prov:wasDerivedFrom ?x } }\n```"
-    answer = asker(store, Scripted([UNSOURCED_CZECH, same]), candidates=2)[0].ask("q", LINKS, TRIPLES)
+    model = ScriptedBackend(completions=[UNSOURCED_CZECH, same])
+    answer = asker(store, model, candidates=2)[0].ask("q", LINKS, TRIPLES)
     assert answer.chosen.number == 2 and "same items" in answer.why  # the shorter query
 
-    model = Scripted([UNSOURCED_CZECH, ALL_CZECH], letters={"a": 0.2, "b": 0.8})
+    model = ScriptedBackend(completions=[UNSOURCED_CZECH, ALL_CZECH], choices={"a": 0.2, "b": 0.8})
     answer = asker(store, model, candidates=2)[0].ask("awards of Czech people", LINKS, TRIPLES)
     assert answer.chosen.number == 2 and answer.chosen.items == ["Q1001", "Q1002", "Q1004"]
     assert "the model chose candidate 2" in answer.why
-    options = model.choices[0]
+    options = model.questions[0]
     assert "a) 1 item(s): Ada (Q1001)" in options and "b) 3 item(s): Ada (Q1001), Q1002, Dana (Q1004)" in options
 
-    tie = Scripted([UNSOURCED_CZECH, ALL_CZECH], letters={"a": 0.5, "b": 0.5})
+    tie = ScriptedBackend(completions=[UNSOURCED_CZECH, ALL_CZECH], choices={"a": 0.5, "b": 0.5})
     assert asker(store, tie, candidates=2)[0].ask("q", LINKS, TRIPLES).chosen.number == 2  # the simpler query
 
 
 def test_no_items_or_no_valid_candidate_chooses_nothing_and_says_why(store):
     empty = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 ; wdt:P31 wd:Q6256 }\n```"
-    answer = asker(store, Scripted([empty]), candidates=1)[0].ask("q", LINKS, TRIPLES)
+    answer = asker(store, ScriptedBackend(completions=[empty]), candidates=1)[0].ask("q", LINKS, TRIPLES)
     assert answer.chosen is None and answer.why == "no candidate returned items"
     unknown = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q999 }\n```"
-    answer = asker(store, Scripted([unknown, unknown]), candidates=1)[0].ask("q", LINKS, TRIPLES)
+    answer = asker(store, ScriptedBackend(completions=[unknown, unknown]), candidates=1)[0].ask("q", LINKS, TRIPLES)
     assert answer.chosen is None and answer.why == "no candidate could be run"
     assert answer.candidates[0].refused.startswith("unknown Wikidata id(s) Q999")
 
@@ -232,17 +212,17 @@ def test_the_model_starts_from_the_draft_and_may_name_existing_ids_the_prompt_do
                 "FILTER NOT EXISTS { ?s prov:wasDerivedFrom ?x } }\n```")
     named_town = with_p31.replace("wdt:P31 wd:Q3957", "wdt:P31 wd:Q3957 ; wdt:P1376 wd:Q2001")
     guessed = with_p31.replace("wd:Q3957", "wd:Q99999")
-    model = Scripted([with_p31, named_town, guessed, guessed])
+    model = ScriptedBackend(completions=[with_p31, named_town, guessed, guessed])
     ask, endpoint = asker(store, model)
     answer = ask.ask("population of Czech towns without a reference", links, triples, draft=sketch,
                      properties={"P1082", "P17", "P31", "P1376"})
-    prompt = model.asked[0][1]["content"]
+    prompt = model.asked("complete")[0].messages[1]["content"]
     assert "Draft:\n```sparql\n" + sketch.text + "\n```" in prompt and answer.draft == sketch.text
     assert sketch.text.splitlines()[1:3] == ["  ?item wdt:P17 wd:Q213 .", "  ?item wdt:P31 wd:Q3957 ."]
     assert answer.candidates[0].items == ["Q2001"], "Zlin's population is referenced"
     assert answer.candidates[1].valid, "P1376 is a property of the endpoint's; Q2001 has a label there"
     assert answer.candidates[2].refused.startswith("unknown Wikidata id(s) Q99999")
-    repair = model.asked[3][-1]["content"]
+    repair = model.asked("complete")[3].messages[-1]["content"]
     assert "Q3957" in repair and "P1376" not in repair, "the repair lists the fragment's ids, not every property"
     assert not any("Q99999" in text for text in endpoint.sent)
 
@@ -252,16 +232,17 @@ def test_when_no_candidate_returns_items_the_draft_is_checked_run_and_chosen_as_
 
     empty = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 ; wdt:P31 wd:Q6256 }\n```"
     sketch = Draft(UNSOURCED_CZECH.split("\n", 1)[1].rsplit("\n```", 1)[0], LINKS[0])
-    ask, endpoint = asker(store, Scripted([empty]), candidates=1)
+    ask, endpoint = asker(store, ScriptedBackend(completions=[empty]), candidates=1)
     answer = ask.ask("awards of Czech people that cite nothing", LINKS, TRIPLES, draft=sketch)
     assert answer.chosen.number == 0 and answer.chosen.items == ["Q1001"]
     assert answer.why == "no candidate returned items, so the draft built from the linked terms"
     assert [c.number for c in answer.candidates] == [1, 0] and endpoint.sent[-1].rstrip().endswith("LIMIT 50")
     nothing = Draft("SELECT ?item WHERE { ?item wdt:P27 wd:Q36 ; wdt:P31 wd:Q6256 }", None)
-    answer = asker(store, Scripted([empty]), candidates=1)[0].ask("q", LINKS, TRIPLES, draft=nothing)
+    ask = asker(store, ScriptedBackend(completions=[empty]), candidates=1)[0]
+    answer = ask.ask("q", LINKS, TRIPLES, draft=nothing)
     assert answer.chosen is None and answer.why == "no candidate returned items", "a draft with no items neither"
     unsafe = Draft("SELECT ?item WHERE { ?item wdt:P27 wd:Q4242 }", None)
-    ask, endpoint = asker(store, Scripted([empty]), candidates=1)
+    ask, endpoint = asker(store, ScriptedBackend(completions=[empty]), candidates=1)
     assert ask.ask("q", LINKS, TRIPLES, draft=unsafe).chosen is None and len(endpoint.sent) == 1, \
         "the draft passes the same checker: an unknown id is never sent"
 
@@ -272,8 +253,8 @@ def test_an_id_the_endpoint_has_no_label_for_is_not_confirmed_by_the_labels_look
     labels = endpoint_labels(store, ("en", "mul"))
     assert labels(["Q2001", "Q99999", "Q213"]) == {"Q2001": "Brno"}, "Q213 is only a value there, Q99999 nothing"
     guessed = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q99999 }\n```"
-    echoed = Asker(Scripted([guessed, guessed]), Recording(store), ASK_SPARQL, candidates=1, limit=50,
-                   labels=lambda ids: {i: i for i in ids})  # a lookup that gives each id back as its label
+    echoed = Asker(ScriptedBackend(completions=[guessed, guessed]), Recording(store), ASK_SPARQL, candidates=1,
+                   limit=50, labels=lambda ids: {i: i for i in ids})  # a lookup that gives each id back as its label
     refused = echoed.ask("q", LINKS, TRIPLES).candidates[0]
     assert refused.refused.startswith("unknown Wikidata id(s) Q99999") and not refused.valid
 
@@ -290,7 +271,8 @@ def test_select_ask_sends_no_candidate_naming_an_id_the_endpoint_does_not_have(s
     guessed = "```sparql\nSELECT ?item WHERE { ?item wdt:P31 wd:Q3957 ; wdt:P279 wd:Q99999 }\n```"
     named = "```sparql\nSELECT ?item WHERE { ?item wdt:P31 wd:Q3957 . FILTER(?item != wd:Q2002) }\n```"
     endpoint = Recording(store)
-    answer = answer_question(options, "towns in Czechia", endpoint=endpoint, backend=Scripted([guessed, guessed, named]),
+    answer = answer_question(options, "towns in Czechia", endpoint=endpoint,
+                             backend=ScriptedBackend(completions=[guessed, guessed, named]),
                              search=Wiring(options, endpoint=endpoint).entity_search, candidates=2)
     first, second = answer.candidates
     assert first.refused.startswith("unknown Wikidata id(s) Q99999") and not first.valid

@@ -19,9 +19,9 @@ from bot.asking.questions import save, worklist_properties
 from bot.asking.safety import check
 from bot.demo.world import DemoWorld
 from bot.judge.prompts import ASK_SPARQL
+from bot.judge.scripted import ScriptedBackend
 from bot.selection.endpoint import SparqlEndpoint
 from conftest import ROOT
-from test_asking_ask import Scripted
 
 QUESTION = "awards of people educated at Charles University that cite nothing"
 
@@ -82,7 +82,7 @@ def test_a_saved_answer_is_a_query_file_for_select_query_with_its_record(world, 
     written = ("```sparql\nSELECT DISTINCT ?item WHERE {\n  ?item wdt:P69 wd:Q990215 .\n  ?item p:P166 ?statement .\n"
                "  ?statement wikibase:rank ?rank .\n  FILTER(?rank != wikibase:DeprecatedRank)\n"
                "  FILTER NOT EXISTS { ?statement prov:wasDerivedFrom ?reference . }\n}\n```")
-    answer = Asker(Scripted([written]), endpoint, ASK_SPARQL, candidates=1, limit=500).ask(
+    answer = Asker(ScriptedBackend(completions=[written]), endpoint, ASK_SPARQL, candidates=1, limit=500).ask(
         QUESTION, links, defining_triples(endpoint, ["Q990215"], "en"))
     assert answer.chosen is not None and answer.chosen.items, answer.why
     assert worklist_properties(answer) == ["P166"], "the statements the question is about, not its filters"

@@ -5,7 +5,6 @@ a malformed one and a missing one, over real HTTP on loopback."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import date
 
 import pytest
@@ -22,7 +21,7 @@ from bot.corroboration.stage import stated_in
 from bot.datamodel import Statement, Value
 from bot.demo.world import DemoWorld
 from bot.documents.fetching import Fetcher, FetchRules
-from bot.judge.backend import Completion
+from bot.judge.scripted import ScriptedBackend
 from bot.references import quickstatements
 from bot.selection.endpoint import SparqlEndpoint
 
@@ -149,25 +148,12 @@ def test_picks_are_kept_only_when_they_name_a_relation_of_the_record():
     assert validate("None", relations) == ((), ())
 
 
-@dataclass
-class Scripted:
-    """A model whose answer is given (what a model invents cannot be forced from a real one)."""
-
-    answer: str
-    model_id: str = "scripted"
-    max_in_flight: int = 1
-    asked: list = field(default_factory=list)
-
-    def complete(self, messages, generation):
-        self.asked.append(messages)
-        return Completion(self.answer, 120, 6)
-
-
 def test_the_model_is_shown_the_relations_with_a_value_and_its_invented_relation_is_refused():
-    model = Scripted("place of residence")
+    # A model whose answer is given (what a model invents cannot be forced from a real one).
+    model = ScriptedBackend(completions="place of residence", usage=(120, 6))
     picks = pick_relations(model, "place of birth", "most specific known birth location",
                            [("birth town", "Prague"), ("alternate name", "Helena Marková")])
-    prompt = model.asked[0][-1]["content"]
+    prompt = model.calls[0].prompt
     assert prompt.endswith("- birth town (Prague)\n- alternate name (Helena Marková)\n"
                            "Meaning: most specific known birth location\nRelations with that meaning:")
     assert picks.accepted == () and picks.refused == ("place of residence",)
@@ -290,14 +276,14 @@ def test_a_value_under_a_relation_only_the_model_can_recognise_is_put_to_the_mod
     born = statement("Q990203", "Helena Marková", "P569", "date of birth", time_value("+1981-09-21T00:00:00Z/11"))
     assert corroborator(world).corroborate(born).finding is Finding.SILENT  # no model: nothing recognises "born"
 
-    invented = Scripted("date of birth")  # the property's own name: not a relation of the record
+    invented = ScriptedBackend(completions="date of birth")  # the property's own name: not a relation of the record
     found = corroborator(world, backend=invented).corroborate(born)
     check = found.records[0]
     assert found.finding is Finding.SILENT and check.picks.refused == ("date of birth",)
-    assert "- born (1981-09-21)" in invented.asked[0][-1]["content"]
-    assert "Meaning: date of birth\n" in invented.asked[0][-1]["content"]  # no description: meant by its label
+    assert "- born (1981-09-21)" in invented.calls[0].prompt
+    assert "Meaning: date of birth\n" in invented.calls[0].prompt  # no description: meant by its label
 
-    found = corroborator(world, backend=Scripted("born")).corroborate(born)
+    found = corroborator(world, backend=ScriptedBackend(completions="born")).corroborate(born)
     check = found.records[0]
     assert found.finding is Finding.CORROBORATED and dict(check.relations)["born"] == "model"
     assert check.chosen.fact.object_text == "1981-09-21"
@@ -306,9 +292,9 @@ def test_a_value_under_a_relation_only_the_model_can_recognise_is_put_to_the_mod
 def test_records_the_statement_does_not_concern_are_silent_and_the_model_is_not_asked(world):
     award = statement("Q990201", "Marta Novotná", "P166", "award received",
                       Value("wikibase-item", "Q990211", "Purkyně Prize for Chemistry"))
-    model = Scripted("date of birth")
+    model = ScriptedBackend(completions="date of birth")
     found = corroborator(world, backend=model).corroborate(award)
-    assert found.finding is Finding.SILENT and model.asked == []
+    assert found.finding is Finding.SILENT and model.calls == []
     assert found.records[0].step == "subject"
 
 

@@ -1,64 +1,33 @@
 """How the judge weighs a claim against its contrasting relations, on constructed log-likelihoods.
 
-The backend is scripted (as httpx's MockTransport scripts a server): it answers P(yes) and each phrase's token
-log-probabilities from a table, so the comparison itself is what is tested. The real models are exercised in
-test_transformers_backend and test_openai_backend.
+The backend is scripted (bot.judge.scripted, as httpx's MockTransport scripts a server): it answers P(yes) and each
+phrase's token log-probabilities from a table, so the comparison itself is what is tested. The real models are
+exercised in test_transformers_backend and test_openai_backend.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import pytest
 
 from bot.datamodel import Claim, Relation, Value, Verdict
-from bot.judge.backend import Choice, Continuations
 from bot.judge.engine import Judge
 from bot.judge.prompts import REFBOT
+from bot.judge.scripted import ScriptedBackend
 
 RECEIVED = Relation("award received", "", "received")
 NOMINATED = Relation("nominated for", "", "was nominated for")
 TEXT = "Marta Novotná was nominated for the European Catalysis Medal, which went to Pieter Janssens."
 
 
-@dataclass
-class Scripted:
-    """P(yes) and, per continuation of the text's summary, its token log-probabilities."""
-
-    p_yes: float
-    with_text: dict[str, tuple[float, ...]]
-    model_id: str = "scripted"
-    max_in_flight: int = 1
-    prefixes: list[str] = field(default_factory=list)
-    questions: list[str] = field(default_factory=list)
-    renders: bool = True  # whether it can tell the prompt its chat template makes of messages
-    rendered: list[bool] = field(default_factory=list)
-
-    def context_tokens(self) -> int:
-        return 4096
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def choose(self, messages, letters) -> Choice:
-        self.questions.append(messages[-1]["content"])
-        return Choice({"yes": self.p_yes, "no": 1 - self.p_yes}, 90)
-
-    def render(self, messages) -> str | None:
-        if not self.renders:
-            return None
-        turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
-        return turns + "<|im_start|>assistant\n"
-
-    def continuation_logprobs(self, prefix: str, continuations, *, rendered: bool = False) -> Continuations:
-        self.prefixes.append(prefix)
-        self.rendered.append(rendered)
-        scores = tuple(self.with_text[continuation.strip()] for continuation in continuations)
-        return Continuations(scores, 10 + sum(len(score) for score in scores))
-
-
-def judge(backend: Scripted) -> Judge:
+def judge(backend: ScriptedBackend) -> Judge:
     return Judge(backend, REFBOT, justify=False)
+
+
+def rendered(backend: ScriptedBackend) -> list[bool]:
+    """Whether each prefix read was a rendered chat prompt."""
+    return [call.rendered for call in backend.asked("continuation_logprobs")]
 
 
 def claim(*alternatives: Relation) -> Claim:
@@ -68,8 +37,9 @@ def claim(*alternatives: Relation) -> Claim:
 
 def test_a_longer_phrase_the_text_predicts_is_not_beaten_for_its_length():
     # "was nominated for" is four tokens to "received"'s one, but the text predicts each of them.
-    backend = Scripted(0.9, {"received European Catalysis Medal": (-2.5, -0.1),
-                             "was nominated for European Catalysis Medal": (-0.9, -0.2, -0.1, -0.1)})
+    backend = ScriptedBackend(0.9, logprobs={
+        "received European Catalysis Medal": (-2.5, -0.1),
+        "was nominated for European Catalysis Medal": (-0.9, -0.2, -0.1, -0.1)})
     judgement = judge(backend).judge(claim(NOMINATED), TEXT)
     received, nominated = judgement.compared
     assert (received.label, nominated.label) == ("award received", "nominated for")
@@ -84,8 +54,9 @@ def test_a_longer_phrase_the_text_predicts_is_not_beaten_for_its_length():
 
 
 def test_one_prefix_per_paragraph_and_the_claim_asked_as_a_sentence():
-    backend = Scripted(0.9, {"received European Catalysis Medal": (-0.2, -0.1),
-                             "was nominated for European Catalysis Medal": (-3.0, -2.0, -0.1, -0.1)})
+    backend = ScriptedBackend(0.9, logprobs={
+        "received European Catalysis Medal": (-0.2, -0.1),
+        "was nominated for European Catalysis Medal": (-3.0, -2.0, -0.1, -0.1)})
     judgement = judge(backend).judge(claim(NOMINATED), "Novotná received the European Catalysis Medal in 2020.")
     assert judgement.supported and judgement.compared[0].share > 0.99
     assert len(backend.prefixes) == 2 and all(p.endswith("In summary, Marta Novotná") for p in backend.prefixes)
@@ -95,16 +66,11 @@ def test_one_prefix_per_paragraph_and_the_claim_asked_as_a_sentence():
 def test_two_summaries_are_weighed_both_beginning_as_the_question_does():
     # The text's own summary says "received", the model's says "was nominated for": each relation scores the
     # mean of its two log-probabilities.
-    backend = Scripted(0.9, {})
     received_, nominated_ = "received European Catalysis Medal", "was nominated for European Catalysis Medal"
-    views = iter([{received_: (-0.2,), nominated_: (-3.0,)}, {received_: (-2.0,), nominated_: (-0.4,)}])
-    scripted = backend.continuation_logprobs
-
-    def by_view(prefix, continuations, *, rendered=False):
-        backend.with_text = next(views)
-        return scripted(prefix, continuations, rendered=rendered)
-
-    backend.continuation_logprobs = by_view  # type: ignore[method-assign]
+    texts = {received_: (-0.2,), nominated_: (-3.0,)}
+    models = {received_: (-2.0,), nominated_: (-0.4,)}  # after the request for a summary, answered
+    backend = ScriptedBackend(0.9, logprobs=lambda prefix, continuation: (
+        models if "Summarise the text" in prefix else texts)[continuation])
     judgement = judge(backend).judge(claim(NOMINATED), TEXT)
     received, nominated = judgement.compared
     assert received.score == pytest.approx(-1.1) and nominated.score == pytest.approx(-1.7)
@@ -113,28 +79,30 @@ def test_two_summaries_are_weighed_both_beginning_as_the_question_does():
                                {"role": "user", "content": backend.questions[0]}])
     assert summary is not None and question is not None
     assert backend.prefixes == [summary[: summary.index(TEXT) + len(TEXT)] + "\n\nIn summary, Marta Novotná",
-                                summary + "In summary, Marta Novotná"] and backend.rendered == [True, True]
+                                summary + "In summary, Marta Novotná"] and rendered(backend) == [True, True]
     # All three begin with the system prompt and the text: a backend keeping the last prompt's cache reads them once.
     shared = question[: question.index(TEXT) + len(TEXT)]
     assert all(prefix.startswith(shared) for prefix in backend.prefixes)
     assert summary.endswith("Summarise the text in one sentence.<|im_end|>\n<|im_start|>assistant\n")
     # A backend that cannot render its prompts is given the text alone, as a plain language model reads it.
-    plain = Scripted(0.9, {"received European Catalysis Medal": (-0.2,),
-                           "was nominated for European Catalysis Medal": (-3.0,)}, renders=False)
+    plain = ScriptedBackend(0.9, logprobs={
+        "received European Catalysis Medal": (-0.2,),
+        "was nominated for European Catalysis Medal": (-3.0,)}, chat_template=None)
     judge(plain).judge(claim(NOMINATED), TEXT)
-    assert plain.prefixes == [TEXT + "\n\nIn summary, Marta Novotná"] and plain.rendered == [False]
+    assert plain.prefixes == [TEXT + "\n\nIn summary, Marta Novotná"] and rendered(plain) == [False]
 
 
 def test_when_the_model_doubts_the_claim_the_share_cannot_raise_it():
-    backend = Scripted(0.3, {"received European Catalysis Medal": (-0.2,),
-                             "was nominated for European Catalysis Medal": (-5.0,)})
+    backend = ScriptedBackend(0.3, logprobs={
+        "received European Catalysis Medal": (-0.2,),
+        "was nominated for European Catalysis Medal": (-5.0,)})
     judgement = judge(backend).judge(claim(NOMINATED), TEXT)
     assert judgement.compared[0].share > 0.99
     assert judgement.support == pytest.approx(0.3) and not judgement.supported
 
 
 def test_without_contrasts_the_claim_is_judged_alone():
-    backend = Scripted(0.8, {})
+    backend = ScriptedBackend(0.8)
     judgement = judge(backend).judge(claim(), TEXT)
     assert backend.prefixes == [] and judgement.compared == ()
     assert judgement.support == pytest.approx(0.8) and judgement.supported
@@ -145,8 +113,9 @@ def test_a_relation_with_other_phrasings_counts_by_its_best_one_in_the_same_pref
     # summarised, not "worked at", so the employer wins although its first phrase alone would not.
     studied = Relation("educated at", "", "studied at", ("graduated from",))
     employer = Relation("employer", "", "worked at", ("taught at",))
-    backend = Scripted(0.7, {"studied at CTU": (-1.5, -0.5), "graduated from CTU": (-2.0, -0.5),
-                             "worked at CTU": (-2.0, -0.5), "taught at CTU": (-0.3, -0.5)})
+    backend = ScriptedBackend(0.7, logprobs={
+        "studied at CTU": (-1.5, -0.5), "graduated from CTU": (-2.0, -0.5),
+        "worked at CTU": (-2.0, -0.5), "taught at CTU": (-0.3, -0.5)})
     teacher = Claim("Tomáš Beneš", "educated at", "CTU", "", (employer,), "studied at", ("graduated from",),
                     as_sentence=True)
     judgement = judge(backend).judge(teacher, "Beneš also teaches guest studios at CTU.")
@@ -162,7 +131,7 @@ def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
     born = Value("time", "+1943-01-14T00:00:00Z/11", "1943-01-14")
     birth = Claim("Marta Novotná", "date of birth", "1943-01-14", "", (Relation("date of death", "", "died on"),),
                   "was born on", as_sentence=True, value=born)
-    backend = Scripted(0.9, {"was born on 14. ledna 1943": (-0.5,), "died on 14. ledna 1943": (-4.0,)})
+    backend = ScriptedBackend(0.9, logprobs={"was born on 14. ledna 1943": (-0.5,), "died on 14. ledna 1943": (-4.0,)})
     judgement = judge(backend).judge(birth, "Marta Novotná se narodila 14. ledna 1943 v Brně.")
     assert judgement.supported and judgement.compared[0].phrase == "was born on 14. ledna 1943"
     assert "Claim: Marta Novotná was born on 14. ledna 1943." in backend.questions[0]
@@ -170,7 +139,7 @@ def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
 
 
 def test_a_value_the_text_does_not_write_is_never_supported_and_the_model_is_not_asked():
-    backend = Scripted(0.99, {})
+    backend = ScriptedBackend(0.99)
     claim = Claim("Marta Novotná", "country of citizenship", "Czech Republic",
                   value=Value("wikibase-item", "Q213", "Czech Republic"))
     judgement = judge(backend).judge(claim, "She was born in Brno.")
@@ -183,8 +152,9 @@ BIRTH = Claim("Marta Novotná", "date of birth", "1912-03-03", "", (Relation("da
 
 
 def test_another_date_of_birth_on_the_page_contradicts_the_statement():
-    backend = Scripted(0.9, {"was born on 3 March 1921": (-0.5,), "died on 3 March 1921": (-4.0,),
-                             "was born on 9 May 1990": (-4.0,), "died on 9 May 1990": (-0.5,)})
+    backend = ScriptedBackend(0.9, logprobs={
+        "was born on 3 March 1921": (-0.5,), "died on 3 March 1921": (-4.0,),
+        "was born on 9 May 1990": (-4.0,), "died on 9 May 1990": (-0.5,)})
     text = "She retired in 1985. Marta Novotná died on 9 May 1990. Marta Novotná was born on 3 March 1921 in Brno."
     judgement = judge(backend).judge(BIRTH, text)
     assert judgement.verdict is Verdict.CONTRADICTS and not judgement.supported and judgement.support == 0.0
@@ -196,7 +166,7 @@ def test_another_date_of_birth_on_the_page_contradicts_the_statement():
 
 
 def test_another_date_the_page_gives_for_another_property_is_no_contradiction():
-    backend = Scripted(0.9, {"was born on 9 May 1990": (-4.0,), "died on 9 May 1990": (-0.5,)})
+    backend = ScriptedBackend(0.9, logprobs={"was born on 9 May 1990": (-4.0,), "died on 9 May 1990": (-0.5,)})
     judgement = judge(backend).judge(BIRTH, "Marta Novotná, born in Brno, died on 9 May 1990.")
     assert judgement.verdict is Verdict.NOT_INFERRABLE and judgement.contradiction is None
     assert '"9 May 1990"' in judgement.answer and judgement.support == 0.0 and len(backend.questions) == 1
@@ -205,19 +175,20 @@ def test_another_date_the_page_gives_for_another_property_is_no_contradiction():
 @pytest.mark.parametrize("text", ["Marta Novotná died on 9 May 1990 in Brno.",
                                   "| archivedate = 2022-03-08 }} Obituary of Marta Novotná."])
 def test_a_date_in_a_sentence_that_does_not_name_the_property_is_not_asked_about(text):
-    backend = Scripted(0.9, {})
+    backend = ScriptedBackend(0.9)
     judgement = judge(backend).judge(BIRTH, text)
     assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE
 
 
 def test_a_registers_abbreviation_names_the_property():
-    backend = Scripted(0.9, {"was born on 12 December 1855": (-0.5,), "died on 12 December 1855": (-4.0,)})
+    backend = ScriptedBackend(0.9, logprobs={"was born on 12 December 1855": (-0.5,),
+                                             "died on 12 December 1855": (-4.0,)})
     judgement = judge(backend).judge(BIRTH, "Marta Novotná, #333436, b. 12 December 1855, d. 28 June 1931.")
     assert judgement.verdict is Verdict.CONTRADICTS and judgement.contradiction.form == "12 December 1855"
 
 
 def test_another_years_figure_of_a_property_that_changes_over_time_is_no_contradiction():
-    backend = Scripted(0.9, {})
+    backend = ScriptedBackend(0.9)
     revenue = Value("quantity", "4915361U4917", "4915361 United States dollar")
     claim = Claim("Island Institute", "total revenue", revenue.text, value=revenue, time_varying=True)
     judgement = judge(backend).judge(claim, "Island Institute's total revenue in FY2018 was $5,924,346.")
@@ -227,14 +198,14 @@ def test_another_years_figure_of_a_property_that_changes_over_time_is_no_contrad
 @pytest.mark.parametrize("value", [Value("quantity", "85868U1", "85868 gross tonnage"),
                                    Value("wikibase-item", "Q1", "Member of the 1558 Parliament")])
 def test_a_number_the_text_does_not_write_is_not_asked_about(value):
-    backend = Scripted(0.9, {})
+    backend = ScriptedBackend(0.9)
     claim = Claim("Queen Mary 2", "p", value.text, value=value)
     judgement = judge(backend).judge(claim, "Its sister ship sat in the 1559 Parliament, 1,200 years on.")
     assert judgement.prompt_tokens == 0 and backend.questions == [] and not judgement.supported
 
 
 def test_another_amount_on_the_page_is_asked_about_and_contradicts_when_the_model_gives_it():
-    backend = Scripted(0.9, {})
+    backend = ScriptedBackend(0.9)
     tonnage = Value("quantity", "85868U1", "85868 gross tonnage")
     judgement = judge(backend).judge(Claim("Queen Mary 2", "gross tonnage", tonnage.text, value=tonnage),
                                      "Queen Mary 2 has a gross tonnage of 148,528 GT.")
@@ -250,15 +221,15 @@ def test_the_calibrated_support_decides_and_a_band_below_the_threshold_is_undeci
                               undecided=0.5)
     text = "Marta Novotná is a woman from Brno."
     claim = Claim("Marta Novotná", "sex or gender", "woman", value=Value("wikibase-item", "Q6581072", "woman"))
-    undecided = Judge(Scripted(0.9, {}), REFBOT, justify=False, calibration=calibration).judge(claim, text)
+    undecided = Judge(ScriptedBackend(0.9), REFBOT, justify=False, calibration=calibration).judge(claim, text)
     assert undecided.support == pytest.approx(0.9) and undecided.calibrated == pytest.approx(0.702)
     assert undecided.verdict is Verdict.INDICATES and undecided.undecided and not undecided.supported
-    rejected = Judge(Scripted(0.4, {}), REFBOT, justify=False, calibration=calibration).judge(claim, text)
+    rejected = Judge(ScriptedBackend(0.4), REFBOT, justify=False, calibration=calibration).judge(claim, text)
     assert rejected.verdict is Verdict.NOT_INFERRABLE and rejected.calibrated == pytest.approx(0.312)
     # An operator's threshold overrides the calibration's.
-    lenient = Judge(Scripted(0.9, {}), REFBOT, justify=False, calibration=calibration, threshold=0.7)
+    lenient = Judge(ScriptedBackend(0.9), REFBOT, justify=False, calibration=calibration, threshold=0.7)
     assert lenient.threshold == 0.7 and lenient.judge(claim, text).supported
-    assert Judge(Scripted(0.9, {}), REFBOT, calibration=calibration).threshold == 0.8
+    assert Judge(ScriptedBackend(0.9), REFBOT, calibration=calibration).threshold == 0.8
 
 
 REGISTRY = Claim("Ramble On", "country of registry", "Panama", "", (), "is registered in", as_sentence=True,
@@ -266,7 +237,7 @@ REGISTRY = Claim("Ramble On", "country of registry", "Panama", "", (), "is regis
 
 
 def test_another_country_of_registry_on_the_page_contradicts_a_single_valued_statement():
-    backend = Scripted(0.9, {})
+    backend = ScriptedBackend(0.9)
     text = "Rating: Ramble On is a Yacht built in Italy. She is registered and sailing under the flag of Bermuda."
     judgement = judge(backend).judge(REGISTRY, text)
     # The name in the sentence naming the property ("registered") is asked first, and the model gives it.
@@ -275,7 +246,7 @@ def test_another_country_of_registry_on_the_page_contradicts_a_single_valued_sta
 
 
 def test_another_item_for_a_property_with_many_values_is_no_contradiction():
-    backend = Scripted(0.9, {})
+    backend = ScriptedBackend(0.9)
     employer = Claim("Marta Novotná", "employer", "Charles University", value=Value("wikibase-item", "Q31519",
                                                                                     "Charles University"))
     judgement = judge(backend).judge(employer, "Marta Novotná taught at Masaryk University in Brno.")
@@ -283,7 +254,7 @@ def test_another_item_for_a_property_with_many_values_is_no_contradiction():
 
 
 def test_a_life_span_after_the_subjects_name_contradicts_a_date_of_birth_in_another_year():
-    backend = Scripted(0.9, {"was born on 1943": (-0.5,), "died on 1943": (-4.0,)})
+    backend = ScriptedBackend(0.9, logprobs={"was born on 1943": (-0.5,), "died on 1943": (-4.0,)})
     catalogue = "Novotná, Marta, 1943-1990. Papers, 1931-1988."
     judgement = judge(backend).judge(BIRTH, catalogue)
     assert judgement.verdict is Verdict.CONTRADICTS and judgement.contradiction.form == "1943"
@@ -291,7 +262,7 @@ def test_a_life_span_after_the_subjects_name_contradicts_a_date_of_birth_in_anot
 
 
 def test_a_year_that_holds_the_day_is_no_contradiction():
-    backend = Scripted(0.9, {})
+    backend = ScriptedBackend(0.9)
     judgement = judge(backend).judge(BIRTH, "Novotná, Marta, 1912-1990.")  # the statement's year: less, not other
     assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE
 
@@ -299,7 +270,7 @@ def test_a_year_that_holds_the_day_is_no_contradiction():
 @pytest.mark.parametrize("text", ["At his death on 18 March 1906 Lansell was mentioned in all the churches.",
                                   "Richard Hattersley (1877-1949) was born on June 13 in Keighley."])
 def test_another_persons_dates_on_a_page_that_never_names_the_subject_are_no_contradiction(text):
-    backend = Scripted(0.9, {})
+    backend = ScriptedBackend(0.9)
     died = replace(BIRTH, predicate="date of death", predicate_phrase="died on", alternatives=())
     for claim in (BIRTH, died):
         judgement = judge(backend).judge(claim, text)
@@ -308,6 +279,6 @@ def test_another_persons_dates_on_a_page_that_never_names_the_subject_are_no_con
 
 
 def test_the_subjects_family_name_is_enough_to_name_them():
-    backend = Scripted(0.9, {"was born on 3 March 1921": (-0.5,), "died on 3 March 1921": (-4.0,)})
+    backend = ScriptedBackend(0.9, logprobs={"was born on 3 March 1921": (-0.5,), "died on 3 March 1921": (-4.0,)})
     judgement = judge(backend).judge(BIRTH, "Novotná was born on 3 March 1921 in Prostějov.")
     assert judgement.verdict is Verdict.CONTRADICTS

@@ -11,11 +11,11 @@ from bot.datamodel import Paragraph, Statement, Value
 from bot.documents import paragraph_rules
 from bot.judge.engine import Judge
 from bot.judge.prompts import REFBOT
+from bot.judge.scripted import ScriptedBackend
 from bot.checking.ranking import MAX_RANKED, rank
 from bot.wiring import Wiring
 from documents_world import HTML, world_options
 from servers import Reply, routed
-from test_judging_order import Scripted
 
 CURIE = Statement("Q7186", "Marie Curie", "Q7186$A1", "P166", "award received",
                   Value("wikibase-item", "Q38104", "Nobel Prize in Physics"))
@@ -67,7 +67,8 @@ def check_laureates(recording_server, embed, rules=None):
         "/laureates": Reply(200, body, HTML)})
     options = world_options(search_backend="searxng", search_url=recording_server.url)
     parts = Wiring(options)
-    tools = Tools(Judge(Scripted(), REFBOT, justify=False), parts.fetcher, rules or paragraph_rules(options),
+    confirms = ScriptedBackend(lambda prompt: 0.9 if "confirmed" in prompt else 0.1)
+    tools = Tools(Judge(confirms, REFBOT, justify=False), parts.fetcher, rules or paragraph_rules(options),
                   search=parts.search, embed=embed)
     return check_statement(CURIE, tools, Plan(source="web", fetch_workers=1))
 
