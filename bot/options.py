@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from bot.datamodel import LANGUAGE_PATTERN, PID_PATTERN
 from bot.errors import ConfigError
@@ -332,7 +333,6 @@ URL_OPTIONS = ("judge_url", "sparql_endpoint", "search_url", "archive_availabili
 def _check_url(name: str, value: str) -> None:
     """ConfigError naming the option when ``value`` does not parse as a URL (``http://[::1``, a port that is not a
     number), rather than a traceback from the first request."""
-    from urllib.parse import urlsplit
 
     if not value or (name == "sparql_endpoint" and "://" not in value):
         return

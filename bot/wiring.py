@@ -17,34 +17,45 @@ import threading
 from dataclasses import replace
 from http.cookiejar import DefaultCookiePolicy
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import requests
+import SPARQLWrapper
+
+from bot import modelstore
+from bot.asking.entities import EndpointSearch, EntitySearch
+from bot.asking.linking import Lookup
+from bot.checking.embedding import SentenceEmbedder
+from bot.checking.ranking import Embed
+from bot.checking.statement import Tools
 from bot.clock import Clock, system_clock
+from bot.corroboration.identifiers import IdentifierCache
+from bot.corroboration.stage import Corroborator
+from bot.documents import cache as http_cache
 from bot.documents import fetch_rules, paragraph_rules
+from bot.documents.addresses import guard, parse_networks
+from bot.documents.archive import Wayback
+from bot.documents.fetching import Fetcher
+from bot.documents.politeness import Politeness
+from bot.documents.search import BraveBackend, SearchBackend, SearxngBackend
+from bot.documents.services import ServiceClient
 from bot.errors import ConfigError
 from bot.etiquette import require_contact, user_agent
+from bot.judge.backend import Backend
+from bot.judge.calibration import for_judge
+from bot.judge.engine import Judge
+from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend
+from bot.judge.openai_backend import make_session as judge_session
+from bot.judge.prompts import template_by_id
+from bot.judge.transformers_backend import TransformersBackend
 from bot.options import Options, uses
+from bot.output.runs import TraceRecords
+from bot.properties import PropertyProfiles
+from bot.properties.cache import ProfileCache
 from bot.redaction import redact_url
 from bot.selection import ENDPOINTS, endpoint_url
-
-if TYPE_CHECKING:
-    import requests
-
-    from bot.asking.linking import Lookup
-    from bot.checking.ranking import Embed
-    from bot.checking.statement import Tools
-    from bot.corroboration.stage import Corroborator
-    from bot.documents.archive import Wayback
-    from bot.documents.fetching import Fetcher
-    from bot.documents.politeness import Politeness
-    from bot.documents.search import SearchBackend
-    from bot.documents.services import ServiceClient
-    from bot.judge.backend import Backend
-    from bot.judge.engine import Judge
-    from bot.output.runs import TraceRecords
-    from bot.properties import PropertyProfiles
-    from bot.selection.endpoint import SparqlEndpoint
-    from bot.selection.related import RelatedLookup
+from bot.selection.endpoint import SparqlEndpoint
+from bot.selection.related import RelatedLookup
 
 BACKENDS = ("transformers", "openai")
 # Request headers and parameters that may hold a secret; never written to the HTTP cache.
@@ -102,8 +113,6 @@ class Wiring:
 
     @property
     def politeness(self) -> Politeness:
-        from bot.documents.politeness import Politeness
-
         return self._part("politeness", lambda: Politeness(self.options.fetch_delay))
 
     @property
@@ -142,8 +151,6 @@ class Wiring:
 
     @property
     def fetcher(self) -> Fetcher:
-        from bot.documents.fetching import Fetcher
-
         return self._part("fetcher", lambda: Fetcher(self.http, fetch_rules(self.options), self.politeness,
                                                      clock=self.clock))
 
@@ -159,8 +166,6 @@ class Wiring:
     def entity_search(self) -> Lookup:
         """Where ``--ask`` looks up the names in a question: the Wikidata API's search box, or the endpoint."""
         def build() -> Lookup:
-            from bot.asking.entities import EndpointSearch, EntitySearch
-
             language = self.options.languages[0]
             if self.options.ask_entities == "endpoint":
                 return EndpointSearch(self.require_endpoint(), language)
@@ -170,8 +175,6 @@ class Wiring:
     @property
     def related(self) -> RelatedLookup | None:
         def build() -> RelatedLookup | None:
-            from bot.selection.related import RelatedLookup
-
             endpoint = self.endpoint
             return RelatedLookup(endpoint, self.options.languages) if endpoint is not None else None
         return self._part("related", build)
@@ -194,8 +197,6 @@ class Wiring:
         return self._part("tools", self._tools)
 
     def _tools(self) -> Tools:
-        from bot.checking.statement import Tools
-
         options = self.options
         if uses(options.check_source, "web") and not options.search_backend and not self.built("search"):
             raise ConfigError("no web search engine is configured",
@@ -214,8 +215,6 @@ class Wiring:
     @property
     def records(self) -> TraceRecords:
         """How a run keeps each item and statement in its ledger: as trace elements, service URLs redacted."""
-        from bot.output.runs import TraceRecords
-
         return self._part("records", lambda: TraceRecords(service_urls(self.options)))
 
 
@@ -225,10 +224,6 @@ PARTS = tuple(name for name, value in vars(Wiring).items() if isinstance(value, 
 # -- the factories: options → one client each ---------------------------------------------------------------------
 
 def make_endpoint(options: Options) -> SparqlEndpoint:
-    import SPARQLWrapper
-
-    from bot.selection.endpoint import SparqlEndpoint
-
     url = endpoint_url(options.sparql_endpoint)
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"sparql endpoint {options.sparql_endpoint!r} is neither a URL nor one of "
@@ -244,8 +239,6 @@ def make_backend(options: Options) -> Backend:
     """The judge's model, where the options say it runs: the only place that builds its session or loads it."""
     backend: Backend
     if options.judge_backend == "openai":
-        from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend, make_session as judge_session
-
         session = judge_session(retries=options.judge_retries, api_key=options.judge_api_key or None,
                                 pool_size=options.judge_in_flight * 4,  # each judgement's continuations too
                                 max_wait_s=min(MAX_RETRY_WAIT_S, options.judge_timeout))
@@ -256,9 +249,6 @@ def make_backend(options: Options) -> Backend:
                                 max_in_flight=options.judge_in_flight,
                                 context_tokens=options.judge_context or None)
     elif options.judge_backend == "transformers":
-        from bot import modelstore
-        from bot.judge.transformers_backend import TransformersBackend
-
         path = modelstore.resolve(options.judge_model, options.model_cache, transformers=True)
         backend = TransformersBackend(path, threads=options.threads,
                                       context_tokens=options.judge_context or 8192, dtype=options.judge_dtype)
@@ -270,10 +260,6 @@ def make_backend(options: Options) -> Backend:
 
 def make_judge(options: Options, backend: Backend) -> Judge:
     """The judge over ``backend``: the template the options name, its calibration for this model."""
-    from bot.judge.calibration import for_judge
-    from bot.judge.engine import Judge
-    from bot.judge.prompts import template_by_id
-
     template = template_by_id(options.template)
     return Judge(backend, template, threshold=options.threshold, justify=options.justify,
                  calibration=for_judge(backend.model_id, template.id))
@@ -282,17 +268,11 @@ def make_judge(options: Options, backend: Backend) -> Judge:
 def make_embedder(options: Options) -> Embed | None:
     if not options.check_embeddings:
         return None
-    from bot import modelstore
-    from bot.checking.embedding import SentenceEmbedder
-
     return SentenceEmbedder(modelstore.resolve(options.check_embedding_model, options.model_cache),
                             threads=options.threads)
 
 
 def make_profiles(options: Options, endpoint: SparqlEndpoint | None) -> PropertyProfiles:
-    from bot.properties import PropertyProfiles
-    from bot.properties.cache import ProfileCache
-
     cache = ProfileCache(Path(options.properties_cache), options.properties_cache_days) \
         if options.properties_cache_days > 0 else None
     # The name profiles are kept under in the cache and shown in traces: never the endpoint's password or key.
@@ -302,9 +282,6 @@ def make_profiles(options: Options, endpoint: SparqlEndpoint | None) -> Property
 
 def make_corroborator(options: Options, endpoint: SparqlEndpoint, fetcher: Fetcher, *,
                       backend: Backend | None = None, embed: Embed | None = None) -> Corroborator:
-    from bot.corroboration.identifiers import IdentifierCache
-    from bot.corroboration.stage import Corroborator
-
     cache = IdentifierCache(Path(options.properties_cache), options.properties_cache_days) \
         if options.properties_cache_days > 0 else None
     return Corroborator(endpoint, fetcher, backend=backend, embed=embed, languages=options.languages, cache=cache,
@@ -316,11 +293,6 @@ def make_session(options: Options, *, cache: bool = True) -> requests.Session:
     """A requests session that refuses private addresses (except those allowed) and, unless ``cache`` is
     False or ``fetch_cache_days`` is 0, answers repeated requests from the on-disk cache (asked after the
     address guard, kept apart per allow-list, within ``fetch_cache_days`` and ``fetch_cache_max_mb``)."""
-    import requests
-
-    from bot.documents import cache as http_cache
-    from bot.documents.addresses import guard, parse_networks
-
     session: requests.Session
     if cache and options.fetch_cache_days > 0:
         session = http_cache.open_session(options.fetch_cache, days=options.fetch_cache_days,
@@ -334,8 +306,6 @@ def make_session(options: Options, *, cache: bool = True) -> requests.Session:
 
 
 def make_services(options: Options, session: requests.Session, politeness: Politeness) -> ServiceClient:
-    from bot.documents.services import ServiceClient
-
     rules = fetch_rules(options)
     return ServiceClient(session, user_agent=rules.user_agent, contact=options.contact,
                          timeout=(rules.connect_timeout, rules.read_timeout), retries=rules.retries,
@@ -343,8 +313,6 @@ def make_services(options: Options, session: requests.Session, politeness: Polit
 
 
 def make_wayback(options: Options, client: ServiceClient) -> Wayback | None:
-    from bot.documents.archive import Wayback
-
     if not options.archive_enabled:
         return None
     return Wayback(client, availability_url=options.archive_availability_url, cdx_url=options.archive_cdx_url,
@@ -352,8 +320,6 @@ def make_wayback(options: Options, client: ServiceClient) -> Wayback | None:
 
 
 def make_search(options: Options, client: ServiceClient) -> SearchBackend | None:
-    from bot.documents.search import BraveBackend, SearxngBackend
-
     if options.search_backend == "searxng":
         return SearxngBackend(client, options.search_url, language=options.search_language)
     if options.search_backend == "brave":

@@ -130,3 +130,29 @@ def test_run_ask_checks_the_unsourced_statements_of_the_chosen_querys_items(worl
     assert {s.getparent().get("id") for s in checked} == {"Q990201"}, "the one alumna with unsourced awards"
     again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=environ)
     assert again.returncode == 0 and "0 to check" in again.stderr, again.stderr
+
+
+def test_run_ask_loads_one_model_for_the_question_and_the_run(world, tmp_path, monkeypatch, capsys):
+    """The question's candidates and the run's judgements come from one backend, built once (bot.wiring)."""
+    from bot.cli import main
+    from bot.options import ini_text
+
+    built: list[ScriptedBackend] = []
+
+    def backend(options):
+        model = ScriptedBackend(support=0.95, logprobs=lambda prefix, continuation: [0.0] * len(continuation.split()),
+                                completions="```sparql\nSELECT ?item WHERE { ?item wdt:P69 wd:Q990215 }\n```")
+        built.append(model)
+        return model
+    monkeypatch.setattr("bot.wiring.make_backend", backend)
+    for name in [name for name in os.environ if name.startswith("REFBOT_")]:
+        monkeypatch.delenv(name)
+    ini = tmp_path / "refbot.ini"
+    ini.write_text(ini_text(world.options() | {
+        "properties_cache": str(tmp_path / "properties"), "check_reports": str(tmp_path / "reports"),
+        "run_ledger": str(tmp_path / "reports" / "runs.sqlite"), "check_embeddings": "false"}), encoding="utf-8")
+    code = main(["--config", str(ini), "-q", "run", "--ask", QUESTION, "--candidates", "1"])
+    out = capsys.readouterr().out
+    assert code == 0 and "wd:Q990215" in out and re.search(r"run 1: [1-9]\d* statement\(s\) checked", out), out
+    assert len(built) == 1, "one model for the question and the run"
+    assert built[0].asked("complete") and built[0].asked("choose"), "it wrote the query and judged the pages"

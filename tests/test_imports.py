@@ -1,9 +1,13 @@
 """The package's import graph (grimp reads every import, those inside functions too): no cycle anywhere in bot/,
 and the command line is a skin that no other module imports."""
 
+import ast
+
 import grimp
 import networkx
 import pytest
+
+from conftest import ROOT
 
 
 def import_cycles(package: str) -> list[list[str]]:
@@ -40,3 +44,69 @@ def test_nothing_outside_the_command_line_imports_it(package):
     modules = {package} | imports.find_descendants(package)
     importers = {importer for module in modules for importer in imports.find_modules_that_directly_import(module)}
     assert sorted(importer for importer in importers if importer not in modules) == []
+
+
+# -- the layers --------------------------------------------------------------------------------------------------
+
+LIBRARY = [path for path in (ROOT / "bot").rglob("*.py") if "cli" not in path.relative_to(ROOT / "bot").parts]
+# Who may import each step's module: the step's own package, the command line, and the parts named here.
+OWNERS = {
+    "bot.review": ("bot.review", "bot.cli", "bot.doctor"),  # the doctor tries every step
+    "bot.doctor": ("bot.cli",),
+    "bot.output.report": ("bot.output", "bot.review", "bot.doctor", "bot.cli"),
+}
+# Imports inside functions (lazy imports): only where a heavy optional dependency (torch, transformers, xllamacpp,
+# selenium, flask, pywikibot, a PDF reader) or an install check needs them. Lower this when you remove one.
+MOST_IMPORTS_IN_FUNCTIONS = 117
+
+
+def _tree(path):
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=lambda path: str(path.relative_to(ROOT)))
+def test_argparse_tqdm_and_print_belong_to_the_command_line(path):
+    found = []
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            found.append(f"print at line {node.lineno}")
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        found += [f"import {name} at line {node.lineno}" for name in names
+                  if name.split(".")[0] in ("argparse", "tqdm") or name.startswith("bot.cli")]
+    assert not found, f"{path.relative_to(ROOT)}: the library reports through callbacks and results: {found}"
+
+
+@pytest.mark.parametrize("step", sorted(OWNERS))
+def test_only_the_owners_of_a_step_import_it(step):
+    imports = grimp.build_graph("bot", cache_dir=None)
+    modules = {step} | (imports.find_descendants(step) if imports.find_children(step) else set())
+    importers = {importer for module in modules for importer in imports.find_modules_that_directly_import(module)}
+    strangers = sorted(importer for importer in importers - modules
+                       if not any(importer == owner or importer.startswith(owner + ".") for owner in OWNERS[step]))
+    assert strangers == [], f"{step} is imported by {strangers}"
+
+
+def test_a_run_imports_neither_review_doctor_trace_nor_report():
+    imports = grimp.build_graph("bot", cache_dir=None)
+    imported = imports.find_modules_directly_imported_by("bot.runs")
+    assert not [module for module in imported if module.startswith(("bot.review", "bot.doctor", "bot.output"))]
+
+
+def test_the_clients_are_built_in_the_composition_root_only():
+    factories = ("make_endpoint", "make_backend", "make_judge", "make_embedder", "make_profiles", "make_corroborator",
+                 "make_services", "make_wayback", "make_search")
+    callers = {str(path.relative_to(ROOT)) for path in (ROOT / "bot").rglob("*.py") for node in ast.walk(_tree(path))
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in factories}
+    assert callers == {"bot/wiring.py"}
+
+
+def imports_in_functions(root) -> int:
+    return sum(isinstance(inner, (ast.Import, ast.ImportFrom))
+               for path in root.rglob("*.py") for node in ast.walk(_tree(path))
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for inner in ast.walk(node))
+
+
+def test_imports_inside_functions_keep_falling():
+    count = imports_in_functions(ROOT / "bot")
+    assert count <= MOST_IMPORTS_IN_FUNCTIONS, f"{count} imports inside functions (at most {MOST_IMPORTS_IN_FUNCTIONS})"

@@ -1,5 +1,7 @@
 """A run driven from Python alone (no argparse), on the demo world: the real SPARQL server (Oxigraph), its sites
-on loopback, a real small model behind llama.cpp's OpenAI-compatible server, and the real embedding model."""
+on loopback and the real embedding model; the judge's model is scripted (``bot.judge.scripted``), since what is
+tested is the run, not the model — except in the README's example, which runs the real small model behind
+llama.cpp's OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -12,14 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from bot.output import trace as traces
 from bot.demo.world import DemoWorld
-from bot.errors import InputError
+from bot.errors import BackendUnavailable, InputError
+from bot.judge.scripted import ScriptedBackend
 from bot.options import Options
-from bot.runs import Run
+from bot.output import trace as traces
+from bot.output.runs import default_stem, run_trace, write_run
+from bot.runledger import RunLedger
+from bot.runs import Run, RunResult
 from bot.selection.worklists import Worklist
-
-pytestmark = pytest.mark.model
+from bot.wiring import Wiring
 
 NS = {"t": traces.NS}
 ITEMS = ["Q990202", "Q990203"]
@@ -31,22 +35,43 @@ def world(tmp_path_factory):
         yield running
 
 
-def options_for(world: DemoWorld, tmp_path: Path, llama_server, **extra) -> Options:
-    # Threshold 0: SmolLM2-135M is a plumbing model, so every paragraph it is asked about counts as support.
-    return replace(Options(), **world.options(), judge_backend="openai", judge_url=llama_server.url,
-                   check_reports=tmp_path / "reports", run_ledger=tmp_path / "runs.sqlite", threshold=0.0,
-                   check_workers=1, **extra)
+@pytest.fixture(scope="module")
+def embedder():
+    """The real embedding model, loaded once for the module's runs."""
+    return Wiring(Options()).embedder
+
+
+def options_for(world: DemoWorld, tmp_path: Path, **extra) -> Options:
+    return replace(Options(), **world.options(), check_reports=tmp_path / "reports",
+                   run_ledger=tmp_path / "runs.sqlite", check_workers=1, **extra)
+
+
+def read_off(prefix: str, continuation: str) -> list[float]:
+    """A summary's words as a reader of the text would weigh them: a word the text does not write is unlikely."""
+    text = prefix.lower()
+    return [0.0 if word.lower() in text else -3.0 for word in continuation.split()]
+
+
+def confirming(support: object = 0.95) -> ScriptedBackend:
+    """A model that says yes to every paragraph it is asked about, and prefers the relations the text writes."""
+    return ScriptedBackend(support=support, logprobs=read_off)
+
+
+def written(result: RunResult, ledger: RunLedger, parts: Wiring) -> Path:
+    return write_run(run_trace(result, ledger, parts), default_stem(result, parts.options.check_reports))[0]
 
 
 def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_writes_its_trace(
-        world, tmp_path, llama_server):
-    options = options_for(world, tmp_path, llama_server)
+        world, tmp_path, embedder):
+    options = options_for(world, tmp_path)
+    model = confirming()
+    parts = Wiring(options, backend=model, embedder=embedder)
     expected = {guid for guid, case in world.expected().items() if case["item"] in ITEMS}
     seen = []
-    with Run.open(options, Worklist.of_items(ITEMS)) as run:
+    with RunLedger(options.run_ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
         assert not run.resumed and {s.guid for s in run.todo} == expected
         result = run.check(on_progress=seen.append)
-        xml, html = run.write_trace()
+        xml = written(result, ledger, parts)
 
     assert [(progress.done, progress.total) for progress in seen] == [(n, len(expected)) for n in
                                                                       range(1, len(expected) + 1)]
@@ -54,6 +79,9 @@ def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_wr
     assert result.complete and result.left == 0 and result.failure is None
     assert {check.statement.guid for check in result.checked} == expected
     assert sum(result.counts.values()) == len(expected) and result.counts.get("error", 0) == 0
+    assert model.asked("choose"), "the judge asked the model about the pages' paragraphs"
+    asked_about = {check.statement.guid for check in result.checked if check.asked}
+    assert asked_about and {c.statement.guid for c in result.checked if c.outcome.value == "supported"} <= asked_about
     with sqlite3.connect(options.run_ledger) as db:
         checks = db.execute("SELECT guid, outcome FROM checks WHERE run_id = ?", (run.id,)).fetchall()
         finished = db.execute("SELECT finished FROM runs WHERE id = ?", (run.id,)).fetchone()[0]
@@ -62,7 +90,7 @@ def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_wr
     assert {guid: outcome for guid, outcome in checks} == {c.statement.guid: c.outcome.value for c in result.checked}
     assert items == ITEMS
 
-    assert xml == tmp_path / "reports" / f"run-{run.id}.xml" and html.exists()
+    assert xml == tmp_path / "reports" / f"run-{run.id}.xml" and xml.with_suffix(".html").exists()
     tree = traces.read(xml)  # validated against the schema
     run_element = tree.find("t:run", NS)
     assert run_element.get("mode") == "run" and run_element.get("complete") == "true"
@@ -70,43 +98,90 @@ def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_wr
     assert sorted(s.get("guid") for s in tree.iterfind("t:item/t:statement", NS)) == sorted(expected)
 
     # Opened again, the finished run is not resumed, and what it checked rests for [run] recheck_days.
-    with Run.open(options, Worklist.of_items(ITEMS)) as again:
+    with RunLedger(options.run_ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as again:
         assert again.id != run.id and not again.resumed
         assert again.todo == [] and again.skipped == len(expected)
 
 
-def test_a_run_out_of_time_keeps_what_is_left_for_the_next_one_which_resumes_it(world, tmp_path, llama_server):
-    options = options_for(world, tmp_path, llama_server)
+def test_a_run_out_of_time_keeps_what_is_left_for_the_next_one_which_resumes_it(world, tmp_path, embedder):
+    options = options_for(world, tmp_path)
+    parts = Wiring(options, backend=confirming(), embedder=embedder)
     worklist = Worklist.of_items(ITEMS, properties=["P166"])
-    with Run.open(options, worklist) as run:
+    with RunLedger(options.run_ledger) as ledger, Run.open(parts, worklist, ledger) as run:
         todo = [s.guid for s in run.todo]
         result = run.check(time_budget=0)  # spent before the first statement could start
-        xml, _ = run.write_trace()
+        xml = written(result, ledger, parts)
     assert todo and result.left == len(todo) and not result.complete and result.checked == ()
     assert "time budget spent" in traces.read(xml).find("t:run", NS).findtext("t:note", namespaces=NS)
 
     first = float(traces.read(xml).find("t:run", NS).get("duration-s"))
-    with Run.open(options, worklist) as resumed:
+    with RunLedger(options.run_ledger) as ledger, Run.open(parts, worklist, ledger) as resumed:
         assert resumed.id == run.id and resumed.resumed and [s.guid for s in resumed.todo] == todo
         started = time.monotonic()
-        assert resumed.check().complete
-        xml, _ = resumed.write_trace()
+        result = resumed.check()
+        assert result.complete
+        xml = written(result, ledger, parts)
     # the run's time is both invocations' (opening, selecting and checking), not the last one's alone
     total = float(traces.read(xml).find("t:run", NS).get("duration-s"))
     assert total >= first + (time.monotonic() - started) * 0.99
 
 
-def test_a_dry_run_keeps_nothing_and_an_item_that_does_not_exist_is_an_input_error(world, tmp_path, llama_server):
-    options = options_for(world, tmp_path, llama_server)
-    with Run.open(options, Worklist.of_items(["Q990299"]), keep=False) as run:
-        assert run.selected == [] and run.check().checked == ()
+def test_a_limit_counts_the_statements_finished_before_a_resume(world, tmp_path, embedder):
+    options = options_for(world, tmp_path)
+    parts = Wiring(options, backend=confirming(), embedder=embedder)
+    with RunLedger(options.run_ledger) as ledger:
+        with Run.open(parts, Worklist.of_items(ITEMS, limit=2), ledger) as run:
+            selected = len(run.selected)
+            assert selected > 2 and len(run.todo) == 2
+            run.check(time_budget=0)
+        with Run.open(parts, Worklist.of_items(ITEMS, limit=2), ledger) as resumed:
+            assert resumed.resumed and len(resumed.todo) == 2
+            result = resumed.check()
+        checked = {check.statement.guid for check in result.checked}
+        assert len(checked) == 2 and result.complete, "the run was two statements: it is finished"
+        with Run.open(parts, Worklist.of_items(ITEMS, limit=2), ledger) as third:
+            assert third.id != run.id and not third.resumed, "a finished run is not resumed"
+            assert third.skipped == 2 and len(third.todo) == 2 and not {s.guid for s in third.todo} & checked
+
+
+def test_a_judge_that_becomes_unavailable_stops_the_run_and_keeps_what_finished(world, tmp_path, embedder):
+    options = options_for(world, tmp_path)
+    answered = []
+
+    def support(prompt: str) -> float:
+        if len(answered) >= 1:
+            raise BackendUnavailable("stopped answering", url="http://127.0.0.1:9/v1")
+        answered.append(prompt)
+        return 0.95
+    parts = Wiring(options, backend=confirming(support), embedder=embedder)
+    with RunLedger(options.run_ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
+        result = run.check()
+        xml = written(result, ledger, parts)
+    assert isinstance(result.failure, BackendUnavailable) and not result.complete
+    assert result.left > 0 and sum(result.counts.values()) == len(result.checked) < len(run.todo)
+    tree = traces.read(xml)
+    assert tree.find("t:run", NS).get("complete") == "false"
+    assert sorted(s.get("guid") for s in tree.iterfind("t:item/t:statement", NS)) == \
+        sorted(check.statement.guid for check in result.checked)
+    with RunLedger(options.run_ledger) as ledger:
+        resumed = Run.open(Wiring(options, backend=confirming(), embedder=embedder), Worklist.of_items(ITEMS), ledger)
+        assert resumed.resumed and len(resumed.todo) == result.left, "the next run checks only what is left"
+
+
+def test_a_dry_run_keeps_nothing_and_an_item_that_does_not_exist_is_an_input_error(world, tmp_path):
+    options = options_for(world, tmp_path)
+    model = confirming()
+    parts = Wiring(options, backend=model, embedder=None)
+    with RunLedger(None) as ledger, Run.open(parts, Worklist.of_items(["Q990299"]), ledger) as run:
+        assert run.selected == [] and not run.kept
         with pytest.raises(InputError, match="Q990299 does not exist"):
-            run.write_trace()
-    assert not options.run_ledger.exists()
+            run.check()
+    assert not options.run_ledger.exists() and model.calls == []
     with pytest.raises(InputError, match="give item ids"):
         Worklist.of_items(["Q990202", "P31"])
 
 
+@pytest.mark.model
 def test_the_readmes_python_example_runs_as_written(world, tmp_path, llama_server, monkeypatch, capsys):
     from bot.options import ini_text
     from conftest import ROOT
@@ -120,6 +195,7 @@ def test_the_readmes_python_example_runs_as_written(world, tmp_path, llama_serve
     monkeypatch.chdir(tmp_path)
     for name in [name for name in os.environ if name.startswith("REFBOT_")]:
         monkeypatch.delenv(name)
+    monkeypatch.setenv("REFBOT_CHECK_WORKERS", "1")
     exec(compile(example, "README.md", "exec"), {})
     out = capsys.readouterr().out
     expected = sorted(guid for guid, case in world.expected().items() if case["item"] in ITEMS)

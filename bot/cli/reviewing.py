@@ -14,7 +14,6 @@ from bot.errors import WriteError
 from bot.options import Options
 from bot.review.actions import apply, chosen_guids, decide, export_quickstatements, reviewing
 from bot.review.applying import Outcome
-from bot.review.server import serve
 
 
 def _run_arguments(parser: argparse.ArgumentParser,
@@ -85,6 +84,8 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 def run_review(args: argparse.Namespace, options: Options) -> None:
+    from bot.review.server import serve  # Flask: loaded for the review page only
+
     with reviewing(options, run_id=args.run_id, trace=args.trace) as (store, run_id):
         proposals = len(store.proposals(run_id))
     print(f"refbot: run {run_id}: {proposals} proposed reference(s); press Ctrl-C to stop", file=sys.stderr)

@@ -15,7 +15,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -357,7 +357,6 @@ def _contrasts(profile: PropertyProfile | None) -> list[tuple[str, str]]:
 def _without_contrasts(picks: Picks, contrasts: Sequence[tuple[str, str]]) -> Picks:
     """A pick named like one of the property's contrasts ("nominated for" when the statement is an award received)
     is refused: the judge tells those relations apart, and so must the records."""
-    from dataclasses import replace
 
     from rapidfuzz import fuzz, utils
 
@@ -382,7 +381,6 @@ PICK_COSINE = 0.30
 def _close_to(picks: Picks, label: str, embed: Embed | None) -> Picks:
     if embed is None or not picks.accepted:
         return picks
-    from dataclasses import replace
 
     vectors = embed([label, *picks.accepted])
     kept, refused = [], list(picks.refused)

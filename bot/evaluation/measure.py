@@ -7,15 +7,23 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from bot.evaluation.dataset import read_dataset, read_descriptions, stratified_sample
 from bot.evaluation.runner import Evaluation, evaluate
+from bot.judge.calibration import for_judge, rescored
+from bot.judge.engine import CONTRADICTION_CANDIDATES
 from bot.judge.engine import Judge
 from bot.judge.prompts import template_by_id
+from bot.modelstore import sha256_of
 from bot.options import Options
 from bot.properties import PropertyProfiles
+from bot.redaction import public_options, redact_url, write_private
+from bot.selection import endpoint_url
+from bot.values import matching_digest
 
 # Where each claim's relation and contrasts come from: the curated catalogue and the disk cache, those and the
 # SPARQL endpoint, or nothing (each claim judged alone).
@@ -51,9 +59,6 @@ def decided_now(evaluation: Evaluation, rows: list, options: Options) -> Evaluat
     """The evaluation with each of the model's judgements decided on its raw support with the calibration that
     applies to the judge now (``bot.judge.calibration.rescored``): a calibration fitted after a run is measured
     on its judgements without asking the model again."""
-    from dataclasses import replace
-
-    from bot.judge.calibration import for_judge, rescored
 
     calibration = for_judge(evaluation.model, evaluation.template)
     datatypes = {row.id: row.datatype or (row.claim.value.datatype if row.claim.value else None) for row in rows}
@@ -62,10 +67,6 @@ def decided_now(evaluation: Evaluation, rows: list, options: Options) -> Evaluat
 
 def settings(options: Options, descriptions: Path | None, profiles: str) -> dict[str, Any]:
     """What a saved judgement was made with; judgements made otherwise are not resumed."""
-    from bot.judge.engine import CONTRADICTION_CANDIDATES
-    from bot.modelstore import sha256_of
-    from bot.judge.prompts import template_by_id
-    from bot.values import matching_digest
 
     template = template_by_id(options.template)
     return {"threshold": options.threshold, "justify": options.justify and bool(template.justification),
@@ -83,13 +84,10 @@ def settings(options: Options, descriptions: Path | None, profiles: str) -> dict
 def _relations(options: Options, profiles: str) -> str:
     if profiles == "none":
         return "none"
-    from importlib import resources
 
     text = resources.files("bot.properties").joinpath("catalogue.json").read_bytes()
     catalogue = f"catalogue {hashlib.sha256(text).hexdigest()[:16]}"
     if profiles == "look-up":
-        from bot.redaction import redact_url
-        from bot.selection import endpoint_url
 
         return f"{catalogue}, cache and {redact_url(endpoint_url(options.sparql_endpoint), service=True)}"
     return catalogue
@@ -97,7 +95,6 @@ def _relations(options: Options, profiles: str) -> str:
 
 def write_summary(evaluation: Evaluation, dataset: Path, options: Options, path: Path) -> Path:
     """The scores and the options (no secret, each service's URL redacted), readable by its owner only (0600)."""
-    from bot.redaction import public_options, write_private
 
     summary = evaluation.summary() | {"dataset": str(dataset), "options": public_options(options)}
     path.parent.mkdir(parents=True, exist_ok=True)

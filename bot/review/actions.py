@@ -12,6 +12,9 @@ from pathlib import Path
 
 from bot.errors import InputError
 from bot.options import Options
+from bot.output import trace as traces
+from bot.output.report import write_report as write_html
+from bot.output.trace import read
 from bot.redaction import write_private
 from bot.review.applying import Outcome, apply_approved
 from bot.review.proposals import Proposal, quickstatements_batch
@@ -24,7 +27,6 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
         tuple[ReviewLedger, int]]:
     """The review ledger and the run to work on: ``run_id``, the run a trace file becomes, or the latest run.
     InputError when the run has no trace, or a proposal whose page would show other snaks than apply writes."""
-    from bot.output.trace import read
 
     if trace is not None and run_id is not None:
         raise InputError("name a run or a trace file, not both")
@@ -40,8 +42,6 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
 
 def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Path, Path]:
     """The run's trace and report with every proposal's state: ``reports/run-ID.xml`` and ``.html``."""
-    from bot.output import trace as traces
-    from bot.output.report import write_report as write_html
 
     tree = store.trace(run_id)
     stem = options.check_reports / f"run-{run_id}"

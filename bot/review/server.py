@@ -28,7 +28,10 @@ from markupsafe import escape
 
 from bot.errors import ConfigError, InputError
 from bot.options import Options
+from bot.output.report import render
+from bot.review.actions import decide
 from bot.review.store import DecidedMeanwhile, ReviewLedger
+from bot.runledger import RunLedger
 
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
                            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -93,9 +96,6 @@ def _loopback(address: str | None) -> bool:
 def make_app(options: Options, run_id: int, *, curator: str, token: str, base: str) -> Flask:
     """The review application for one run, served beneath ``base`` (a secret path, :func:`new_base`); decisions
     are recorded under ``curator`` and need ``token``."""
-    from bot.output.report import render
-    from bot.review.actions import decide
-    from bot.runledger import RunLedger
 
     name = _curator(options, curator)
     if not token:
@@ -188,8 +188,6 @@ def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
     path drawn now) until Ctrl-C; ``on_ready`` gets the page's URL (with the session's token) once the server
     listens. ConfigError without a curator name; InputError when the ledger has no trace of the run."""
     from waitress.server import create_server
-
-    from bot.runledger import RunLedger
 
     name = _curator(options, curator)
     ledger = RunLedger(options.run_ledger)

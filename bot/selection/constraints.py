@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.selection.binding import entity_id, entity_order, load_query
 from bot.selection.endpoint import Row, SparqlEndpoint
+from bot.selection.terms import fetch_terms
 from bot.selection.values import datatype_of
 
 
@@ -38,9 +39,6 @@ def citation_needed_properties(endpoint: SparqlEndpoint) -> list[ConstrainedProp
 
 def labelled_constraints(endpoint: SparqlEndpoint, languages: Sequence[str]) -> list[ConstrainedProperty]:
     """The constrained properties with their labels (the id where no language asked has one)."""
-    from dataclasses import replace
-
-    from bot.selection.terms import fetch_terms
 
     constrained = citation_needed_properties(endpoint)
     terms = fetch_terms(endpoint, [entry.property_id for entry in constrained], languages)

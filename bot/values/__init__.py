@@ -28,9 +28,11 @@ identifier), the candidates for a contradiction. Both are used by the mention ch
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from bot.datamodel import Statement, Value
 from bot.values.amounts import find_amount, parse_amount, whole_number
@@ -122,8 +124,6 @@ def statement_finder(statement: Statement, *, threshold: float = 90.0) -> Finder
 def matching_digest() -> str:
     """A digest of how values are found (this package's code): an evaluation ledger resumed with other rules would
     mix verdicts."""
-    import hashlib
-    from pathlib import Path
 
     digest = hashlib.sha256()
     for path in sorted(Path(__file__).parent.glob("*.py")):

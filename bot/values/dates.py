@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from bot.values.words import words_regex, year_words
 
 # Languages whose month names are always looked for, beside the user's: a reference page is as likely to be
 # in English as in the item's own language.
@@ -158,7 +159,6 @@ def _day_forms(time: WikibaseTime, languages: tuple[str, ...]) -> list[str]:
 def date_pattern(time: WikibaseTime, languages: tuple[str, ...] = DATE_LANGUAGES) -> re.Pattern[str]:
     """A pattern for the value as texts write it, at its precision (a day, a month, a year, a decade, a
     century); BCE values need an era marker after the year."""
-    from bot.values.words import words_regex, year_words
 
     year = abs(time.year)
     year_tail, year_re = _year_forms(time.year)
