@@ -176,7 +176,7 @@ def drafts_only(options: Options, endpoint, search, chosen: list[tuple[str, str,
     for number, (kind, question, gold_query) in enumerate(chosen, start=1):
         expected = gold_items(endpoint, question, gold_query)
         terms = question_terms(options, question, endpoint, search)
-        got = draft_items(endpoint, terms.draft.text, options.ask_limit)
+        got = draft_items(endpoint, terms.draft.text, options.ask.limit)
         right[kind] += got == expected
         print(f"{number:>2} {kind:<9} {'ok ' if got == expected else 'NO '} gold {len(expected):>4} draft "
               f"{len(got) if got is not None else '-':>4}  {question}", flush=True)
@@ -248,7 +248,7 @@ def main() -> int:
             return drafts_only(options, endpoint, parts.entity_search, chosen_questions)
         backend = parts.generator
         print(f"ask: {len(chosen_questions)} question(s); world of {len(world_data['people'])} people "
-              f"(seed {args.seed}); model {getattr(backend, 'model_id', options.judge_model)}; "
+              f"(seed {args.seed}); model {getattr(backend, 'model_id', options.judge.model)}; "
               f"{args.candidates} candidate(s) each", flush=True)
         results = []
         drafted = fallbacks = fallbacks_right = 0
@@ -264,7 +264,7 @@ def main() -> int:
             fallback = answer.chosen is not None and answer.chosen.number == 0
             fallbacks += fallback
             fallbacks_right += fallback and right
-            draft_right = draft_items(endpoint, answer.draft, options.ask_limit) == expected
+            draft_right = draft_items(endpoint, answer.draft, options.ask.limit) == expected
             drafted += draft_right
             results.append((kind, right, valid, answer.prompt_tokens, answer.completion_tokens,
                             time.monotonic() - started))
@@ -273,7 +273,7 @@ def main() -> int:
                   f"{valid}/{len(written)}  "
                   f"draft {'ok' if draft_right else 'NO'}  {answer.prompt_tokens:>5}+{answer.completion_tokens:<4} "
                   f"tok {results[-1][5]:6.1f} s  {question}", flush=True)
-        index = property_index(endpoint, IndexCache(options.properties_cache), "en", date.today())
+        index = property_index(endpoint, IndexCache(options.properties.cache), "en", date.today())
         lines = [f"{t.id} {t.label}: {t.description} (also: {', '.join(t.aliases)})" for t in index.properties]
         per_line = statistics.mean(backend.count_tokens(line) for line in lines)
         whole_world = backend.count_tokens("\n".join(lines))

@@ -23,7 +23,6 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
@@ -176,7 +175,7 @@ def run_case(name: str, embeddings: bool) -> int:
             if embeddings:
                 from bot.wiring import Wiring
 
-                embed = Wiring(replace(Options(), threads=0)).embedder
+                embed = Wiring(Options.flat(threads=0)).embedder
             fetcher = Fetcher(__import__("requests").Session(), FetchRules(user_agent="refbot-benchmark", retries=0))
             corroborator = Corroborator(SparqlEndpoint(oxigraph.url, "refbot-benchmark"), fetcher, embed=embed)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,18 +64,19 @@ def main() -> int:
         statements = [s for selection in unsourced_statements(endpoint, items, selection_rules(base))
                       for s in selection.statements]
         print(f"demo world: {len(statements)} statements of {len(items)} items; judge {args.judge} "
-              f"{base.judge_model if args.judge == 'transformers' else args.judge_url}; justifications "
+              f"{base.judge.model if args.judge == 'transformers' else args.judge_url}; justifications "
               f"{'on, for the proposed reference' if args.justify else 'off'}")
         for strategy in args.strategies.split(","):
-            options = replace(base, check_strategy=strategy)
+            options = base.replaced(check_strategy=strategy)
             parts = Wiring(options, endpoint=endpoint, backend=shared.backend, embedder=shared.embedder)
             services, tools = parts.services, parts.tools
-            contexts = {item: read_item(services, options.wikidata_api_url, item, "", wiki=options.wikipedia_wiki,
-                                        article_url=options.wikipedia_article_url,
-                                        chunk_chars=options.wikipedia_chunk_chars) for item in items}
+            contexts = {item: read_item(services, options.wikidata.api_url, item, "", wiki=options.wikipedia.wiki,
+                                        article_url=options.wikipedia.article_url,
+                                        chunk_chars=options.wikipedia.chunk_chars) for item in items}
             started = time.monotonic()
-            checks = [check for _, check in check_many(((contexts[s.item], s) for s in statements), tools,
-                                                       plan_from(options), workers=options.check_workers)]
+            plan = plan_from(options.check, options.search, options.fetch.workers)
+            checks = [check for _, check in check_many(((contexts[s.item], s) for s in statements), tools, plan,
+                                                       workers=options.check.workers)]
             wall = time.monotonic() - started
             writing = time_trace_and_report(checks, contexts, options)
             results[strategy] = (checks, wall)
@@ -147,9 +147,9 @@ def time_trace_and_report(checks, contexts, options) -> float:
     for check in checks:
         by_item.setdefault(check.statement.item, []).append(traces.checked_statement_element(
             contexts[check.statement.item], check))
-    info = traces.RunInfo("run", "2026-11-23T00:00:00Z", "2026-11-23T00:00:01Z", 1.0, True, options.judge_backend,
-                          options.judge_model or "", options.template, "", options.threshold, options.check_strategy,
-                          options.check_top, "", run_id="benchmark")
+    info = traces.RunInfo("run", "2026-11-23T00:00:00Z", "2026-11-23T00:00:01Z", 1.0, True, options.judge.backend,
+                          options.judge.model or "", options.judge.template, "", options.judge.threshold,
+                          options.check.strategy, options.check.top, "", run_id="benchmark")
     tree = traces.assemble(info, [(traces.item_element(contexts[item]), elements)
                                   for item, elements in by_item.items()])
     with tempfile.TemporaryDirectory() as folder:

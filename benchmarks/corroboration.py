@@ -30,7 +30,6 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -215,7 +214,7 @@ def _measure(args: argparse.Namespace, records: Records, sparql: str, work: list
     if not args.no_embeddings:
         from bot.wiring import Wiring
 
-        embed = Wiring(replace(Options(), threads=0)).embedder
+        embed = Wiring(Options.flat(threads=0)).embedder
     fetcher = Fetcher(__import__("requests").Session(), FetchRules(user_agent="refbot-benchmark", retries=0))
     corroborator = Corroborator(SparqlEndpoint(sparql, "refbot-benchmark"), fetcher, embed=embed)
     started = time.monotonic()

@@ -43,7 +43,7 @@ def corpus() -> list[tuple[str, bytes, str]]:
 
 
 def time_extraction(name: str, pages: list[tuple[str, bytes, str]], repeat: int) -> None:
-    rules = paragraph_rules(load_options(ROOT / "tests" / "data" / "documents" / "empty.ini", environ={}))
+    rules = paragraph_rules(load_options(ROOT / "tests" / "data" / "documents" / "empty.ini", environ={}).paragraph)
     runs = []
     paragraphs = 0
     for _ in range(repeat):
@@ -92,9 +92,10 @@ def concurrency(hosts: int, pages: int, latency: float, delay: float, workers: i
                 server.most_in_flight = 0
             started = time.perf_counter()
             if parallel:
-                results = retrieve_many(wanted, fetcher, paragraph_rules(options), workers=options.fetch_workers)
+                results = retrieve_many(wanted, fetcher, paragraph_rules(options.paragraph),
+                                        workers=options.fetch.workers)
             else:
-                results = [retrieve(w.url, fetcher, paragraph_rules(options)) for w in wanted]
+                results = [retrieve(w.url, fetcher, paragraph_rules(options.paragraph)) for w in wanted]
             wall = time.perf_counter() - started
             recorded = [r for server in servers for r in server.requests]
             busy = sum(r.finished - r.started for r in recorded)

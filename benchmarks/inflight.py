@@ -21,7 +21,6 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import requests
@@ -85,21 +84,22 @@ def run(url: str, in_flight: int, workers: int):
         options = load_options(ROOT / "tests" / "data" / "documents" / "empty.ini", environ={}, overrides={
             **world.options(), "judge_backend": "openai", "judge_url": f"{url}/v1", "judge_in_flight": in_flight,
             "check_workers": workers, "justify": False, "fetch_cache_days": 0})
-        options = replace(options, check_strategy="ranked")
+        options = options.replaced(check_strategy="ranked")
         parts = Wiring(options)
         statements = [s for selection in unsourced_statements(parts.require_endpoint(), items,
                                                               selection_rules(options))
                       for s in selection.statements]
         services, tools = parts.services, parts.tools
-        contexts = {item: read_item(services, options.wikidata_api_url, item, "", wiki=options.wikipedia_wiki,
-                                    article_url=options.wikipedia_article_url,
-                                    chunk_chars=options.wikipedia_chunk_chars) for item in items}
+        contexts = {item: read_item(services, options.wikidata.api_url, item, "", wiki=options.wikipedia.wiki,
+                                    article_url=options.wikipedia.article_url,
+                                    chunk_chars=options.wikipedia.chunk_chars) for item in items}
         busy = Busy(url)
         busy.start()
         started = time.monotonic()
         try:
-            checks = [check for _, check in check_many(((contexts[s.item], s) for s in statements), tools,
-                                                       plan_from(options), workers=workers)]
+            plan = plan_from(options.check, options.search, options.fetch.workers)
+            checks = [check for _, check in check_many(((contexts[s.item], s) for s in statements), tools, plan,
+                                                       workers=workers)]
         finally:
             wall = time.monotonic() - started
             busy.stop()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +61,7 @@ def main() -> int:
     options = load_options()
     given = (("judge_backend", args.judge), ("judge_url", args.judge_url), ("judge_model", args.model))
     overrides = {key: value for key, value in given if value}
-    options = replace(options, **overrides)
+    options = options.replaced(**overrides)
     parts = Wiring(options, endpoint=None)  # the catalogue's contrasts, offline
     backend, embed, profiles = parts.generator, parts.embedder, parts.profiles
     right = wrong = missed = refused = tokens = 0

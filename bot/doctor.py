@@ -178,8 +178,8 @@ def contact(options: Options) -> str:
 
     from bot.selection import endpoint_url
 
-    urls = (endpoint_url(options.sparql_endpoint), options.wikidata_api_url,
-            options.wikipedia_article_url.replace("{host}", "wikipedia.org"))
+    urls = (endpoint_url(options.sparql.endpoint), options.wikidata.api_url,
+            options.wikipedia.article_url.replace("{host}", "wikipedia.org"))
     hosts = {urlsplit(url).hostname or "" for url in urls}
     wikimedia = sorted(host for host in hosts if WIKIMEDIA.search(host))
     if options.contact:
@@ -191,20 +191,20 @@ def contact(options: Options) -> str:
 
 
 def judge(options: Options) -> str:
-    if options.judge_backend == "openai":
+    if options.judge.backend == "openai":
         from bot.judge.openai_backend import OpenAIBackend, make_session
 
         # Without a model name the backend asks the server which one it serves: that is the check.
-        served = OpenAIBackend(make_session(retries=0, api_key=options.judge_api_key), options.judge_url,
+        served = OpenAIBackend(make_session(retries=0, api_key=options.judge.api_key), options.judge.url,
                                timeout_s=10).model_id
         from bot.redaction import redact_url
 
-        return f"openai server at {redact_url(options.judge_url, service=True)} serves {served}"
+        return f"openai server at {redact_url(options.judge.url, service=True)} serves {served}"
     import torch
     import transformers
 
     return (f"transformers {transformers.__version__}, torch {torch.__version__} "
-            f"({'CUDA' if torch.cuda.is_available() else 'CPU'}); model {options.judge_model}")
+            f"({'CUDA' if torch.cuda.is_available() else 'CPU'}); model {options.judge.model}")
 
 
 def model(name: str, options: Options, *, needed_for: str, transformers: bool = False) -> str:
@@ -216,14 +216,15 @@ def model(name: str, options: Options, *, needed_for: str, transformers: bool = 
             raise Problem(FAIL, f"no model at {name}", "set [judge] model to a model file, directory or catalogue "
                                                        "name (`refbot models list`)")
         return f"{name} (a path; not in the catalogue, so not verified)"
-    if not modelstore.installed(name, options.model_cache):
+    if not modelstore.installed(name, options.judge.model_cache):
         fetch = f"refbot models fetch {name}" + (" --transformers" if transformers else "")
-        raise Problem(WARN, f"{name} is not installed in {options.model_cache}; {needed_for} needs it", fetch)
+        raise Problem(WARN, f"{name} is not installed in {options.judge.model_cache}; {needed_for} needs it", fetch)
     try:
-        verified = modelstore.verify(name, options.model_cache)
+        verified = modelstore.verify(name, options.judge.model_cache)
     except RefbotError as error:
         raise Problem(FAIL, error.args[0], error.hint or f"refbot models fetch {name}") from error
-    if transformers and not modelstore.transformers_path(name, options.model_cache).joinpath("config.json").exists():
+    copy = modelstore.transformers_path(name, options.judge.model_cache)
+    if transformers and not copy.joinpath("config.json").exists():
         raise Problem(WARN, f"{name}: {verified}; no transformers copy yet (the CPU judge loads the GGUF slowly)",
                       f"refbot models fetch {name} --transformers")
     return f"{name}: {verified}"
@@ -253,30 +254,30 @@ def chromium() -> str:
 
 def writes(options: Options) -> str:
     """Whether `refbot apply --live` has an account and a BotPassword (the password itself is never shown)."""
-    if not options.apply_user:
+    if not options.apply.user:
         return "no account configured: `refbot apply` simulates; --live needs [apply] user and a BotPassword"
-    if options.apply_password:
+    if options.apply.password:
         source = "the BotPassword from the environment (REFBOT_APPLY_PASSWORD)"
-    elif options.apply_password_file:
+    elif options.apply.password_file:
         from bot.review.wikibase import check_password_file
 
         try:
-            path = check_password_file(options.apply_password_file)
+            path = check_password_file(options.apply.password_file)
         except RefbotError as error:
             raise Problem(FAIL, error.args[0], error.hint or "") from error
         if path.stat().st_mode & 0o077:
             raise Problem(WARN, f"{path} can be read by other users", f"chmod 600 {path}")
         source = f"the BotPassword in {path}"
     else:
-        raise Problem(WARN, f"[apply] user {options.apply_user} has no BotPassword: apply --live will refuse",
+        raise Problem(WARN, f"[apply] user {options.apply.user} has no BotPassword: apply --live will refuse",
                       "export REFBOT_APPLY_PASSWORD, or set [apply] password_file")
     from bot.redaction import redact_url
 
-    return f"{options.apply_user} at {redact_url(options.wikidata_api_url, service=True)}, with {source}"
+    return f"{options.apply.user} at {redact_url(options.wikidata.api_url, service=True)}, with {source}"
 
 
 def writable(options: Options) -> str:
-    for folder in (options.check_reports, options.model_cache, options.fetch_cache.parent):
+    for folder in (options.check.reports, options.judge.model_cache, options.fetch.cache.parent):
         probe = Path(folder)
         try:
             probe.mkdir(parents=True, exist_ok=True)
@@ -285,7 +286,7 @@ def writable(options: Options) -> str:
         except OSError as error:
             raise Problem(FAIL, f"cannot write in {probe}: {error.strerror or error}",
                           "make the folder writable, or point the option that names it elsewhere") from error
-    return f"reports ({options.check_reports}), model cache and HTTP cache can be written"
+    return f"reports ({options.check.reports}), model cache and HTTP cache can be written"
 
 
 def diagnose(config_file: Path | None = None, environ: Mapping[str, str] | None = None) -> list[Finding]:
@@ -304,11 +305,11 @@ def diagnose(config_file: Path | None = None, environ: Mapping[str, str] | None 
         _run("contact", lambda: contact(options)),
         _run("judge", lambda: judge(options)),
     ]
-    if options.judge_backend == "transformers":
-        findings.append(_run("judge model", lambda: model(options.judge_model, options, needed_for="the judge",
+    if options.judge.backend == "transformers":
+        findings.append(_run("judge model", lambda: model(options.judge.model, options, needed_for="the judge",
                                                           transformers=True)))
-    if options.check_embeddings:
-        findings.append(_run("embedding model", lambda: model(options.check_embedding_model, options,
+    if options.check.embeddings:
+        findings.append(_run("embedding model", lambda: model(options.check.embedding_model, options,
                                                               needed_for="pre-ranking (or use --no-embeddings)")))
     findings += [_run("folders", lambda: writable(options)), _run("writes (apply)", lambda: writes(options)),
                  _run("oxigraph (demo)", oxigraph),

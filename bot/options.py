@@ -59,17 +59,17 @@ def ini_text(values: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class Options:
-    judge_backend: str = "transformers"
-    judge_model: str = "qwen2.5-coder-1.5b"
-    judge_url: str = "http://127.0.0.1:8000/v1"
-    judge_api_key: str = field(default="", repr=False)
-    judge_timeout: float = 120.0
-    judge_in_flight: int = 4
-    judge_retries: int = 3
-    judge_context: int = 0
+class JudgeOptions:
+    backend: str = "transformers"
+    model: str = "qwen2.5-coder-1.5b"
+    url: str = "http://127.0.0.1:8000/v1"
+    api_key: str = field(default="", repr=False)
+    timeout: float = 120.0
+    in_flight: int = 4
+    retries: int = 3
+    context: int = 0
     # The weights' type for the in-process transformers judge on a CPU: bfloat16 (half the memory) or float32.
-    judge_dtype: str = "bfloat16"
+    dtype: str = "bfloat16"
     template: str = "refbot"
     # The calibrated support at or above which a paragraph supports; None: the calibration's own (chosen for
     # precision 0.95 on development data; 0.5 for a judge no calibration was fitted for).
@@ -77,6 +77,176 @@ class Options:
     justify: bool = False
     threads: int = 0
     model_cache: Path = field(default_factory=default_cache)
+
+
+@dataclass(frozen=True)
+class PropertiesOptions:
+    """Property profiles ([properties]): phrases and contrasting properties looked up on the SPARQL endpoint are
+    kept on disk this many days (0: neither read nor write the cache; the catalogue still answers)."""
+
+    cache: Path = field(default_factory=lambda: default_cache().parent / "properties")
+    cache_days: float = 30.0
+
+
+@dataclass(frozen=True)
+class SparqlOptions:
+    endpoint: str = "wdqs"
+    timeout: float = 70.0
+    retries: int = 3
+    backoff: float = 2.0
+    max_wait: float = 300.0
+    page_size: int = 100
+    post_above: int = 2000
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """Fetching grounding documents ([fetch]): timeouts in seconds, sizes in bytes, the pause between two
+    requests to one host, an on-disk HTTP cache (0 days: none), addresses allowed despite being private."""
+
+    connect_timeout: float = 10.0
+    read_timeout: float = 30.0
+    max_seconds: float = 120.0
+    max_bytes: int = 20_000_000
+    max_redirects: int = 5
+    retries: int = 2
+    backoff: float = 2.0
+    delay: float = 1.0
+    robots: bool = True
+    workers: int = 8
+    cache: Path = field(default_factory=lambda: default_cache().parent / "http-cache.sqlite")
+    cache_days: float = 30.0
+    # The HTTP cache's file is kept under this many megabytes (MiB), the oldest entries deleted first.
+    cache_max_mb: float = 500.0
+    allow_addresses: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ParagraphOptions:
+    """Paragraphs ([paragraph]): shorter blocks are dropped, longer ones split between sentences."""
+
+    min_chars: int = 100
+    max_chars: int = 2000
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Web search ([search]): backend searxng or brave (empty: no web search), its URL and key, results kept."""
+
+    backend: str = ""
+    url: str = ""
+    api_key: str = field(default="", repr=False)
+    results: int = 5
+    language: str = ""
+    allow_domains: tuple[str, ...] = ()
+    deny_domains: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ArchiveOptions:
+    """The Wayback Machine ([archive]) for dead links."""
+
+    enabled: bool = True
+    availability_url: str = "https://archive.org/wayback/available"
+    cdx_url: str = "https://web.archive.org/cdx/search/cdx"
+    web_url: str = "https://web.archive.org"
+
+
+@dataclass(frozen=True)
+class WikipediaOptions:
+    """Wikipedia's cited sources ([wikipedia], [wikidata]): which wiki, where its Parsoid HTML is, chunk size."""
+
+    wiki: str = "enwiki"
+    article_url: str = "https://{host}/w/rest.php/v1/page/{title}/html"
+    chunk_chars: int = 10_000
+
+
+@dataclass(frozen=True)
+class WikidataOptions:
+    api_url: str = "https://www.wikidata.org/w/api.php"
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Checking statements ([check]): where evidence comes from (kg: the item's authority records read as RDF;
+    web; wikipedia: the sources its article cites; both: web and wikipedia; all: the three), the order paragraphs
+    are judged in (ranked: the best `top` paragraphs of each document that name the value and are about the item;
+    paper: every paragraph in document order, as published), documents per statement, statements checked at once,
+    embeddings."""
+
+    source: str = "all"
+    # Search the web and Wikipedia's sources even for a statement an authority record corroborates.
+    all_sources: bool = False
+    # Authority records (kg): candidate facts kept per record (GPT-LODS's top K) and records read per item at most.
+    kg_top: int = 5
+    kg_records: int = 5
+    strategy: str = "ranked"
+    top: int = 3
+    require_mention: bool = True
+    require_subject: bool = True
+    unnamed: int = 1
+    documents: int = 8
+    # Paragraphs of one document ranked at most (ranked): the best by the names they mention; the rest are never
+    # embedded nor judged, which bounds what a huge page costs its statement.
+    paragraphs: int = 200
+    workers: int = 2
+    embeddings: bool = True
+    embedding_model: str = "all-minilm-l6-v2"
+    reports: Path = Path("reports")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Scheduled runs ([run]): the ledger that makes a run resumable, and how long a checked statement rests."""
+
+    ledger: Path = Path("reports/runs.sqlite")
+    recheck_days: float = 30.0
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    """Worklists asked in plain words ([ask]): candidate queries the model writes, and the most items one
+    returns."""
+
+    candidates: int = 3
+    limit: int = 500
+    # Where a question's names are looked up: the Wikidata API's search box (api), or the SPARQL endpoint's own
+    # labels and aliases (endpoint: a local store or a Wikibase with no API).
+    entities: str = "api"
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    """Curators' review ([review]): the name decisions are recorded with."""
+
+    curator: str = ""
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    """Writes ([apply]): the BotPassword login name (Example@refbot); its password from REFBOT_APPLY_PASSWORD or
+    pywikibot's password file; seconds between edits (pywikibot's put_throttle), maxlag, retries and their wait;
+    where refbot keeps pywikibot's configuration; the published report the edit summary links to ({run}: the
+    run)."""
+
+    user: str = ""
+    password: str = field(default="", repr=False)
+    password_file: str = ""
+    edit_delay: float = 10.0
+    maxlag: int = 5
+    retries: int = 3
+    retry_wait: float = 5.0
+    pywikibot_dir: Path = field(default_factory=lambda: default_cache().parent / "pywikibot")
+    report_url: str = ""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every setting, grouped by the part that reads it: each part is given its own section (``options.fetch`` to
+    the fetcher, ``options.judge`` to the judge's backend), and what every part shares stays here. Outside the code a
+    setting has one flat name — ``fetch_delay``, ``template`` — the same in the configuration file ([fetch] delay,
+    [refbot] template), the environment (REFBOT_FETCH_DELAY) and the command line's options."""
+
     # Who runs this copy of refbot (an email address or a user page URL): sent in the User-Agent, required by
     # Wikimedia's policy before any request to a Wikimedia host.
     contact: str = ""
@@ -84,112 +254,70 @@ class Options:
     languages: tuple[str, ...] = ("en", "mul")
     # A reference made only of these properties does not count (imports are not evidence); empty: any does.
     ignored_reference_properties: tuple[str, ...] = ("P143", "P4656", "P813")
-    sparql_endpoint: str = "wdqs"
-    sparql_timeout: float = 70.0
-    sparql_retries: int = 3
-    sparql_backoff: float = 2.0
-    sparql_max_wait: float = 300.0
-    sparql_page_size: int = 100
-    sparql_post_above: int = 2000
-    # Fetching grounding documents ([fetch]): timeouts in seconds, sizes in bytes, the pause between two
-    # requests to one host, an on-disk HTTP cache (0 days: none), addresses allowed despite being private.
-    fetch_connect_timeout: float = 10.0
-    fetch_read_timeout: float = 30.0
-    fetch_max_seconds: float = 120.0
-    fetch_max_bytes: int = 20_000_000
-    fetch_max_redirects: int = 5
-    fetch_retries: int = 2
-    fetch_backoff: float = 2.0
-    fetch_delay: float = 1.0
-    fetch_robots: bool = True
-    fetch_workers: int = 8
-    fetch_cache: Path = field(default_factory=lambda: default_cache().parent / "http-cache.sqlite")
-    fetch_cache_days: float = 30.0
-    # The HTTP cache's file is kept under this many megabytes (MiB), the oldest entries deleted first.
-    fetch_cache_max_mb: float = 500.0
-    fetch_allow_addresses: tuple[str, ...] = ()
-    # Paragraphs ([paragraph]): shorter blocks are dropped, longer ones split between sentences.
-    paragraph_min_chars: int = 100
-    paragraph_max_chars: int = 2000
-    # Web search ([search]): backend searxng or brave (empty: no web search), its URL and key, results kept.
-    search_backend: str = ""
-    search_url: str = ""
-    search_api_key: str = field(default="", repr=False)
-    search_results: int = 5
-    search_language: str = ""
-    search_allow_domains: tuple[str, ...] = ()
-    search_deny_domains: tuple[str, ...] = ()
-    # The Wayback Machine ([archive]) for dead links.
-    archive_enabled: bool = True
-    archive_availability_url: str = "https://archive.org/wayback/available"
-    archive_cdx_url: str = "https://web.archive.org/cdx/search/cdx"
-    archive_web_url: str = "https://web.archive.org"
-    # Wikipedia's cited sources ([wikipedia], [wikidata]): which wiki, where its Parsoid HTML is, chunk size.
-    wikipedia_wiki: str = "enwiki"
-    wikipedia_article_url: str = "https://{host}/w/rest.php/v1/page/{title}/html"
-    wikipedia_chunk_chars: int = 10_000
-    wikidata_api_url: str = "https://www.wikidata.org/w/api.php"
-    # Checking statements ([check]): where evidence comes from (kg: the item's authority records read as RDF; web;
-    # wikipedia: the sources its article cites; both: web and wikipedia; all: the three), the order paragraphs are
-    # judged in (ranked: the best `top` paragraphs of each document that name the value and are about the item;
-    # paper: every paragraph in document order, as published), documents per statement, statements checked at
-    # once, embeddings.
-    check_source: str = "all"
-    # Search the web and Wikipedia's sources even for a statement an authority record corroborates.
-    check_all_sources: bool = False
-    # Authority records (kg): candidate facts kept per record (GPT-LODS's top K) and records read per item at most.
-    check_kg_top: int = 5
-    check_kg_records: int = 5
-    check_strategy: str = "ranked"
-    check_top: int = 3
-    check_require_mention: bool = True
-    check_require_subject: bool = True
-    check_unnamed: int = 1
-    check_documents: int = 8
-    # Paragraphs of one document ranked at most (ranked): the best by the names they mention; the rest are never
-    # embedded nor judged, which bounds what a huge page costs its statement.
-    check_paragraphs: int = 200
-    check_workers: int = 2
-    check_embeddings: bool = True
-    check_embedding_model: str = "all-minilm-l6-v2"
-    check_reports: Path = Path("reports")
-    # Property profiles ([properties]): phrases and contrasting properties looked up on the SPARQL endpoint are
-    # kept on disk this many days (0: neither read nor write the cache; the catalogue still answers).
-    properties_cache: Path = field(default_factory=lambda: default_cache().parent / "properties")
-    properties_cache_days: float = 30.0
-    # Scheduled runs ([run]): the ledger that makes a run resumable, and how long a checked statement rests.
-    run_ledger: Path = Path("reports/runs.sqlite")
-    run_recheck_days: float = 30.0
-    # Worklists asked in plain words ([ask]): candidate queries the model writes, and the most items one returns.
-    ask_candidates: int = 3
-    ask_limit: int = 500
-    # Where a question's names are looked up: the Wikidata API's search box (api), or the SPARQL endpoint's own
-    # labels and aliases (endpoint: a local store or a Wikibase with no API).
-    ask_entities: str = "api"
-    # Curators' review ([review]): the name decisions are recorded with.
-    review_curator: str = ""
-    # Writes ([apply]): the BotPassword login name (Example@refbot); its password from REFBOT_APPLY_PASSWORD or
-    # pywikibot's password file; seconds between edits (pywikibot's put_throttle), maxlag, retries and their wait;
-    # where refbot keeps pywikibot's configuration; the published report the edit summary links to ({run}: the run).
-    apply_user: str = ""
-    apply_password: str = field(default="", repr=False)
-    apply_password_file: str = ""
-    apply_edit_delay: float = 10.0
-    apply_maxlag: int = 5
-    apply_retries: int = 3
-    apply_retry_wait: float = 5.0
-    apply_pywikibot_dir: Path = field(default_factory=lambda: default_cache().parent / "pywikibot")
-    apply_report_url: str = ""
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
+    properties: PropertiesOptions = field(default_factory=PropertiesOptions)
+    sparql: SparqlOptions = field(default_factory=SparqlOptions)
+    fetch: FetchOptions = field(default_factory=FetchOptions)
+    paragraph: ParagraphOptions = field(default_factory=ParagraphOptions)
+    search: SearchOptions = field(default_factory=SearchOptions)
+    archive: ArchiveOptions = field(default_factory=ArchiveOptions)
+    wikipedia: WikipediaOptions = field(default_factory=WikipediaOptions)
+    wikidata: WikidataOptions = field(default_factory=WikidataOptions)
+    check: CheckOptions = field(default_factory=CheckOptions)
+    run: RunOptions = field(default_factory=RunOptions)
+    ask: AskOptions = field(default_factory=AskOptions)
+    review: ReviewOptions = field(default_factory=ReviewOptions)
+    apply: ApplyOptions = field(default_factory=ApplyOptions)
+
+    @classmethod
+    def flat(cls, **values: Any) -> Options:
+        """The defaults with these settings, by their flat names: ``Options.flat(fetch_delay=0, contact="…")``."""
+        return cls().replaced(**values)
+
+    def replaced(self, **values: Any) -> Options:
+        """These settings changed, by their flat names; TypeError for a name that is no setting."""
+        sections: dict[str, dict[str, Any]] = {}
+        shared: dict[str, Any] = {}
+        for name, value in values.items():
+            if name not in FLAT:
+                raise TypeError(f"no setting named {name!r}")
+            section, attribute, _ = FLAT[name]
+            (sections.setdefault(section, {}) if section else shared)[attribute] = value
+        changed = {section: replace(getattr(self, section), **given) for section, given in sections.items()}
+        return replace(self, **shared, **changed)
+
+    def value(self, name: str) -> Any:
+        """A setting by its flat name: ``options.value("fetch_delay") == options.fetch.delay``."""
+        section, attribute, _ = FLAT[name]
+        return getattr(getattr(self, section) if section else self, attribute)
 
     def public(self) -> dict[str, Any]:
-        """The options as they may be printed or recorded: secrets left out."""
+        """The settings as they may be printed or recorded, by their flat names: secrets left out."""
         def shown(value: Any) -> str:
             return ",".join(value) if isinstance(value, tuple) else str(value)
-        return {f.name: shown(getattr(self, f.name)) for f in fields(self) if f.name not in SECRET_FIELDS}
+        return {name: shown(self.value(name)) for name in FLAT if name not in SECRET_FIELDS}
+
+
+# The judge's settings that the configuration file keeps in [refbot] and that have no judge_ prefix.
+UNPREFIXED = frozenset({"template", "threshold", "justify", "threads", "model_cache"})
+
+
+def _flat_names() -> dict[str, tuple[str, str, str]]:
+    """Flat name → (section, attribute, type); the section "" for the settings every part shares."""
+    classes = {f.name: f.default_factory for f in fields(Options) if f.name in SECTIONS}
+    names = {f.name: ("", f.name, str(f.type)) for f in fields(Options) if f.name not in SECTIONS}
+    for section, kind in classes.items():
+        for f in fields(kind):  # type: ignore[arg-type]
+            flat = f.name if section == "judge" and f.name in UNPREFIXED else f"{section}_{f.name}"
+            names[flat] = (section, f.name, str(f.type))
+    return names
+
+
+FLAT = _flat_names()
 
 
 def _convert(name: str, raw: str) -> Any:
-    kind = {f.name: f.type for f in fields(Options)}[name]
+    kind = FLAT[name][2]
     try:
         if kind == "bool":
             lowered = raw.strip().lower()
@@ -223,7 +351,6 @@ def _from_file(path: Path) -> dict[str, Any]:
                           hint="save it as UTF-8") from None
     except configparser.Error as error:
         raise ConfigError(f"configuration file {path} is not valid INI: {error.message}") from None
-    known = {f.name for f in fields(Options)}
     values: dict[str, Any] = {}
     for section in parser.sections():
         for key, raw in parser.items(section):
@@ -232,7 +359,7 @@ def _from_file(path: Path) -> dict[str, Any]:
                 raise ConfigError(f"{path}: [{section}] {key}: the BotPassword is not read from refbot.ini, which may "
                                   "sit in a repository", hint="export REFBOT_APPLY_PASSWORD, or set [apply] "
                                   "password_file to pywikibot's password file")
-            if name not in known:
+            if name not in FLAT:
                 raise ConfigError(f"{path}: unknown key [{section}] {key}",
                                   hint="see the README's configuration section")
             values[name] = _convert(name, raw)
@@ -249,55 +376,56 @@ def default_config_file(cwd: Path | None = None) -> Path | None:
 
 def _check(options: Options) -> Options:
     problems = [
-        (options.threshold is not None and not 0.0 <= options.threshold <= 1.0, "threshold must be between 0 and 1"),
-        (options.judge_timeout <= 0, "judge timeout must be more than 0 seconds"),
-        (options.judge_in_flight < 1, "judge in-flight must be at least 1"),
-        (options.judge_retries < 0, "judge retries cannot be negative"),
-        (options.judge_context < 0, "judge context cannot be negative (0: ask the server or model)"),
-        (options.judge_dtype not in ("bfloat16", "float32"), "judge dtype must be bfloat16 or float32"),
-        (options.threads < 0, "threads cannot be negative (0: torch's default)"),
+        (options.judge.threshold is not None and not 0.0 <= options.judge.threshold <= 1.0,
+         "threshold must be between 0 and 1"),
+        (options.judge.timeout <= 0, "judge timeout must be more than 0 seconds"),
+        (options.judge.in_flight < 1, "judge in-flight must be at least 1"),
+        (options.judge.retries < 0, "judge retries cannot be negative"),
+        (options.judge.context < 0, "judge context cannot be negative (0: ask the server or model)"),
+        (options.judge.dtype not in ("bfloat16", "float32"), "judge dtype must be bfloat16 or float32"),
+        (options.judge.threads < 0, "threads cannot be negative (0: torch's default)"),
         (not options.languages, "languages needs at least one language code"),
-        (options.sparql_timeout <= 0, "sparql timeout must be more than 0 seconds"),
-        (options.sparql_retries < 0, "sparql retries cannot be negative"),
-        (options.sparql_backoff < 0, "sparql backoff cannot be negative"),
-        (options.sparql_max_wait < 0, "sparql max_wait cannot be negative"),
-        (options.sparql_page_size < 1, "sparql page_size must be at least 1"),
-        (options.sparql_post_above < 0, "sparql post_above cannot be negative"),
-        (options.fetch_connect_timeout <= 0 or options.fetch_read_timeout <= 0 or options.fetch_max_seconds <= 0,
+        (options.sparql.timeout <= 0, "sparql timeout must be more than 0 seconds"),
+        (options.sparql.retries < 0, "sparql retries cannot be negative"),
+        (options.sparql.backoff < 0, "sparql backoff cannot be negative"),
+        (options.sparql.max_wait < 0, "sparql max_wait cannot be negative"),
+        (options.sparql.page_size < 1, "sparql page_size must be at least 1"),
+        (options.sparql.post_above < 0, "sparql post_above cannot be negative"),
+        (options.fetch.connect_timeout <= 0 or options.fetch.read_timeout <= 0 or options.fetch.max_seconds <= 0,
          "fetch timeouts must be more than 0 seconds"),
-        (options.fetch_max_bytes < 1, "fetch max_bytes must be at least 1"),
-        (options.fetch_max_redirects < 0 or options.fetch_retries < 0 or options.fetch_backoff < 0
-         or options.fetch_delay < 0 or options.fetch_cache_days < 0,
+        (options.fetch.max_bytes < 1, "fetch max_bytes must be at least 1"),
+        (options.fetch.max_redirects < 0 or options.fetch.retries < 0 or options.fetch.backoff < 0
+         or options.fetch.delay < 0 or options.fetch.cache_days < 0,
          "fetch max_redirects, retries, backoff, delay and cache_days cannot be negative"),
-        (options.fetch_workers < 1, "fetch workers must be at least 1"),
-        (not options.fetch_cache_max_mb > 0, "fetch cache_max_mb must be more than 0 (cache_days = 0: no cache)"),
-        (options.paragraph_min_chars < 0, "paragraph min_chars cannot be negative"),
-        (options.paragraph_max_chars < max(options.paragraph_min_chars, 50),
+        (options.fetch.workers < 1, "fetch workers must be at least 1"),
+        (not options.fetch.cache_max_mb > 0, "fetch cache_max_mb must be more than 0 (cache_days = 0: no cache)"),
+        (options.paragraph.min_chars < 0, "paragraph min_chars cannot be negative"),
+        (options.paragraph.max_chars < max(options.paragraph.min_chars, 50),
          "paragraph max_chars must be at least min_chars (and 50)"),
-        (options.search_backend not in ("", "searxng", "brave"),
-         f"search backend {options.search_backend!r} is not one of searxng, brave (or empty for none)"),
-        (options.search_results < 1, "search results must be at least 1"),
-        (options.wikipedia_chunk_chars < 1, "wikipedia chunk_chars must be at least 1"),
-        (options.check_source not in SOURCES,
-         f"check source {options.check_source!r} is not one of {', '.join(SOURCES)}"),
-        (options.check_kg_top < 1, "check kg_top must be at least 1"),
-        (options.check_kg_records < 1, "check kg_records must be at least 1"),
-        (options.check_strategy not in ("ranked", "paper"),
-         f"check strategy {options.check_strategy!r} is not one of ranked, paper"),
-        (options.check_top < 1, "check top must be at least 1"),
-        (options.check_documents < 1, "check documents must be at least 1"),
-        (options.check_paragraphs < 1, "check paragraphs must be at least 1"),
-        (options.check_workers < 1, "check workers must be at least 1"),
-        (options.run_recheck_days < 0, "run recheck_days cannot be negative"),
-        (not 1 <= options.ask_candidates <= 8, "ask candidates must be between 1 and 8"),
-        (not 1 <= options.ask_limit <= 10_000, "ask limit must be between 1 and 10000"),
-        (options.ask_entities not in ("api", "endpoint"),
-         f"ask entities {options.ask_entities!r} is not one of api, endpoint"),
-        (options.properties_cache_days < 0, "properties cache_days cannot be negative"),
-        (options.apply_edit_delay < 0 or options.apply_retry_wait < 0 or options.apply_retries < 0,
+        (options.search.backend not in ("", "searxng", "brave"),
+         f"search backend {options.search.backend!r} is not one of searxng, brave (or empty for none)"),
+        (options.search.results < 1, "search results must be at least 1"),
+        (options.wikipedia.chunk_chars < 1, "wikipedia chunk_chars must be at least 1"),
+        (options.check.source not in SOURCES,
+         f"check source {options.check.source!r} is not one of {', '.join(SOURCES)}"),
+        (options.check.kg_top < 1, "check kg_top must be at least 1"),
+        (options.check.kg_records < 1, "check kg_records must be at least 1"),
+        (options.check.strategy not in ("ranked", "paper"),
+         f"check strategy {options.check.strategy!r} is not one of ranked, paper"),
+        (options.check.top < 1, "check top must be at least 1"),
+        (options.check.documents < 1, "check documents must be at least 1"),
+        (options.check.paragraphs < 1, "check paragraphs must be at least 1"),
+        (options.check.workers < 1, "check workers must be at least 1"),
+        (options.run.recheck_days < 0, "run recheck_days cannot be negative"),
+        (not 1 <= options.ask.candidates <= 8, "ask candidates must be between 1 and 8"),
+        (not 1 <= options.ask.limit <= 10_000, "ask limit must be between 1 and 10000"),
+        (options.ask.entities not in ("api", "endpoint"),
+         f"ask entities {options.ask.entities!r} is not one of api, endpoint"),
+        (options.properties.cache_days < 0, "properties cache_days cannot be negative"),
+        (options.apply.edit_delay < 0 or options.apply.retry_wait < 0 or options.apply.retries < 0,
          "apply edit_delay, retries and retry_wait cannot be negative"),
-        (not 0 < options.apply_maxlag <= 30, "apply maxlag must be between 1 and 30 seconds (Wikidata asks for 5)"),
-        ("{title}" not in options.wikipedia_article_url, "wikipedia article_url must contain {title}"),
+        (not 0 < options.apply.maxlag <= 30, "apply maxlag must be between 1 and 30 seconds (Wikidata asks for 5)"),
+        ("{title}" not in options.wikipedia.article_url, "wikipedia article_url must contain {title}"),
     ]
     for wrong, message in problems:
         if wrong:
@@ -312,15 +440,15 @@ def _check(options: Options) -> Options:
     from bot.documents.addresses import parse_networks
 
     try:
-        parse_networks(options.fetch_allow_addresses)
+        parse_networks(options.fetch.allow_addresses)
     except ValueError as error:
         raise ConfigError(f"fetch allow_addresses: {error}", hint="list addresses or networks, each with an "
                           "optional port, such as 10.0.0.5, 192.168.0.0/16, 127.0.0.1:8080, [::1]:8080") from None
-    if not re.match(r"^[a-z][a-z0-9_]*wiki\Z", options.wikipedia_wiki):
-        raise ConfigError(f"wikipedia wiki: not a Wikipedia site id: {options.wikipedia_wiki!r}",
+    if not re.match(r"^[a-z][a-z0-9_]*wiki\Z", options.wikipedia.wiki):
+        raise ConfigError(f"wikipedia wiki: not a Wikipedia site id: {options.wikipedia.wiki!r}",
                           hint="use a site id such as enwiki, cswiki, dewiki")
     for name in URL_OPTIONS:
-        _check_url(name, getattr(options, name))
+        _check_url(name, options.value(name))
     check_contact(options.contact)
     return options
 
@@ -340,7 +468,7 @@ def _check_url(name: str, value: str) -> None:
         urlsplit(value).port  # noqa: B018 (parses the host and the port, raising ValueError on either)
     except ValueError as error:
         section, key = section_key(name)
-        default = {f.name: f.default for f in fields(Options)}[name]
+        default = Options().value(name)
         example = default if "://" in str(default) else "https://host.example/path"
         raise ConfigError(f"{section} {key}: not a URL: {value!r} ({error})",
                           hint=f"set [{section}] {key} to a URL such as {example}") from None
@@ -351,13 +479,13 @@ def load_options(config_file: Path | None = None, environ: Mapping[str, str] | N
     options = Options()
     path = config_file or default_config_file()
     if path is not None:
-        options = replace(options, **_from_file(path))
+        options = options.replaced(**_from_file(path))
     environ = os.environ if environ is None else environ
-    from_env = {f.name: _convert(f.name, environ[f"REFBOT_{f.name.upper()}"])
-                for f in fields(Options) if f"REFBOT_{f.name.upper()}" in environ}
+    from_env = {name: _convert(name, environ[f"REFBOT_{name.upper()}"])
+                for name in FLAT if f"REFBOT_{name.upper()}" in environ}
     if "judge_api_key" not in from_env and environ.get("OPENAI_API_KEY"):
         from_env["judge_api_key"] = environ["OPENAI_API_KEY"]
     if "search_api_key" not in from_env and environ.get("BRAVE_API_KEY"):
         from_env["search_api_key"] = environ["BRAVE_API_KEY"]
-    options = replace(options, **from_env)
-    return _check(replace(options, **{k: v for k, v in (overrides or {}).items() if v is not None}))
+    options = options.replaced(**from_env)
+    return _check(options.replaced(**{k: v for k, v in (overrides or {}).items() if v is not None}))

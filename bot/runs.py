@@ -152,10 +152,10 @@ class Run:
         ledger.claim(record)  # a second process on the same run stops here, before it checks anything twice
         parts.tools  # noqa: B018 (the models load before any statement is due, not inside the first one)
         done = ledger.done(record)
-        recent = ledger.recently_checked(record, options.run_recheck_days) \
-            if kept and options.run_recheck_days else set()
+        recent = ledger.recently_checked(record, options.run.recheck_days) \
+            if kept and options.run.recheck_days else set()
         selected = [statement for selection in select(parts.require_endpoint(), worklist, selection_rules(options),
-                                                      page_size=options.sparql_page_size)
+                                                      page_size=options.sparql.page_size)
                     for statement in selection.statements]
         todo = [s for s in selected if s.guid not in done and s.guid not in recent]
         if worklist.limit:  # at most N checked in a run, counting those finished before a resume
@@ -195,8 +195,9 @@ class Run:
         self.failure = None
         self._checked = []
         try:
-            for context, check in check_many(self._with_items(self.todo), self.parts.tools, plan_from(options),
-                                             workers=options.check_workers, deadline=deadline, breaker=breaker):
+            plan = plan_from(options.check, options.search, options.fetch.workers)
+            for context, check in check_many(self._with_items(self.todo), self.parts.tools, plan,
+                                             workers=options.check.workers, deadline=deadline, breaker=breaker):
                 self._record(context, check)
                 self._checked.append(check)
                 if on_progress is not None:
@@ -265,25 +266,25 @@ class Run:
         since the SPARQL service saw it) is recorded as the item's error, and its statements are still checked."""
         options = self.parts.options
         try:
-            return read_item(self.parts.services, options.wikidata_api_url, item, label,
-                             wiki=options.wikipedia_wiki, article_url=options.wikipedia_article_url,
-                             chunk_chars=options.wikipedia_chunk_chars,
-                             want_article=uses(options.check_source, "wikipedia"))
+            return read_item(self.parts.services, options.wikidata.api_url, item, label,
+                             wiki=options.wikipedia.wiki, article_url=options.wikipedia.article_url,
+                             chunk_chars=options.wikipedia.chunk_chars,
+                             want_article=uses(options.check.source, "wikipedia"))
         except InputError as error:
             if strict:
                 raise
-            return ItemContext(item, label, wikidata_site(options.wikidata_api_url), error=str(error))
+            return ItemContext(item, label, wikidata_site(options.wikidata.api_url), error=str(error))
 
 
 def run_key(options: Options, worklist: Worklist) -> str:
     """What makes two runs the same run, to resume: the worklist and every setting that changes an outcome.
     Resuming with another judge or other checking settings would mix their results in one run: that is a new
     run."""
-    settings = [",".join(worklist.properties), str(worklist.limit or ""), options.check_source,
-                str(options.check_all_sources), str(options.check_kg_top), str(options.check_kg_records),
-                options.check_strategy, str(options.check_top), str(options.check_require_mention),
-                str(options.check_require_subject), str(options.check_unnamed), str(options.check_documents),
-                str(options.check_paragraphs),
-                str(options.check_embeddings), options.check_embedding_model, options.judge_backend,
-                options.judge_model, options.template, str(options.threshold), str(options.justify)]
+    settings = [",".join(worklist.properties), str(worklist.limit or ""), options.check.source,
+                str(options.check.all_sources), str(options.check.kg_top), str(options.check.kg_records),
+                options.check.strategy, str(options.check.top), str(options.check.require_mention),
+                str(options.check.require_subject), str(options.check.unnamed), str(options.check.documents),
+                str(options.check.paragraphs),
+                str(options.check.embeddings), options.check.embedding_model, options.judge.backend,
+                options.judge.model, options.judge.template, str(options.judge.threshold), str(options.judge.justify)]
     return hashlib.sha256("\n".join([worklist.identity, *settings]).encode()).hexdigest()[:16]

@@ -48,7 +48,8 @@ from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend
 from bot.judge.openai_backend import make_session as judge_session
 from bot.judge.prompts import template_by_id
 from bot.judge.transformers_backend import TransformersBackend
-from bot.options import Options, uses
+from bot.options import (ArchiveOptions, CheckOptions, FetchOptions, JudgeOptions, Options, SearchOptions,
+                         SparqlOptions, uses)
 from bot.output.runs import TraceRecords
 from bot.properties import PropertyProfiles
 from bot.properties.cache import ProfileCache
@@ -66,9 +67,9 @@ def service_urls(options: Options) -> tuple[str, ...]:
     """The URLs refbot was configured to talk to (``bot.redaction``: their requests' query values are never
     written). The Wayback Machine's web address is left out: an archived copy is a document, evidence a reader must
     be able to open."""
-    urls = (options.judge_url, endpoint_url(options.sparql_endpoint), options.search_url,
-            options.archive_availability_url, options.archive_cdx_url, options.wikipedia_article_url,
-            options.wikidata_api_url)
+    urls = (options.judge.url, endpoint_url(options.sparql.endpoint), options.search.url,
+            options.archive.availability_url, options.archive.cdx_url, options.wikipedia.article_url,
+            options.wikidata.api_url)
     return tuple(url for url in urls if url and "://" in url)
 
 
@@ -98,7 +99,7 @@ class Wiring:
 
     @property
     def endpoint(self) -> SparqlEndpoint | None:
-        return self._part("endpoint", lambda: make_endpoint(self.options))
+        return self._part("endpoint", lambda: make_endpoint(self.options.sparql, self.options.contact))
 
     def require_endpoint(self) -> SparqlEndpoint:
         endpoint = self.endpoint
@@ -109,26 +110,28 @@ class Wiring:
     @property
     def http(self) -> requests.Session:
         """The session for pages and web APIs: private addresses refused, the HTTP cache unless it is off."""
-        return self._part("http", lambda: make_session(self.options))
+        return self._part("http", lambda: make_session(self.options.fetch, self.options.contact))
 
     @property
     def politeness(self) -> Politeness:
-        return self._part("politeness", lambda: Politeness(self.options.fetch_delay))
+        return self._part("politeness", lambda: Politeness(self.options.fetch.delay))
 
     @property
     def services(self) -> ServiceClient:
-        return self._part("services", lambda: make_services(self.options, self.http, self.politeness))
+        return self._part("services", lambda: make_services(
+            self.options.fetch, self.options.contact, self.http, self.politeness))
 
     @property
     def fresh_services(self) -> ServiceClient:
         """The web APIs without the HTTP cache: answers that must be today's (the search box ``--ask`` links with)."""
+        fetch, contact = self.options.fetch, self.options.contact
         return self._part("fresh_services", lambda: make_services(
-            self.options, make_session(self.options, cache=False), self.politeness))
+            fetch, contact, make_session(fetch, contact, cache=False), self.politeness))
 
     @property
     def backend(self) -> Backend:
         """The judge's model: scores paragraphs (one forward pass, its key-value cache reused)."""
-        return self._part("backend", lambda: make_backend(self.options))
+        return self._part("backend", lambda: make_backend(self.options.judge))
 
     @property
     def generator(self) -> Backend:
@@ -138,11 +141,11 @@ class Wiring:
 
     @property
     def judge(self) -> Judge:
-        return self._part("judge", lambda: make_judge(self.options, self.backend))
+        return self._part("judge", lambda: make_judge(self.options.judge, self.backend))
 
     @property
     def embedder(self) -> Embed | None:
-        return self._part("embedder", lambda: make_embedder(self.options))
+        return self._part("embedder", lambda: make_embedder(self.options.check, self.options.judge))
 
     @property
     def profiles(self) -> PropertyProfiles:
@@ -151,25 +154,25 @@ class Wiring:
 
     @property
     def fetcher(self) -> Fetcher:
-        return self._part("fetcher", lambda: Fetcher(self.http, fetch_rules(self.options), self.politeness,
-                                                     clock=self.clock))
+        rules = fetch_rules(self.options.fetch, self.options.contact)
+        return self._part("fetcher", lambda: Fetcher(self.http, rules, self.politeness, clock=self.clock))
 
     @property
     def wayback(self) -> Wayback | None:
-        return self._part("wayback", lambda: make_wayback(self.options, self.services))
+        return self._part("wayback", lambda: make_wayback(self.options.archive, self.services))
 
     @property
     def search(self) -> SearchBackend | None:
-        return self._part("search", lambda: make_search(self.options, self.services))
+        return self._part("search", lambda: make_search(self.options.search, self.services))
 
     @property
     def entity_search(self) -> Lookup:
         """Where ``--ask`` looks up the names in a question: the Wikidata API's search box, or the endpoint."""
         def build() -> Lookup:
             language = self.options.languages[0]
-            if self.options.ask_entities == "endpoint":
+            if self.options.ask.entities == "endpoint":
                 return EndpointSearch(self.require_endpoint(), language)
-            return EntitySearch(self.fresh_services, self.options.wikidata_api_url, language)
+            return EntitySearch(self.fresh_services, self.options.wikidata.api_url, language)
         return self._part("entity_search", build)
 
     @property
@@ -184,7 +187,7 @@ class Wiring:
         """Authority records, when the options take evidence from them and an endpoint is wired."""
         def build() -> Corroborator | None:
             endpoint = self.endpoint
-            if not uses(self.options.check_source, "kg") or endpoint is None:
+            if not uses(self.options.check.source, "kg") or endpoint is None:
                 return None
             return make_corroborator(self.options, endpoint, self.fetcher, backend=self.generator,
                                      embed=self.embedder)
@@ -198,18 +201,18 @@ class Wiring:
 
     def _tools(self) -> Tools:
         options = self.options
-        if uses(options.check_source, "web") and not options.search_backend and not self.built("search"):
+        if uses(options.check.source, "web") and not options.search.backend and not self.built("search"):
             raise ConfigError("no web search engine is configured",
                               hint="set [search] backend and url (searxng or brave), or check --source kg or "
                                    "wikipedia")
         judge = self.judge
-        if options.check_strategy == "paper":
+        if options.check.strategy == "paper":
             # The published method asks the model about every paragraph; refbot's shortcut (a paragraph that does
             # not name the value is answered without the model) is a pre-ranking of its own.
             judge.template = replace(judge.template, require_object_mention=False)
-        ranked = options.check_strategy == "ranked"
-        return Tools(judge, self.fetcher, paragraph_rules(options), self.wayback,
-                     self.search if uses(options.check_source, "web") else None,
+        ranked = options.check.strategy == "ranked"
+        return Tools(judge, self.fetcher, paragraph_rules(options.paragraph), self.wayback,
+                     self.search if uses(options.check.source, "web") else None,
                      self.embedder if ranked else None, self.profiles, self.corroborator, self.clock, self.related)
 
     @property
@@ -223,105 +226,106 @@ PARTS = tuple(name for name, value in vars(Wiring).items() if isinstance(value, 
 
 # -- the factories: options → one client each ---------------------------------------------------------------------
 
-def make_endpoint(options: Options) -> SparqlEndpoint:
-    url = endpoint_url(options.sparql_endpoint)
+def make_endpoint(sparql: SparqlOptions, contact: str) -> SparqlEndpoint:
+    url = endpoint_url(sparql.endpoint)
     if not url.startswith(("http://", "https://")):
-        raise ConfigError(f"sparql endpoint {options.sparql_endpoint!r} is neither a URL nor one of "
+        raise ConfigError(f"sparql endpoint {sparql.endpoint!r} is neither a URL nor one of "
                           f"{', '.join(ENDPOINTS)}", hint="set --endpoint or [sparql] endpoint")
-    require_contact(url, options.contact, "the SPARQL endpoint")
-    return SparqlEndpoint(url, user_agent(options.contact, f"SPARQLWrapper/{SPARQLWrapper.__version__}"),
-                          timeout=options.sparql_timeout, retries=options.sparql_retries,
-                          backoff=options.sparql_backoff, max_wait=options.sparql_max_wait,
-                          post_above=options.sparql_post_above)
+    require_contact(url, contact, "the SPARQL endpoint")
+    return SparqlEndpoint(url, user_agent(contact, f"SPARQLWrapper/{SPARQLWrapper.__version__}"),
+                          timeout=sparql.timeout, retries=sparql.retries, backoff=sparql.backoff,
+                          max_wait=sparql.max_wait, post_above=sparql.post_above)
 
 
-def make_backend(options: Options) -> Backend:
+def make_backend(judge: JudgeOptions) -> Backend:
     """The judge's model, where the options say it runs: the only place that builds its session or loads it."""
     backend: Backend
-    if options.judge_backend == "openai":
-        session = judge_session(retries=options.judge_retries, api_key=options.judge_api_key or None,
-                                pool_size=options.judge_in_flight * 4,  # each judgement's continuations too
-                                max_wait_s=min(MAX_RETRY_WAIT_S, options.judge_timeout))
+    if judge.backend == "openai":
+        session = judge_session(retries=judge.retries, api_key=judge.api_key or None,
+                                pool_size=judge.in_flight * 4,  # each judgement's continuations too
+                                max_wait_s=min(MAX_RETRY_WAIT_S, judge.timeout))
         # The default model name is a local catalogue entry; a server is asked what it serves instead.
-        served = options.judge_model if options.judge_model and options.judge_model != Options().judge_model \
-            else None
-        backend = OpenAIBackend(session, options.judge_url, served, timeout_s=options.judge_timeout,
-                                max_in_flight=options.judge_in_flight,
-                                context_tokens=options.judge_context or None)
-    elif options.judge_backend == "transformers":
-        path = modelstore.resolve(options.judge_model, options.model_cache, transformers=True)
-        backend = TransformersBackend(path, threads=options.threads,
-                                      context_tokens=options.judge_context or 8192, dtype=options.judge_dtype)
+        served = judge.model if judge.model and judge.model != JudgeOptions().model else None
+        backend = OpenAIBackend(session, judge.url, served, timeout_s=judge.timeout, max_in_flight=judge.in_flight,
+                                context_tokens=judge.context or None)
+    elif judge.backend == "transformers":
+        path = modelstore.resolve(judge.model, judge.model_cache, transformers=True)
+        backend = TransformersBackend(path, threads=judge.threads, context_tokens=judge.context or 8192,
+                                      dtype=judge.dtype)
     else:
-        raise ConfigError(f"unknown judge backend {options.judge_backend!r}",
-                          hint=f"choose one of: {', '.join(BACKENDS)}")
+        raise ConfigError(f"unknown judge backend {judge.backend!r}", hint=f"choose one of: {', '.join(BACKENDS)}")
     return backend
 
 
-def make_judge(options: Options, backend: Backend) -> Judge:
+def make_judge(judge: JudgeOptions, backend: Backend) -> Judge:
     """The judge over ``backend``: the template the options name, its calibration for this model."""
-    template = template_by_id(options.template)
-    return Judge(backend, template, threshold=options.threshold, justify=options.justify,
+    template = template_by_id(judge.template)
+    return Judge(backend, template, threshold=judge.threshold, justify=judge.justify,
                  calibration=for_judge(backend.model_id, template.id))
 
 
-def make_embedder(options: Options) -> Embed | None:
-    if not options.check_embeddings:
+def make_embedder(check: CheckOptions, judge: JudgeOptions) -> Embed | None:
+    """The embedding model (from the judge's model cache, on its threads), unless embeddings are off."""
+    if not check.embeddings:
         return None
-    return SentenceEmbedder(modelstore.resolve(options.check_embedding_model, options.model_cache),
-                            threads=options.threads)
+    return SentenceEmbedder(modelstore.resolve(check.embedding_model, judge.model_cache), threads=judge.threads)
+
+
+def endpoint_name(sparql: SparqlOptions) -> str:
+    """The endpoint as caches and traces name it: never its password or key."""
+    return redact_url(endpoint_url(sparql.endpoint), service=True)
 
 
 def make_profiles(options: Options, endpoint: SparqlEndpoint | None) -> PropertyProfiles:
-    cache = ProfileCache(Path(options.properties_cache), options.properties_cache_days) \
-        if options.properties_cache_days > 0 else None
-    # The name profiles are kept under in the cache and shown in traces: never the endpoint's password or key.
-    name = redact_url(endpoint_url(options.sparql_endpoint), service=True) if endpoint else ""
-    return PropertyProfiles(endpoint=endpoint, endpoint_name=name, cache=cache, languages=options.languages)
+    kept = options.properties
+    cache = ProfileCache(Path(kept.cache), kept.cache_days) if kept.cache_days > 0 else None
+    return PropertyProfiles(endpoint=endpoint, endpoint_name=endpoint_name(options.sparql) if endpoint else "",
+                            cache=cache, languages=options.languages)
 
 
 def make_corroborator(options: Options, endpoint: SparqlEndpoint, fetcher: Fetcher, *,
                       backend: Backend | None = None, embed: Embed | None = None) -> Corroborator:
-    cache = IdentifierCache(Path(options.properties_cache), options.properties_cache_days) \
-        if options.properties_cache_days > 0 else None
+    kept = options.properties
+    cache = IdentifierCache(Path(kept.cache), kept.cache_days) if kept.cache_days > 0 else None
     return Corroborator(endpoint, fetcher, backend=backend, embed=embed, languages=options.languages, cache=cache,
-                        endpoint_name=redact_url(endpoint_url(options.sparql_endpoint), service=True),
-                        top=options.check_kg_top, max_records=options.check_kg_records)
+                        endpoint_name=endpoint_name(options.sparql), top=options.check.kg_top,
+                        max_records=options.check.kg_records)
 
 
-def make_session(options: Options, *, cache: bool = True) -> requests.Session:
+def make_session(fetch: FetchOptions, contact: str, *, cache: bool = True) -> requests.Session:
     """A requests session that refuses private addresses (except those allowed) and, unless ``cache`` is
-    False or ``fetch_cache_days`` is 0, answers repeated requests from the on-disk cache (asked after the
-    address guard, kept apart per allow-list, within ``fetch_cache_days`` and ``fetch_cache_max_mb``)."""
+    False or ``fetch.cache_days`` is 0, answers repeated requests from the on-disk cache (asked after the
+    address guard, kept apart per allow-list, within ``fetch.cache_days`` and ``fetch.cache_max_mb``)."""
     session: requests.Session
-    if cache and options.fetch_cache_days > 0:
-        session = http_cache.open_session(options.fetch_cache, days=options.fetch_cache_days,
-                                          max_mb=options.fetch_cache_max_mb, ignored_parameters=SECRET_HEADERS)
+    if cache and fetch.cache_days > 0:
+        session = http_cache.open_session(fetch.cache, days=fetch.cache_days, max_mb=fetch.cache_max_mb,
+                                          ignored_parameters=SECRET_HEADERS)
     else:
         session = requests.Session()
-    session.headers["User-Agent"] = user_agent(options.contact, f"requests/{requests.__version__}")
+    session.headers["User-Agent"] = user_agent(contact, f"requests/{requests.__version__}")
     # No cookies: pages read the same on every run, and nothing ties one site's visits together.
     session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))
-    return guard(session, parse_networks(options.fetch_allow_addresses))
+    return guard(session, parse_networks(fetch.allow_addresses))
 
 
-def make_services(options: Options, session: requests.Session, politeness: Politeness) -> ServiceClient:
-    rules = fetch_rules(options)
-    return ServiceClient(session, user_agent=rules.user_agent, contact=options.contact,
+def make_services(fetch: FetchOptions, contact: str, session: requests.Session,
+                  politeness: Politeness) -> ServiceClient:
+    rules = fetch_rules(fetch, contact)
+    return ServiceClient(session, user_agent=rules.user_agent, contact=contact,
                          timeout=(rules.connect_timeout, rules.read_timeout), retries=rules.retries,
                          backoff=rules.backoff, politeness=politeness)
 
 
-def make_wayback(options: Options, client: ServiceClient) -> Wayback | None:
-    if not options.archive_enabled:
+def make_wayback(archive: ArchiveOptions, client: ServiceClient) -> Wayback | None:
+    if not archive.enabled:
         return None
-    return Wayback(client, availability_url=options.archive_availability_url, cdx_url=options.archive_cdx_url,
-                   web_url=options.archive_web_url)
+    return Wayback(client, availability_url=archive.availability_url, cdx_url=archive.cdx_url,
+                   web_url=archive.web_url)
 
 
-def make_search(options: Options, client: ServiceClient) -> SearchBackend | None:
-    if options.search_backend == "searxng":
-        return SearxngBackend(client, options.search_url, language=options.search_language)
-    if options.search_backend == "brave":
-        return BraveBackend(client, options.search_api_key, options.search_url)
+def make_search(search: SearchOptions, client: ServiceClient) -> SearchBackend | None:
+    if search.backend == "searxng":
+        return SearxngBackend(client, search.url, language=search.language)
+    if search.backend == "brave":
+        return BraveBackend(client, search.api_key, search.url)
     return None

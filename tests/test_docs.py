@@ -31,17 +31,14 @@ def test_every_command_is_documented():
 
 
 def test_every_option_is_in_the_configuration_example():
-    from dataclasses import fields
-
-    from bot.options import SECRET_FIELDS, SECTIONS, Options
+    from bot.options import FLAT, SECRET_FIELDS, section_key
 
     example = re.search(r"```ini\n(.*?)```", README, re.S).group(1)
     sections = {name: body for name, body in re.findall(r"\[(\w+)\]\n(.*?)(?=\n\[|\Z)", example, re.S)}
-    for field in fields(Options):
-        if field.name in SECRET_FIELDS:
+    for name in FLAT:
+        if name in SECRET_FIELDS:
             continue
-        section, key = next(((s, field.name[len(s) + 1:]) for s in SECTIONS
-                             if field.name.startswith(s + "_")), ("refbot", field.name))
+        section, key = section_key(name)
         assert re.search(rf"^{key} = ", sections[section], re.M), f"[{section}] {key} is not in the README example"
 
 

@@ -27,7 +27,7 @@ def test_a_judged_data_set_is_rescored_with_the_new_measures(tmp_path, capsys, m
     options = options_from(build_parser().parse_args(argv))
     writer = LedgerWriter(out)
     for id_, label, _, verdict, support, calibrated, written in ROWS:
-        judgement = Judgement(verdict, support, "", "", "m", template_by_id(options.template).id, 10, 1, 0.2,
+        judgement = Judgement(verdict, support, "", "", "m", template_by_id(options.judge.template).id, 10, 1, 0.2,
                               written=written, calibrated=calibrated)
         writer.append(judgement_record(id_, label, judgement, settings(options, None, "none")))
     writer.close()

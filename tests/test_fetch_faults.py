@@ -180,7 +180,7 @@ def test_the_guard_is_asked_before_the_cache_when_a_name_now_resolves_to_a_refus
     site.script = routed({"/news": Reply(200, NEWS, HTML)})
     options = world_options(fetch_cache=tmp_path / "http.sqlite", fetch_cache_days=1.0, fetch_robots=False)
     answers = {"localhost": ["127.0.0.1"]}
-    session = guard(Wiring(options).http, parse_networks(options.fetch_allow_addresses),
+    session = guard(Wiring(options).http, parse_networks(options.fetch.allow_addresses),
                     lambda host, port: answers[host])
     fetcher = Wiring(options, http=session).fetcher
     url = site.url.replace("127.0.0.1", "localhost") + "/news"
@@ -201,7 +201,7 @@ def test_a_cached_page_is_still_answered_when_its_host_no_longer_resolves(site, 
         if host not in answers:
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return answers[host]
-    fetcher = Wiring(options, http=guard(Wiring(options).http, parse_networks(options.fetch_allow_addresses),
+    fetcher = Wiring(options, http=guard(Wiring(options).http, parse_networks(options.fetch.allow_addresses),
                                          resolve)).fetcher
     url = site.url.replace("127.0.0.1", "localhost") + "/news"
     assert fetcher.fetch(url).ok

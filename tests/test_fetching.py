@@ -91,8 +91,8 @@ def test_a_host_that_does_not_resolve_is_irretrievable_without_any_lookup_on_the
     def resolver(host, port):
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
     options = world_options()
-    session = guard(Wiring(options).http, parse_networks(options.fetch_allow_addresses), resolver)
-    fetched = Fetcher(session, fetch_rules(options)).fetch("http://dead-host.test/article")
+    session = guard(Wiring(options).http, parse_networks(options.fetch.allow_addresses), resolver)
+    fetched = Fetcher(session, fetch_rules(options.fetch, options.contact)).fetch("http://dead-host.test/article")
     assert fetched.outcome is Outcome.IRRETRIEVABLE and "cannot resolve host 'dead-host.test'" in fetched.reason
 
 

@@ -3,7 +3,6 @@ on 127.0.0.1 stands in for vLLM; the judge is built by make_judge, as a run buil
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 import pytest
@@ -22,8 +21,8 @@ SNIPPET = "In 1903 Marie Curie shared the Nobel Prize in Physics with Pierre Cur
 def test_a_server_asking_to_wait_a_day_fails_the_judgement_within_seconds_naming_it(recording_server):
     recording_server.script = lambda request: Reply(429, "Too Many Requests", {"Retry-After": "100000"})
     url = f"{recording_server.url}/v1"
-    options = dataclasses.replace(Options(), judge_backend="openai", judge_url=url, judge_model="served",
-                                  judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
+    options = Options.flat(judge_backend="openai", judge_url=url, judge_model="served",
+                           judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
     judge = Wiring(options).judge
     started = time.monotonic()
     with pytest.raises(BackendUnavailable) as raised:
@@ -43,8 +42,8 @@ def test_a_server_asking_to_wait_a_day_fails_the_judgement_within_seconds_naming
 def test_each_wait_a_server_asks_for_is_said_once_naming_the_server_and_the_seconds(recording_server, caplog):
     recording_server.script = lambda request: Reply(429, "Too Many Requests", {"Retry-After": "100000"})
     url = f"{recording_server.url}/v1"
-    options = dataclasses.replace(Options(), judge_backend="openai", judge_url=url, judge_model="served",
-                                  judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
+    options = Options.flat(judge_backend="openai", judge_url=url, judge_model="served",
+                           judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
     with caplog.at_level("WARNING"), pytest.raises(BackendUnavailable):
         Wiring(options).judge.judge(CLAIM, SNIPPET)
     said = [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]

@@ -12,18 +12,18 @@ def test_file_then_environment_then_command_line(tmp_path):
                       "[refbot]\ntemplate = paper\n")
     environ = {"REFBOT_JUDGE_URL": "http://127.0.0.1:2/v1", "REFBOT_JUSTIFY": "yes"}
     options = load_options(config, environ, {"judge_timeout": 9.0, "template": None})
-    assert options.judge_backend == "openai"
-    assert options.judge_url == "http://127.0.0.1:2/v1"
-    assert options.judge_timeout == 9.0
-    assert options.template == "paper"
-    assert options.justify is True  # off by default, on from the environment
+    assert options.judge.backend == "openai"
+    assert options.judge.url == "http://127.0.0.1:2/v1"
+    assert options.judge.timeout == 9.0
+    assert options.judge.template == "paper"
+    assert options.judge.justify is True  # off by default, on from the environment
 
 
 def test_secrets_never_appear_in_what_is_recorded(tmp_path):
     empty = tmp_path / "empty.ini"
     empty.write_text("")
     options = load_options(empty, {"OPENAI_API_KEY": "sk-secret"})
-    assert options.judge_api_key == "sk-secret"
+    assert options.judge.api_key == "sk-secret"
     assert "sk-secret" not in str(options.public()) and "sk-secret" not in repr(options)
 
 
@@ -56,7 +56,7 @@ def test_a_percent_sign_in_a_value_is_the_values_own(tmp_path):
                       "[search]\nurl = https://search.example/?a=%(b)s&c=100%\n", encoding="utf-8")
     options = load_options(config, {})
     assert options.contact == "https://www.wikidata.org/wiki/User:A%C3%A9"
-    assert options.search_url == "https://search.example/?a=%(b)s&c=100%"
+    assert options.search.url == "https://search.example/?a=%(b)s&c=100%"
 
 
 def test_missing_configuration_file_is_an_error():
@@ -73,8 +73,8 @@ def test_the_readme_configuration_example_loads(tmp_path):
     config = tmp_path / "refbot.ini"
     config.write_text(example)
     options = load_options(config, {})
-    assert options.judge_backend == "openai" and options.judge_timeout == 120.0 and options.justify is False
-    assert (options.check_source, options.check_all_sources, options.check_kg_top) == ("all", False, 5)
+    assert options.judge.backend == "openai" and options.judge.timeout == 120.0 and options.judge.justify is False
+    assert (options.check.source, options.check.all_sources, options.check.kg_top) == ("all", False, 5)
 
 
 @pytest.mark.parametrize("override, message", [
@@ -98,7 +98,7 @@ def test_selection_settings_from_file_and_environment(tmp_path):
     options = load_options(config, {"REFBOT_SPARQL_RETRIES": "5"})
     assert (options.contact, options.languages, options.ignored_reference_properties) == (
         "ops@example.org", ("cs", "en", "mul"), ("P143", "P4656"))
-    assert (options.sparql_endpoint, options.sparql_timeout, options.sparql_page_size, options.sparql_retries) == (
+    assert (options.sparql.endpoint, options.sparql.timeout, options.sparql.page_size, options.sparql.retries) == (
         "qlever", 30.0, 25, 5)
     assert options.public()["languages"] == "cs,en,mul"
 

@@ -187,7 +187,7 @@ class Counting:
 
 
 def _endpoint(url: str) -> Counting:
-    return Counting(Wiring(Options(sparql_endpoint=url, contact="tests@example.org")).endpoint)
+    return Counting(Wiring(Options.flat(sparql_endpoint=url, contact="tests@example.org")).endpoint)
 
 
 def test_contrasts_are_derived_from_inverse_opposite_related_same_value_and_type_constraints(
@@ -225,7 +225,7 @@ def test_profiles_are_cached_and_an_unreachable_endpoint_falls_back_to_catalogue
     assert again.queries == [] and profile.contrasts[0].label == "downstream of"
 
     dead = "http://127.0.0.1:9/sparql"
-    options = Options(sparql_endpoint=dead, contact="tests@example.org", sparql_retries=0)
+    options = Options.flat(sparql_endpoint=dead, contact="tests@example.org", sparql_retries=0)
     offline = PropertyProfiles(endpoint=Wiring(options).endpoint, endpoint_name=dead,
                                cache=ProfileCache(tmp_path / "x"), today=lambda: TODAY)
     award = offline.profile("P166")

@@ -68,7 +68,7 @@ def check_laureates(recording_server, embed, rules=None):
     options = world_options(search_backend="searxng", search_url=recording_server.url)
     parts = Wiring(options)
     confirms = ScriptedBackend(lambda prompt: 0.9 if "confirmed" in prompt else 0.1)
-    tools = Tools(Judge(confirms, REFBOT, justify=False), parts.fetcher, rules or paragraph_rules(options),
+    tools = Tools(Judge(confirms, REFBOT, justify=False), parts.fetcher, rules or paragraph_rules(options.paragraph),
                   search=parts.search, embed=embed)
     return check_statement(CURIE, tools, Plan(source="web", fetch_workers=1))
 

@@ -82,11 +82,11 @@ def test_a_service_url_hides_every_query_value_whatever_its_name():
 
 
 def test_the_configured_services_are_the_urls_refbot_talks_to_but_not_the_archives_copies():
-    options = Options(judge_url=JUDGE_URL, search_url="https://search.example/s?k=1", sparql_endpoint="qlever")
+    options = Options.flat(judge_url=JUDGE_URL, search_url="https://search.example/s?k=1", sparql_endpoint="qlever")
     services = service_urls(options)
     assert JUDGE_URL in services and "https://search.example/s?k=1" in services
     assert "https://qlever.cs.uni-freiburg.de/api/wikidata" in services
-    assert options.archive_web_url not in services  # an archived copy is evidence: its query stays usable
+    assert options.archive.web_url not in services  # an archived copy is evidence: its query stays usable
     assert redact_text(f"cannot reach {JUDGE_URL}.", services=services) == \
         "cannot reach https://judge.example/v1?api_key=…&k=…."
 
@@ -113,15 +113,15 @@ def supported_check(url: str) -> StatementCheck:
 def written_run(tmp_path):
     """A run kept in its ledger whose options hold credentials, with one statement supported by a page whose URL
     carries a signature; its trace and report written as `refbot run` writes them."""
-    options = replace(Options(), judge_backend="openai", judge_url=JUDGE_URL, search_backend="searxng",
-                      search_url="https://search.example/?k=KEY-TWO", check_reports=tmp_path / "reports",
-                      run_ledger=tmp_path / "runs.sqlite")
+    options = Options.flat(judge_backend="openai", judge_url=JUDGE_URL, search_backend="searxng",
+                           search_url="https://search.example/?k=KEY-TWO", check_reports=tmp_path / "reports",
+                           run_ledger=tmp_path / "runs.sqlite")
     judge = SimpleNamespace(model_id="qwen", template=template_by_id("refbot"), threshold=0.5)
     clock = fixed_clock("2026-11-24T10:00:00Z")
     parts = Wiring(options, clock=clock, judge=judge,  # the run only writes: nothing is called
                    tools=SimpleNamespace(judge=judge, embed=None, clock=clock))
     worklist = Worklist.of_items([STATEMENT.item])
-    with RunLedger(options.run_ledger) as ledger:
+    with RunLedger(options.run.ledger) as ledger:
         record = ledger.open_run("key", worklist.description)
         run = Run(parts, worklist, ledger, record, [STATEMENT], [STATEMENT], 0, 0, started=record.started)
         context = ItemContext(STATEMENT.item, STATEMENT.item_label, "https://www.wikidata.org", 2301234567)
@@ -130,7 +130,7 @@ def written_run(tmp_path):
         result = run.result()
         tree = run_trace(result, ledger, parts)
         keep_for_review(ledger, result.run_id, tree)
-        yield options, write_run(tree, default_stem(result, options.check_reports))
+        yield options, write_run(tree, default_stem(result, options.check.reports))
 
 
 def test_a_runs_trace_and_report_show_no_credential_and_keep_the_documents_query(written_run):
@@ -154,8 +154,8 @@ def test_a_runs_trace_and_report_show_no_credential_and_keep_the_documents_query
 
 def test_a_runs_files_are_readable_by_their_owner_only(written_run):
     options, (xml, html) = written_run
-    assert mode(xml) == mode(html) == mode(options.run_ledger) == 0o600
-    assert not [secret for secret in SECRETS if secret.encode() in options.run_ledger.read_bytes()]
+    assert mode(xml) == mode(html) == mode(options.run.ledger) == 0o600
+    assert not [secret for secret in SECRETS if secret.encode() in options.run.ledger.read_bytes()]
 
 
 def test_a_reference_url_whose_value_was_withheld_is_not_written_to_wikidata():
@@ -169,8 +169,8 @@ def test_a_reference_url_whose_value_was_withheld_is_not_written_to_wikidata():
 # --- eval ---------------------------------------------------------------------------------------------------------
 
 def test_the_eval_summary_and_judgements_show_no_credential_and_are_private(tmp_path):
-    options = Options(judge_backend="openai", judge_url=JUDGE_URL, judge_api_key="KEY-ONE",
-                      sparql_endpoint="https://u:pw-JUDGE@sparql.example/q?key=KEY-TWO")
+    options = Options.flat(judge_backend="openai", judge_url=JUDGE_URL, judge_api_key="KEY-ONE",
+                           sparql_endpoint="https://u:pw-JUDGE@sparql.example/q?key=KEY-TWO")
     made = settings(options, None, "look-up")
     assert made["relations"].endswith("https://sparql.example/q?key=…")
     out = tmp_path / "eval.jsonl"
@@ -189,9 +189,9 @@ def test_the_eval_summary_and_judgements_show_no_credential_and_are_private(tmp_
 
 
 def test_property_profiles_are_cached_and_traced_under_the_endpoints_name_without_its_key(tmp_path):
-    options = Options(sparql_endpoint="https://u:pw-JUDGE@sparql.example/q?key=KEY-ONE",
-                      properties_cache=tmp_path / "properties")
-    endpoint = SparqlEndpoint(options.sparql_endpoint, "refbot/test (ops@example.org)")
+    options = Options.flat(sparql_endpoint="https://u:pw-JUDGE@sparql.example/q?key=KEY-ONE",
+                           properties_cache=tmp_path / "properties")
+    endpoint = SparqlEndpoint(options.sparql.endpoint, "refbot/test (ops@example.org)")
     assert Wiring(options, endpoint=endpoint).profiles.endpoint_name == "https://sparql.example/q?key=…"
 
 

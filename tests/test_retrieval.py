@@ -70,8 +70,8 @@ def run(archive: Archive, path: str, rules: ParagraphRules | None = None, **keyw
     options = world_options(archive_availability_url=archive.server.url + "/wayback/available",
                             archive_cdx_url=archive.server.url + "/cdx/search/cdx", archive_web_url=archive.server.url)
     parts = Wiring(options)
-    return retrieve(archive.server.url + path, parts.fetcher, rules or paragraph_rules(options), parts.wayback,
-                    **keywords)
+    return retrieve(archive.server.url + path, parts.fetcher, rules or paragraph_rules(options.paragraph),
+                    parts.wayback, **keywords)
 
 
 def test_a_live_page_never_touches_the_archive(archive):
@@ -148,7 +148,7 @@ def test_a_page_read_only_in_part_says_so_in_a_note(archive):
     url = archive.server.url + "/dead"
     archive.pages["/news"] = Reply(200, NEWS, HTML)
     archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
-    rules = replace(paragraph_rules(world_options()), max_paragraphs=2)
+    rules = replace(paragraph_rules(world_options().paragraph), max_paragraphs=2)
     for path in ("/news", "/dead"):
         result = run(archive, path, rules=rules)
         assert [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS[:2], path
@@ -252,7 +252,7 @@ def test_many_documents_are_retrieved_in_parallel_across_hosts_in_order():
         import time
 
         started = time.monotonic()
-        results = retrieve_many(wanted, Wiring(options).fetcher, paragraph_rules(options), workers=8)
+        results = retrieve_many(wanted, Wiring(options).fetcher, paragraph_rules(options.paragraph), workers=8)
         elapsed = time.monotonic() - started
         assert [r.url for r in results] == [w.url for w in wanted] and all(r.outcome is Outcome.OK for r in results)
         assert all(host.most_in_flight == 1 for host in hosts), "one request at a time per host"
@@ -281,7 +281,8 @@ def test_a_malformed_url_a_page_cites_is_an_outcome_not_a_crash(archive, broken,
     options = world_options(archive_availability_url=archive.server.url + "/wayback/available",
                             archive_cdx_url=archive.server.url + "/cdx/search/cdx", archive_web_url=archive.server.url)
     parts = Wiring(options)
-    result = retrieve(broken, parts.fetcher, paragraph_rules(options), parts.wayback, access_date=date(2019, 5, 3))
+    result = retrieve(broken, parts.fetcher, paragraph_rules(options.paragraph), parts.wayback,
+                      access_date=date(2019, 5, 3))
     assert result.outcome is Outcome.UNSUPPORTED and why in result.live.reason
     assert not archive.server.requests, "nothing was asked of anyone"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -47,7 +47,7 @@ class ReviewServer:
         return f"{parts.scheme}://{parts.netloc}"
 
     def reviews(self) -> dict[str, Review]:
-        ledger = RunLedger(self.options.run_ledger)
+        ledger = RunLedger(self.options.run.ledger)
         try:
             return ReviewLedger(ledger).reviews(self.run_id)
         finally:
@@ -73,7 +73,7 @@ def review_options(tmp: Path, curator: str = CURATOR) -> Options:
 
 def imported(options: Options, trace: Path = TRACE) -> int:
     """The run a trace file becomes in the options' ledger."""
-    ledger = RunLedger(options.run_ledger)
+    ledger = RunLedger(options.run.ledger)
     try:
         return ReviewLedger(ledger).import_trace(traces.read(trace), trace)
     finally:
@@ -91,7 +91,7 @@ def start_server(options: Options, run_id: int) -> ReviewServer:
         listening.set()
 
     threading.Thread(target=serve, args=(options, run_id),
-                     kwargs=dict(curator=options.review_curator, on_ready=on_ready),
+                     kwargs=dict(curator=options.review.curator, on_ready=on_ready),
                      daemon=True, name="review-server").start()
     assert listening.wait(20), "the review server did not start"
     return ReviewServer(options, run_id, ready[0])
@@ -188,7 +188,7 @@ def test_approving_two_and_rejecting_one_by_clicking_lands_in_the_ledger(server,
     assert states == dict(zip(GUIDS, ["approved", "approved", "rejected"]))
     rejected = browser.find_element(By.CSS_SELECTOR, f'div.review[data-guid="{HOSTILE}"]').text
     assert f"rejected by {CURATOR}" in rejected and "(the source page is <b>hostile</b>)" in rejected
-    static = (server.options.check_reports / f"run-{server.run_id}.html").read_text(encoding="utf-8")
+    static = (server.options.check.reports / f"run-{server.run_id}.html").read_text(encoding="utf-8")
     assert static.count('class="badge review-state approved"') >= 2 and "/decide" not in static
 
 
@@ -258,7 +258,7 @@ def test_every_response_carries_the_security_headers(server, http):
 
 def test_a_client_from_another_machine_is_refused(tmp_path):
     options = review_options(tmp_path)
-    ledger = RunLedger(options.run_ledger)
+    ledger = RunLedger(options.run.ledger)
     try:
         run_id = ReviewLedger(ledger).import_trace(traces.read(TRACE), TRACE)
     finally:
@@ -271,7 +271,7 @@ def test_a_client_from_another_machine_is_refused(tmp_path):
 
 
 def test_no_curator_no_server(tmp_path):
-    options = replace(review_options(tmp_path), review_curator="")
+    options = review_options(tmp_path).replaced(review_curator="")
     with pytest.raises(ConfigError, match=r"\[review\] curator"):
         serve(options, 1, curator="  ")
     with pytest.raises(ConfigError, match=r"\[review\] curator"):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import replace
 
 import pytest
 import requests
@@ -38,7 +37,7 @@ def colleagues(tmp_path):
     """Ada's and Bob's review servers of one run (one ledger, one reports folder)."""
     options = review_options(tmp_path, "Ada")
     run = imported(options)
-    return start_server(options, run), start_server(replace(options, review_curator="Bob"), run)
+    return start_server(options, run), start_server(options.replaced(review_curator="Bob"), run)
 
 
 @pytest.fixture
@@ -75,7 +74,7 @@ def test_a_decision_from_a_stale_page_is_refused_and_says_what_the_colleague_dec
 def test_the_ledger_refuses_a_decision_made_on_an_older_one(tmp_path):
     options = review_options(tmp_path, "Ada")
     run = imported(options)
-    store = ReviewLedger(RunLedger(options.run_ledger, clock=fixed_clock("2026-11-24T10:00:00Z")))
+    store = ReviewLedger(RunLedger(options.run.ledger, clock=fixed_clock("2026-11-24T10:00:00Z")))
     shown = store.reviews(run)[GUIDS[1]].decision_id
     assert store.decide(run, [GUIDS[1]], "rejected", curator="Bob", seen={GUIDS[1]: shown}) == [GUIDS[1]]
     meanwhile = rf"statement {re.escape(GUIDS[1])} was rejected by Bob at 2026-11-24T10:00:00Z after your page"
@@ -105,7 +104,7 @@ def test_two_review_servers_deciding_at_once_answer_every_decision(colleagues, s
     for worker in workers:
         worker.join(120)
     assert answers == [303] * 24
-    reports = ada.options.check_reports
+    reports = ada.options.check.reports
     assert sorted(path.name for path in reports.iterdir()) == [f"run-{ada.run_id}.html", f"run-{ada.run_id}.xml"]
     traces.read(reports / f"run-{ada.run_id}.xml")
 
@@ -113,7 +112,7 @@ def test_two_review_servers_deciding_at_once_answer_every_decision(colleagues, s
 def test_each_write_of_a_report_has_a_temporary_file_of_its_own(tmp_path):
     options = review_options(tmp_path, "Ada")
     run = imported(options)
-    reports = options.check_reports
+    reports = options.check.reports
     reports.mkdir()
     theirs = {reports / f"run-{run}.xml.partial": "<half of another server's trace",
               reports / f"run-{run}.html.partial": "<half of another server's report"}

@@ -129,7 +129,7 @@ def test_a_trace_whose_snaks_disagree_is_refused_on_load_naming_the_trace_statem
     guid = next(iter(changes))[0]
     assert message.startswith(f"{path}: statement {guid}: snak {snak}: ") and problem in message
     assert "\n" not in message and "changed after refbot wrote it" in message
-    store = ReviewLedger(RunLedger(options.run_ledger))
+    store = ReviewLedger(RunLedger(options.run.ledger))
     assert store.ledger.latest_run() is None, "nothing of a refused trace enters the ledger"
 
 

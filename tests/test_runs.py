@@ -9,7 +9,6 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -42,8 +41,8 @@ def embedder():
 
 
 def options_for(world: DemoWorld, tmp_path: Path, **extra) -> Options:
-    return replace(Options(), **world.options(), check_reports=tmp_path / "reports",
-                   run_ledger=tmp_path / "runs.sqlite", check_workers=1, **extra)
+    return Options.flat(**world.options(), check_reports=tmp_path / "reports",
+                        run_ledger=tmp_path / "runs.sqlite", check_workers=1, **extra)
 
 
 def read_off(prefix: str, continuation: str) -> list[float]:
@@ -58,7 +57,7 @@ def confirming(support: object = 0.95) -> ScriptedBackend:
 
 
 def written(result: RunResult, ledger: RunLedger, parts: Wiring) -> Path:
-    return write_run(run_trace(result, ledger, parts), default_stem(result, parts.options.check_reports))[0]
+    return write_run(run_trace(result, ledger, parts), default_stem(result, parts.options.check.reports))[0]
 
 
 def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_writes_its_trace(
@@ -68,7 +67,7 @@ def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_wr
     parts = Wiring(options, backend=model, embedder=embedder)
     expected = {guid for guid, case in world.expected().items() if case["item"] in ITEMS}
     seen = []
-    with RunLedger(options.run_ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
+    with RunLedger(options.run.ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
         assert not run.resumed and {s.guid for s in run.todo} == expected
         result = run.check(on_progress=seen.append)
         xml = written(result, ledger, parts)
@@ -82,7 +81,7 @@ def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_wr
     assert model.asked("choose"), "the judge asked the model about the pages' paragraphs"
     asked_about = {check.statement.guid for check in result.checked if check.asked}
     assert asked_about and {c.statement.guid for c in result.checked if c.outcome.value == "supported"} <= asked_about
-    with sqlite3.connect(options.run_ledger) as db:
+    with sqlite3.connect(options.run.ledger) as db:
         checks = db.execute("SELECT guid, outcome FROM checks WHERE run_id = ?", (run.id,)).fetchall()
         finished = db.execute("SELECT finished FROM runs WHERE id = ?", (run.id,)).fetchone()[0]
         items = [row[0] for row in db.execute("SELECT item FROM items WHERE run_id = ? ORDER BY rowid", (run.id,))]
@@ -98,7 +97,7 @@ def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_wr
     assert sorted(s.get("guid") for s in tree.iterfind("t:item/t:statement", NS)) == sorted(expected)
 
     # Opened again, the finished run is not resumed, and what it checked rests for [run] recheck_days.
-    with RunLedger(options.run_ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as again:
+    with RunLedger(options.run.ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as again:
         assert again.id != run.id and not again.resumed
         assert again.todo == [] and again.skipped == len(expected)
 
@@ -107,7 +106,7 @@ def test_a_run_out_of_time_keeps_what_is_left_for_the_next_one_which_resumes_it(
     options = options_for(world, tmp_path)
     parts = Wiring(options, backend=confirming(), embedder=embedder)
     worklist = Worklist.of_items(ITEMS, properties=["P166"])
-    with RunLedger(options.run_ledger) as ledger, Run.open(parts, worklist, ledger) as run:
+    with RunLedger(options.run.ledger) as ledger, Run.open(parts, worklist, ledger) as run:
         todo = [s.guid for s in run.todo]
         result = run.check(time_budget=0)  # spent before the first statement could start
         xml = written(result, ledger, parts)
@@ -115,7 +114,7 @@ def test_a_run_out_of_time_keeps_what_is_left_for_the_next_one_which_resumes_it(
     assert "time budget spent" in traces.read(xml).find("t:run", NS).findtext("t:note", namespaces=NS)
 
     first = float(traces.read(xml).find("t:run", NS).get("duration-s"))
-    with RunLedger(options.run_ledger) as ledger, Run.open(parts, worklist, ledger) as resumed:
+    with RunLedger(options.run.ledger) as ledger, Run.open(parts, worklist, ledger) as resumed:
         assert resumed.id == run.id and resumed.resumed and [s.guid for s in resumed.todo] == todo
         started = time.monotonic()
         result = resumed.check()
@@ -129,7 +128,7 @@ def test_a_run_out_of_time_keeps_what_is_left_for_the_next_one_which_resumes_it(
 def test_a_limit_counts_the_statements_finished_before_a_resume(world, tmp_path, embedder):
     options = options_for(world, tmp_path)
     parts = Wiring(options, backend=confirming(), embedder=embedder)
-    with RunLedger(options.run_ledger) as ledger:
+    with RunLedger(options.run.ledger) as ledger:
         with Run.open(parts, Worklist.of_items(ITEMS, limit=2), ledger) as run:
             selected = len(run.selected)
             assert selected > 2 and len(run.todo) == 2
@@ -154,7 +153,7 @@ def test_a_judge_that_becomes_unavailable_stops_the_run_and_keeps_what_finished(
         answered.append(prompt)
         return 0.95
     parts = Wiring(options, backend=confirming(support), embedder=embedder)
-    with RunLedger(options.run_ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
+    with RunLedger(options.run.ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
         result = run.check()
         xml = written(result, ledger, parts)
     assert isinstance(result.failure, BackendUnavailable) and not result.complete
@@ -163,7 +162,7 @@ def test_a_judge_that_becomes_unavailable_stops_the_run_and_keeps_what_finished(
     assert tree.find("t:run", NS).get("complete") == "false"
     assert sorted(s.get("guid") for s in tree.iterfind("t:item/t:statement", NS)) == \
         sorted(check.statement.guid for check in result.checked)
-    with RunLedger(options.run_ledger) as ledger:
+    with RunLedger(options.run.ledger) as ledger:
         resumed = Run.open(Wiring(options, backend=confirming(), embedder=embedder), Worklist.of_items(ITEMS), ledger)
         assert resumed.resumed and len(resumed.todo) == result.left, "the next run checks only what is left"
 
@@ -176,7 +175,7 @@ def test_a_dry_run_keeps_nothing_and_an_item_that_does_not_exist_is_an_input_err
         assert run.selected == [] and not run.kept
         with pytest.raises(InputError, match="Q990299 does not exist"):
             run.check()
-    assert not options.run_ledger.exists() and model.calls == []
+    assert not options.run.ledger.exists() and model.calls == []
     with pytest.raises(InputError, match="give item ids"):
         Worklist.of_items(["Q990202", "P31"])
 

@@ -36,8 +36,8 @@ def test_searxng_gets_the_published_query_and_wikimedia_hosts_are_excluded(recor
     options = world_options(search_backend="searxng", search_url=recording_server.url + "/", search_language="en",
                             search_deny_domains=("spam.example.net",))
     backend = Wiring(options).search
-    query, results = web_search(backend, HAVEL_AWARD, options.search_results, allow=options.search_allow_domains,
-                                deny=options.search_deny_domains)
+    query, results = web_search(backend, HAVEL_AWARD, options.search.results, allow=options.search.allow_domains,
+                                deny=options.search.deny_domains)
     assert query == QUERY == search_query(HAVEL_AWARD)
     assert [r.url for r in results] == ["https://www.fpa.es/en/laureates/havel/",
                                         "https://news.example.org/1997/havel-asturias",

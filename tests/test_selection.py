@@ -103,7 +103,7 @@ def test_which_references_count_is_configurable(wikidata_world, capsys):
 
 
 def test_a_worklist_pages_through_the_items_of_one_property(wikidata_world, capsys):
-    endpoint = Wiring(Options(sparql_endpoint=wikidata_world)).endpoint
+    endpoint = Wiring(Options.flat(sparql_endpoint=wikidata_world)).endpoint
     entries = list(iter_worklist(endpoint, "P166", IGNORED, page_size=2))
     assert [(e.item, e.unsourced) for e in entries] == [("Q36233", 9), ("Q990016", 1), ("Q990017", 2)]
     after = iter_worklist(endpoint, "P166", IGNORED, page_size=2, after="Q36233")

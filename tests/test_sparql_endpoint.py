@@ -35,7 +35,8 @@ def scripted(server, *replies: Reply) -> None:
 
 def test_the_user_agent_names_tool_version_and_contact(recording_server):
     scripted(recording_server, ONE_ROW)
-    endpoint = Wiring(Options(sparql_endpoint=recording_server.url + "/sparql", contact="ops@example.org")).endpoint
+    options = Options.flat(sparql_endpoint=recording_server.url + "/sparql", contact="ops@example.org")
+    endpoint = Wiring(options).endpoint
     assert endpoint.select(SHORT)[0]["item"].value == "http://www.wikidata.org/entity/Q42"
     agent = recording_server.requests[0].headers["User-Agent"]
     assert agent.startswith(f"refbot/{__version__} (ops@example.org) SPARQLWrapper/")
@@ -163,13 +164,14 @@ def test_retry_after_reads_seconds_and_dates():
 @pytest.mark.parametrize("endpoint", ["wdqs", "scholarly", "https://query.wikidata.org/bigdata/namespace/wdq/sparql"])
 def test_wikimedia_endpoints_are_refused_without_a_contact(endpoint):
     with pytest.raises(ConfigError, match="without a contact.*REFBOT_CONTACT"):
-        Wiring(Options(sparql_endpoint=endpoint)).endpoint
-    assert Wiring(Options(sparql_endpoint=endpoint, contact="https://www.wikidata.org/wiki/User:Ops")).endpoint
+        Wiring(Options.flat(sparql_endpoint=endpoint)).endpoint
+    assert Wiring(Options.flat(sparql_endpoint=endpoint, contact="https://www.wikidata.org/wiki/User:Ops")).endpoint
 
 
 def test_other_endpoints_need_no_contact_and_names_resolve():
-    assert Wiring(Options(sparql_endpoint="qlever")).endpoint.url == "https://qlever.cs.uni-freiburg.de/api/wikidata"
-    agent = Wiring(Options(sparql_endpoint="qlever")).endpoint.user_agent
+    qlever = Wiring(Options.flat(sparql_endpoint="qlever")).endpoint
+    assert qlever.url == "https://qlever.cs.uni-freiburg.de/api/wikidata"
+    agent = Wiring(Options.flat(sparql_endpoint="qlever")).endpoint.user_agent
     assert agent.startswith(f"refbot/{__version__} SPARQLWrapper/")
     with pytest.raises(ConfigError, match="neither a URL nor one of"):
-        Wiring(Options(sparql_endpoint="wikidata")).endpoint
+        Wiring(Options.flat(sparql_endpoint="wikidata")).endpoint

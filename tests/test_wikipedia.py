@@ -103,10 +103,10 @@ def wiki_options(server, **overrides):
 def test_the_article_is_found_through_its_sitelink_and_read_at_a_revision(wiki):
     options = wiki_options(wiki)
     client = Wiring(options).services
-    link = sitelink(client, options.wikidata_api_url, "Q990100", "cswiki")
+    link = sitelink(client, options.wikidata.api_url, "Q990100", "cswiki")
     assert link == Sitelink("cswiki", "Marta Kubišová (zpěvačka)",
                             "https://cs.wikipedia.org/wiki/Marta_Kubi%C5%A1ov%C3%A1_(zp%C4%9Bva%C4%8Dka)")
-    read = article(client, link, options.wikipedia_article_url, options.wikipedia_chunk_chars)
+    read = article(client, link, options.wikipedia.article_url, options.wikipedia.chunk_chars)
     assert read.revision == 24125001
     assert read.permalink == f"https://cs.wikipedia.org/w/index.php?title={TITLE_PATH}&oldid=24125001"
     assert read.paragraphs[1].citations == (CASTLE, SLAVIK, NOTE) and len(read.chunks) == 1
@@ -119,12 +119,12 @@ def test_the_article_is_found_through_its_sitelink_and_read_at_a_revision(wiki):
 def test_an_items_official_websites_are_read_and_a_failing_lookup_loses_nothing_else(wiki):
     options = wiki_options(wiki)
     client = Wiring(options).services
-    assert official_websites(client, options.wikidata_api_url, "Q990100") == ("https://www.martakubisova.example/",)
-    assert official_websites(client, options.wikidata_api_url, "Q990101") == ()
+    assert official_websites(client, options.wikidata.api_url, "Q990100") == ("https://www.martakubisova.example/",)
+    assert official_websites(client, options.wikidata.api_url, "Q990101") == ()
     with pytest.raises(ServiceError, match="official websites of Q990199"):
-        official_websites(client, options.wikidata_api_url, "Q990199")
-    context = read_item(client, options.wikidata_api_url, "Q990100", "Marta Kubišová", wiki="cswiki",
-                        article_url=options.wikipedia_article_url, chunk_chars=10_000)
+        official_websites(client, options.wikidata.api_url, "Q990199")
+    context = read_item(client, options.wikidata.api_url, "Q990100", "Marta Kubišová", wiki="cswiki",
+                        article_url=options.wikipedia.article_url, chunk_chars=10_000)
     assert context.websites == ("https://www.martakubisova.example/",) and context.article is not None
     entity = json.dumps({"entities": {"Q990101": {"id": "Q990101", "lastrevid": 7, "sitelinks": {}}}})
 
@@ -133,8 +133,8 @@ def test_an_items_official_websites_are_read_and_a_failing_lookup_loses_nothing_
             return Reply(500, "down")
         return Reply(200, entity, {"Content-Type": "application/json"})
     wiki.script = routed({"/w/api.php": claims_down})
-    context = read_item(client, options.wikidata_api_url, "Q990101", "x", wiki="cswiki",
-                        article_url=options.wikipedia_article_url, chunk_chars=10_000)
+    context = read_item(client, options.wikidata.api_url, "Q990101", "x", wiki="cswiki",
+                        article_url=options.wikipedia.article_url, chunk_chars=10_000)
     assert (context.revision, context.websites, context.error) == (7, (), "")
 
 
@@ -142,8 +142,8 @@ def test_missing_items_and_items_without_an_article(wiki):
     options = wiki_options(wiki)
     client = Wiring(options).services
     with pytest.raises(InputError, match="Q990199 does not exist on Wikidata"):
-        sitelink(client, options.wikidata_api_url, "Q990199", "cswiki")
-    assert sitelink(client, options.wikidata_api_url, "Q990101", "cswiki") is None
+        sitelink(client, options.wikidata.api_url, "Q990199", "cswiki")
+    assert sitelink(client, options.wikidata.api_url, "Q990101", "cswiki") is None
 
 
 def test_wikimedia_hosts_need_a_contact_before_any_request():

@@ -51,7 +51,7 @@ def question_terms(options: Options, question: str, endpoint: SparqlEndpoint, se
     if len(question) > MAX_QUESTION:
         raise InputError(f"the question is {len(question)} characters long; at most {MAX_QUESTION} are taken")
     language = options.languages[0]
-    index = property_index(endpoint, IndexCache(options.properties_cache, options.properties_cache_days), language,
+    index = property_index(endpoint, IndexCache(options.properties.cache, options.properties.cache_days), language,
                            day_of(clock))
     links = link(question, index, search)
     items = [item.id for item in links if item.kind == "entity"]
@@ -60,7 +60,7 @@ def question_terms(options: Options, question: str, endpoint: SparqlEndpoint, se
     aim = target(question, links)
     for item, uses in value_usage(endpoint, items, names, among=aim.id if aim else None).items():
         triples.setdefault(item, []).extend(uses)
-    return Terms(question, links, triples, draft(question, links, triples, limit=options.ask_limit),
+    return Terms(question, links, triples, draft(question, links, triples, limit=options.ask.limit),
                  frozenset(names))
 
 
@@ -69,8 +69,8 @@ def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint
     """Link the question, show the model (``backend``) its fragment and draft, check and run its candidates on
     ``endpoint``, choose one."""
     terms = question_terms(options, question, endpoint, search)
-    asker = Asker(backend, endpoint, ASK_SPARQL, candidates=candidates or options.ask_candidates,
-                  limit=options.ask_limit, labels=endpoint_labels(endpoint, options.languages))
+    asker = Asker(backend, endpoint, ASK_SPARQL, candidates=candidates or options.ask.candidates,
+                  limit=options.ask.limit, labels=endpoint_labels(endpoint, options.languages))
     return asker.ask(terms.question, terms.links, terms.triples, draft=terms.draft, properties=terms.properties)
 
 

@@ -12,17 +12,15 @@ from bot.checking.judging import Strategy
 from bot.checking.statement import Plan, Tools
 
 if TYPE_CHECKING:
-    from bot.options import Options
+    from bot.options import CheckOptions, SearchOptions
 
 
-def plan_from(options: Options) -> Plan:
-    return Plan(source=options.check_source, all_sources=options.check_all_sources,
-                strategy=Strategy(options.check_strategy, options.check_top, options.check_require_mention,
-                                  options.check_require_subject, options.check_unnamed,
-                                  considered=options.check_paragraphs),
-                documents=options.check_documents, search_results=options.search_results,
-                allow_domains=options.search_allow_domains, deny_domains=options.search_deny_domains,
-                fetch_workers=options.fetch_workers)
+def plan_from(check: CheckOptions, search: SearchOptions, fetch_workers: int) -> Plan:
+    return Plan(source=check.source, all_sources=check.all_sources,
+                strategy=Strategy(check.strategy, check.top, check.require_mention, check.require_subject,
+                                  check.unnamed, considered=check.paragraphs),
+                documents=check.documents, search_results=search.results, allow_domains=search.allow_domains,
+                deny_domains=search.deny_domains, fetch_workers=fetch_workers)
 
 
 __all__ = ["Plan", "Strategy", "Tools", "plan_from"]

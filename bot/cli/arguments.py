@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from bot.asking.questions import worklist_properties
 from bot.datamodel import parse_entity_id
 from bot.judge.prompts import TEMPLATES
-from bot.options import Options, load_options
+from bot.options import FLAT, Options, load_options
 from bot.selection.binding import Query
 from bot.selection.worklists import Worklist
 from bot.wiring import BACKENDS
@@ -65,8 +65,7 @@ def clip(text: str, width: int) -> str:
 
 def options_from(args: argparse.Namespace) -> Options:
     """Defaults ← configuration file ← environment ← the command line (the arguments named as Options fields)."""
-    names = set(Options.__dataclass_fields__)
-    overrides = {name: value for name, value in vars(args).items() if name in names}
+    overrides = {name: value for name, value in vars(args).items() if name in FLAT}
     if getattr(args, "cache", None):
         overrides["model_cache"] = args.cache
     return load_options(args.config, overrides=overrides)

@@ -44,8 +44,8 @@ def answer(args: argparse.Namespace, options: Options, parts: Wiring) -> Answer:
     """Answer the question with the parts' endpoint, search and model, print the chosen query (with --explain, how it
     was found; with --save, where it was kept). RefbotError when the model's candidates gave no query to choose."""
     answer = answer_question(options, args.ask, endpoint=parts.require_endpoint(), backend=parts.generator,
-                             search=parts.entity_search, candidates=options.ask_candidates)
-    model = options.judge_model if options.judge_backend == "transformers" else f"{options.judge_model} (served)"
+                             search=parts.entity_search, candidates=options.ask.candidates)
+    model = options.judge.model if options.judge.backend == "transformers" else f"{options.judge.model} (served)"
     if getattr(args, "explain", False):
         explain(answer)
     if answer.chosen is None:

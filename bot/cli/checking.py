@@ -7,7 +7,6 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +132,7 @@ def _written(run: Run, result: RunResult, parts: Wiring) -> tuple[Path, Path]:
     tree = run_trace(result, run.ledger, parts)
     if result.kept:
         keep_for_review(run.ledger, result.run_id, tree)
-    return write_run(tree, default_stem(result, parts.options.check_reports))
+    return write_run(tree, default_stem(result, parts.options.check.reports))
 
 
 def _ended(result: RunResult, then: str = "") -> Ended:
@@ -165,12 +164,12 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended:
     parts = Wiring(options)  # one model for the question and the run
     answer = asking.answer(args, options, parts) if args.ask else None
     worklist = worklist_from(args, answer=answer, limit=args.limit)
-    with RunLedger(options.run_ledger, clock=parts.clock) as ledger, \
+    with RunLedger(options.run.ledger, clock=parts.clock) as ledger, \
             Run.open(parts, worklist, ledger, new=args.new) as run:
         if not args.quiet:
             state = f"resuming run {run.id} ({run.done_before} done)" if run.resumed else f"run {run.id}"
             print(f"refbot: {state}: {len(run.selected)} statement(s) selected, {len(run.todo)} to check, "
-                  f"{run.skipped} checked in the last {options.run_recheck_days:g} days", file=sys.stderr)
+                  f"{run.skipped} checked in the last {options.run.recheck_days:g} days", file=sys.stderr)
         bar, show = _progress(args, len(run.todo), "item")
         with bar:
             result = run.check(on_progress=show, time_budget=args.time_budget)
@@ -202,9 +201,9 @@ def run_demo(args: argparse.Namespace, options: Options) -> Ended | None:
                     time.sleep(3600)
             except KeyboardInterrupt:
                 return None
-        demo_options = replace(options, **overrides)
+        demo_options = options.replaced(**overrides)
         print(f"refbot demo: world on 127.0.0.1 (SPARQL {world.sparql_url}); checking {args.qid[0]} with the "
-              f"{demo_options.judge_backend} judge ({demo_options.judge_model})", file=sys.stderr)
+              f"{demo_options.judge.backend} judge ({demo_options.judge.model})", file=sys.stderr)
         return run_check(args, demo_options)
 
 

@@ -66,8 +66,8 @@ def web_address(text: str) -> str:
 def run_fetch(args: argparse.Namespace, options: Options) -> Ended:
     preflight(["html → paragraphs", "pdf → paragraphs"])  # a broken extractor is named, not blamed on the page
     parts = Wiring(options)
-    result = retrieve(args.url, parts.fetcher, paragraph_rules(options), parts.wayback, access_date=args.access_date,
-                      archive_url=args.archive_url)
+    result = retrieve(args.url, parts.fetcher, paragraph_rules(options.paragraph), parts.wayback,
+                      access_date=args.access_date, archive_url=args.archive_url)
     if args.json:
         print(json.dumps(retrieved_json(result), ensure_ascii=False))
     else:
@@ -131,11 +131,11 @@ def retrieved_json(result: Retrieved) -> dict[str, Any]:
 
 def run_sources(args: argparse.Namespace, options: Options) -> Ended | None:
     item, client = args.qid[0], Wiring(options).services
-    link = sitelink(client, options.wikidata_api_url, item, options.wikipedia_wiki)
+    link = sitelink(client, options.wikidata.api_url, item, options.wikipedia.wiki)
     if link is None:
-        print(f"refbot: {item} has no {options.wikipedia_wiki} article")
+        print(f"refbot: {item} has no {options.wikipedia.wiki} article")
         return Ended(failed=1)
-    read = article(client, link, options.wikipedia_article_url, options.wikipedia_chunk_chars)
+    read = article(client, link, options.wikipedia.article_url, options.wikipedia.chunk_chars)
     chunk_of = {position: chunk.position for chunk in read.chunks for position in chunk.paragraphs}
     shown = [p for p in read.paragraphs if p.citations or args.all]
     if not args.json:
@@ -155,7 +155,7 @@ def run_sources(args: argparse.Namespace, options: Options) -> Ended | None:
             print(f"   {citation.label or citation.note} {citation_line(citation)}")
     cited = {c.url for p in read.paragraphs for c in p.citations if c.url}
     print(f"refbot: {sum(1 for p in read.paragraphs if p.citations)} of {len(read.paragraphs)} paragraph(s) cite "
-          f"{len(cited)} URL(s); {len(read.chunks)} chunk(s) of up to {options.wikipedia_chunk_chars:,} characters",
+          f"{len(cited)} URL(s); {len(read.chunks)} chunk(s) of up to {options.wikipedia.chunk_chars:,} characters",
           file=sys.stderr if args.json else sys.stdout)
     return None
 

@@ -66,7 +66,7 @@ def add_parsers(commands: Any) -> None:
 
 
 def run_eval(args: argparse.Namespace, options: Options) -> Ended | None:
-    out = args.out or default_out(args.dataset, options.template)
+    out = args.out or default_out(args.dataset, options.judge.template)
     profiles = "none" if args.no_profiles else "look-up" if args.look_up_properties else "catalogue"
     bar: Bar | None = None
 

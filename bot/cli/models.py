@@ -39,7 +39,7 @@ def add_parsers(commands: Any) -> None:
 
 
 def run_models(args: argparse.Namespace, options: Options) -> None:
-    cache = options.model_cache
+    cache = options.judge.model_cache
     if args.models_command == "list":
         for spec in modelstore.CATALOGUE.values():
             state = "installed" if modelstore.installed(spec.name, cache) else "not installed"

@@ -89,7 +89,7 @@ def run_review(args: argparse.Namespace, options: Options) -> None:
     with reviewing(options, run_id=args.run_id, trace=args.trace) as (store, run_id):
         proposals = len(store.proposals(run_id))
     print(f"refbot: run {run_id}: {proposals} proposed reference(s); press Ctrl-C to stop", file=sys.stderr)
-    serve(options, run_id, curator=options.review_curator, port=args.port,
+    serve(options, run_id, curator=options.review.curator, port=args.port,
           on_ready=lambda url: print(f"review: {url}", flush=True))
 
 
@@ -98,7 +98,7 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
     with reviewing(options, run_id=args.run_id) as (store, run_id):
         guids = chosen_guids(store, run_id, args.guids, all_supported=args.all_supported,
                              min_support=args.min_support)
-        changed = decide(options, store, run_id, guids, decision, curator=options.review_curator, note=args.note)
+        changed = decide(options, store, run_id, guids, decision, curator=options.review.curator, note=args.note)
     print(f"run {run_id}: {len(changed)} reference(s) {decision}" +
           (f", {len(guids) - len(changed)} already were" if len(guids) > len(changed) else ""))
     for guid in changed:
@@ -107,7 +107,7 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
 
 def run_export(args: argparse.Namespace, options: Options) -> None:
     with reviewing(options, run_id=args.run_id) as (store, run_id):
-        out = args.out or options.check_reports / f"run-{run_id}-quickstatements.tsv"
+        out = args.out or options.check.reports / f"run-{run_id}-quickstatements.tsv"
         chosen, left_out = export_quickstatements(store, run_id, out, approved_only=args.approved)
     print(f"run {run_id}: {len(chosen)} command(s) written to {out}")
     for proposal in left_out:
@@ -118,7 +118,7 @@ def run_export(args: argparse.Namespace, options: Options) -> None:
 def run_apply(args: argparse.Namespace, options: Options) -> Ended:
     def started(account: str) -> None:
         mode = "writing to" if args.live else "simulating (nothing is sent; add --live to write) on"
-        print(f"refbot apply: {mode} {options.wikidata_api_url} as {account}", file=sys.stderr)
+        print(f"refbot apply: {mode} {options.wikidata.api_url} as {account}", file=sys.stderr)
 
     def show(outcome: Outcome) -> None:
         proposal = outcome.proposal

@@ -99,7 +99,7 @@ def run_select(args: argparse.Namespace, options: Options) -> None:
     printer = _StatementPrinter(args.json, endpoint if args.json else None, quiet=args.quiet)
     skipped = 0
     cut_at: str | None = None  # the first item not printed in full when --limit stopped the listing
-    for selection in select(endpoint, worklist, selection_rules(options), page_size=options.sparql_page_size,
+    for selection in select(endpoint, worklist, selection_rules(options), page_size=options.sparql.page_size,
                             after=args.after[0] if args.after else None):
         for entry in selection.skipped:
             skipped += 1

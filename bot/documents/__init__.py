@@ -16,22 +16,21 @@ from bot.etiquette import user_agent
 if TYPE_CHECKING:
     from bot.documents.fetching import FetchRules
     from bot.documents.paragraphs import ParagraphRules
-    from bot.options import Options
+    from bot.options import FetchOptions, ParagraphOptions
 
 
-def fetch_rules(options: Options) -> FetchRules:
+def fetch_rules(fetch: FetchOptions, contact: str) -> FetchRules:
     import requests
 
     from bot.documents.fetching import FetchRules
 
-    return FetchRules(user_agent=user_agent(options.contact, f"requests/{requests.__version__}"),
-                      connect_timeout=options.fetch_connect_timeout, read_timeout=options.fetch_read_timeout,
-                      max_seconds=options.fetch_max_seconds, max_bytes=options.fetch_max_bytes,
-                      max_redirects=options.fetch_max_redirects, retries=options.fetch_retries,
-                      backoff=options.fetch_backoff, robots=options.fetch_robots)
+    return FetchRules(user_agent=user_agent(contact, f"requests/{requests.__version__}"),
+                      connect_timeout=fetch.connect_timeout, read_timeout=fetch.read_timeout,
+                      max_seconds=fetch.max_seconds, max_bytes=fetch.max_bytes, max_redirects=fetch.max_redirects,
+                      retries=fetch.retries, backoff=fetch.backoff, robots=fetch.robots)
 
 
-def paragraph_rules(options: Options) -> ParagraphRules:
+def paragraph_rules(paragraph: ParagraphOptions) -> ParagraphRules:
     from bot.documents.paragraphs import ParagraphRules
 
-    return ParagraphRules(options.paragraph_min_chars, options.paragraph_max_chars)
+    return ParagraphRules(paragraph.min_chars, paragraph.max_chars)

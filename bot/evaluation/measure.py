@@ -50,7 +50,7 @@ def measure(options: Options, dataset: Path, out: Path, *, judge: Callable[[], J
         rows = stratified_sample(rows, sample)
     if limit:
         rows = rows[:limit]
-    evaluation = evaluate(rows, judge, out, template=template_by_id(options.template).id,
+    evaluation = evaluate(rows, judge, out, template=template_by_id(options.judge.template).id,
                           settings=settings(options, descriptions, profiles_from), on_judged=on_judged)
     return decided_now(evaluation, rows, options)
 
@@ -62,14 +62,14 @@ def decided_now(evaluation: Evaluation, rows: list, options: Options) -> Evaluat
 
     calibration = for_judge(evaluation.model, evaluation.template)
     datatypes = {row.id: row.datatype or (row.claim.value.datatype if row.claim.value else None) for row in rows}
-    return replace(evaluation, records=rescored(evaluation.records, datatypes, calibration, options.threshold))
+    return replace(evaluation, records=rescored(evaluation.records, datatypes, calibration, options.judge.threshold))
 
 
 def settings(options: Options, descriptions: Path | None, profiles: str) -> dict[str, Any]:
     """What a saved judgement was made with; judgements made otherwise are not resumed."""
 
-    template = template_by_id(options.template)
-    return {"threshold": options.threshold, "justify": options.justify and bool(template.justification),
+    template = template_by_id(options.judge.template)
+    return {"threshold": options.judge.threshold, "justify": options.judge.justify and bool(template.justification),
             "descriptions": sha256_of(descriptions)[:16] if descriptions else None,
             # What each claim was judged against: changing the catalogue or the profiles changes verdicts.
             "relations": _relations(options, profiles),
@@ -89,7 +89,7 @@ def _relations(options: Options, profiles: str) -> str:
     catalogue = f"catalogue {hashlib.sha256(text).hexdigest()[:16]}"
     if profiles == "look-up":
 
-        return f"{catalogue}, cache and {redact_url(endpoint_url(options.sparql_endpoint), service=True)}"
+        return f"{catalogue}, cache and {redact_url(endpoint_url(options.sparql.endpoint), service=True)}"
     return catalogue
 
 

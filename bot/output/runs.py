@@ -70,22 +70,22 @@ def run_trace(result: RunResult, ledger: RunLedger, parts: RunParts) -> Any:
 def run_info(result: RunResult, parts: RunParts) -> traces.RunInfo:
     """The trace's account of the run: when, how long, with which judge, settings and services."""
     options, judge = parts.options, parts.judge
-    endpoints = [("sparql", endpoint_url(options.sparql_endpoint)), ("wikidata-api", options.wikidata_api_url)]
-    if uses(options.check_source, "wikipedia"):
-        endpoints.append(("wikipedia", options.wikipedia_article_url))
-    if uses(options.check_source, "web") and options.search_backend:
-        endpoints.append((f"search ({options.search_backend})", options.search_url or "(the engine's default)"))
-    if options.archive_enabled:
-        endpoints += [("wayback-availability", options.archive_availability_url),
-                      ("wayback-cdx", options.archive_cdx_url), ("wayback", options.archive_web_url)]
-    if options.judge_backend == "openai":
-        endpoints.append(("judge", options.judge_url))
+    endpoints = [("sparql", endpoint_url(options.sparql.endpoint)), ("wikidata-api", options.wikidata.api_url)]
+    if uses(options.check.source, "wikipedia"):
+        endpoints.append(("wikipedia", options.wikipedia.article_url))
+    if uses(options.check.source, "web") and options.search.backend:
+        endpoints.append((f"search ({options.search.backend})", options.search.url or "(the engine's default)"))
+    if options.archive.enabled:
+        endpoints += [("wayback-availability", options.archive.availability_url),
+                      ("wayback-cdx", options.archive.cdx_url), ("wayback", options.archive.web_url)]
+    if options.judge.backend == "openai":
+        endpoints.append(("judge", options.judge.url))
     return traces.RunInfo(
         mode="run" if result.kept else "check", started=result.started, finished=result.finished,
-        duration_s=result.seconds, complete=result.complete, judge_backend=options.judge_backend,
+        duration_s=result.seconds, complete=result.complete, judge_backend=options.judge.backend,
         model=judge.model_id, template=judge.template.id, prompt_template=judge.template.text,
-        threshold=judge.threshold, strategy=options.check_strategy, top=options.check_top,
-        embeddings=options.check_embedding_model if parts.tools.embed else "none", endpoints=endpoints,
+        threshold=judge.threshold, strategy=options.check.strategy, top=options.check.top,
+        embeddings=options.check.embedding_model if parts.tools.embed else "none", endpoints=endpoints,
         options=sorted(options.public().items()), notes=result.notes, skipped=result.skipped,
         run_id=str(result.run_id) if result.kept else "", services=parts.records.services)
 

@@ -30,7 +30,7 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
 
     if trace is not None and run_id is not None:
         raise InputError("name a run or a trace file, not both")
-    ledger = RunLedger(options.run_ledger)
+    ledger = RunLedger(options.run.ledger)
     try:
         store = ReviewLedger(ledger)
         chosen = store.import_trace(read(trace), trace) if trace is not None else store.run_or_latest(run_id)
@@ -44,7 +44,7 @@ def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Pa
     """The run's trace and report with every proposal's state: ``reports/run-ID.xml`` and ``.html``."""
 
     tree = store.trace(run_id)
-    stem = options.check_reports / f"run-{run_id}"
+    stem = options.check.reports / f"run-{run_id}"
     return traces.write(tree, stem.with_suffix(".xml")), write_html(tree, stem.with_suffix(".html"))
 
 
@@ -63,7 +63,7 @@ def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[s
            curator: str, note: str = "", seen: Mapping[str, int] | None = None) -> list[str]:
     """Record the decision and rewrite the run's report; the GUIDs whose state changed. ``seen``: as
     :meth:`ReviewLedger.decide` takes it."""
-    changed = store.decide(run_id, guids, decision, curator=curator or options.review_curator, note=note, seen=seen)
+    changed = store.decide(run_id, guids, decision, curator=curator or options.review.curator, note=note, seen=seen)
     write_report(options, store, run_id)
     return changed
 
@@ -90,7 +90,7 @@ def apply(options: Options, *, run_id: int | None, live: bool, limit: int | None
     reports of the runs touched are rewritten. WriteError when the wiki refuses for good (the login, a block)."""
     from bot.review.wikibase import PywikibotWiki
 
-    ledger = RunLedger(options.run_ledger)
+    ledger = RunLedger(options.run.ledger)
     try:
         store = ReviewLedger(ledger)
         runs = [store.run_or_latest(run_id)] if run_id is not None else store.runs_with_approvals()
@@ -104,7 +104,7 @@ def apply(options: Options, *, run_id: int | None, live: bool, limit: int | None
         try:
             return apply_approved(store, wiki, chosen, live=live, model_of=store.model,
                                   curator_of=lambda run, guid: reviews[run][guid].curator,
-                                  report_url=lambda run: options.apply_report_url.replace("{run}", str(run)),
+                                  report_url=lambda run: options.apply.report_url.replace("{run}", str(run)),
                                   limit=limit, on_outcome=on_outcome)
         finally:
             if live:

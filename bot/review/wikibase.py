@@ -116,23 +116,23 @@ def user_config(options: Options, account: Account | None, family: str, code: st
     contact = options.contact or "no contact configured"
     lines = [f"family = {family!r}", f"mylang = {code!r}",
              f"user_agent_description = {f'refbot/{__version__} ({contact})'!r}",
-             f"put_throttle = {max(0, round(options.apply_edit_delay))}", "minthrottle = 0",
-             f"maxthrottle = {max(60, round(options.apply_edit_delay))}",
-             f"write_maxlag = {options.apply_maxlag}", f"read_maxlag = {options.apply_maxlag}",
-             f"max_retries = {options.apply_retries}", f"retry_wait = {max(1, round(options.apply_retry_wait))}",
+             f"put_throttle = {max(0, round(options.apply.edit_delay))}", "minthrottle = 0",
+             f"maxthrottle = {max(60, round(options.apply.edit_delay))}",
+             f"write_maxlag = {options.apply.maxlag}", f"read_maxlag = {options.apply.maxlag}",
+             f"max_retries = {options.apply.retries}", f"retry_wait = {max(1, round(options.apply.retry_wait))}",
              "retry_max = 120", "noisysleep = 60.0", "socket_timeout = (10, 60)"]
     if account is not None:
         lines.append(f"usernames[{family!r}][{code!r}] = {account.user!r}")
-    if options.apply_password_file:
-        lines.append(f"password_file = {str(Path(options.apply_password_file).expanduser().resolve())!r}")
+    if options.apply.password_file:
+        lines.append(f"password_file = {str(Path(options.apply.password_file).expanduser().resolve())!r}")
     return "\n".join(lines) + "\n"
 
 
 def _prepare_directory(options: Options, account: Account | None) -> tuple[str, str]:
-    family, code, family_text = site_of(options.wikidata_api_url)
+    family, code, family_text = site_of(options.wikidata.api_url)
     # One directory per wiki and account: pywikibot's API cache keys do not name the host.
-    name = hashlib.sha256(f"{options.wikidata_api_url}\n{account}".encode()).hexdigest()[:12]
-    directory = options.apply_pywikibot_dir.expanduser() / name
+    name = hashlib.sha256(f"{options.wikidata.api_url}\n{account}".encode()).hexdigest()[:12]
+    directory = options.apply.pywikibot_dir.expanduser() / name
     (directory / "families").mkdir(parents=True, exist_ok=True)
     (directory / "user-config.py").write_text(user_config(options, account, family, code), encoding="utf-8")
     if family_text:
@@ -163,23 +163,23 @@ class PywikibotWiki:
     `apply` then sends no edit at all (it only prints them)."""
 
     def __init__(self, options: Options, *, live: bool) -> None:
-        self.api_url = options.wikidata_api_url
+        self.api_url = options.wikidata.api_url
         self.live = live
-        self._account = account = Account.parse(options.apply_user) if options.apply_user else None
+        self._account = account = Account.parse(options.apply.user) if options.apply.user else None
         if live and account is None:
             raise ConfigError("no account to write with", hint="set [apply] user to your BotPassword login name "
                               "(Example@refbot) and REFBOT_APPLY_PASSWORD, or [apply] password_file")
-        if live and not options.apply_password and not options.apply_password_file:
-            raise ConfigError(f"no BotPassword for {options.apply_user}",
+        if live and not options.apply.password and not options.apply.password_file:
+            raise ConfigError(f"no BotPassword for {options.apply.user}",
                               hint="export REFBOT_APPLY_PASSWORD, or set [apply] password_file to pywikibot's "
                                    "password file")
-        if live and options.apply_password_file:
-            check_password_file(options.apply_password_file)
+        if live and options.apply.password_file:
+            check_password_file(options.apply.password_file)
         family, code = _prepare_directory(options, account)
         self.pywikibot = pywikibot = _import_pywikibot()
         pywikibot.config.simulate = not live
         if account is not None:
-            self._supply_password(account, options.apply_password)
+            self._supply_password(account, options.apply.password)
         try:
             self.repo = pywikibot.Site(code, family)
         except pywikibot.exceptions.Error as error:
