@@ -1,6 +1,6 @@
 """Checking one statement: candidates → documents → paragraphs judged → outcome and proposed reference.
 
-Every client is in :class:`Tools`, built once per run by ``bot.checking.make_tools``; this module does no wiring.
+Every client is in :class:`Tools`, built once per run by ``bot.wiring``; this module does no wiring.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ class RunInfo:
     notes: Sequence[str] = ()
     skipped: int = 0
     run_id: str = ""
-    # The configured services' URLs (``runs.service_urls``): a URL under one shows no query value.
+    # The configured services' URLs (``bot.wiring.service_urls``): a URL under one shows no query value.
     services: Sequence[str] = ()
 
 
