@@ -54,6 +54,7 @@ from bot.output.runs import TraceRecords
 from bot.properties import PropertyProfiles
 from bot.properties.cache import ProfileCache
 from bot.redaction import redact_url
+from bot.review.wikibase import PywikibotWiki
 from bot.selection import ENDPOINTS, endpoint_url
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.related import RelatedLookup
@@ -214,6 +215,11 @@ class Wiring:
         return Tools(judge, self.fetcher, paragraph_rules(options.paragraph), self.wayback,
                      self.search if uses(options.check.source, "web") else None,
                      self.embedder if ranked else None, self.profiles, self.corroborator, self.clock, self.related)
+
+    def wiki(self, *, live: bool) -> PywikibotWiki:
+        """The wiki approved references are written to, through pywikibot: simulated (no login, no edit) unless
+        ``live``."""
+        return self._part(f"wiki ({'live' if live else 'simulated'})", lambda: PywikibotWiki(self.options, live=live))
 
     @property
     def records(self) -> TraceRecords:

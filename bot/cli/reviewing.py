@@ -14,6 +14,7 @@ from bot.errors import WriteError
 from bot.options import Options
 from bot.review.actions import apply, chosen_guids, decide, export_quickstatements, reviewing
 from bot.review.applying import Outcome
+from bot.wiring import Wiring
 
 
 def _run_arguments(parser: argparse.ArgumentParser,
@@ -134,8 +135,8 @@ def run_apply(args: argparse.Namespace, options: Options) -> Ended:
             print(f"{head}  ({outcome.reason})")
 
     try:
-        outcomes = apply(options, run_id=args.run_id, live=args.live, limit=args.limit, on_start=started,
-                         on_outcome=show)
+        outcomes = apply(options, lambda: Wiring(options).wiki(live=args.live), run_id=args.run_id, live=args.live,
+                         limit=args.limit, on_start=started, on_outcome=show)
     except WriteError as error:
         return Ended(stopped=error, then="nothing approved is lost: the references not written stay approved for "
                                          "the next apply")

@@ -16,7 +16,7 @@ from bot.output import trace as traces
 from bot.output.report import write_report as write_html
 from bot.output.trace import read
 from bot.redaction import write_private
-from bot.review.applying import Outcome, apply_approved
+from bot.review.applying import Outcome, Wiki, apply_approved
 from bot.review.proposals import Proposal, quickstatements_batch
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
@@ -83,13 +83,12 @@ def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *,
     return batch, left_out
 
 
-def apply(options: Options, *, run_id: int | None, live: bool, limit: int | None = None,
-          on_start: Callable[[str], None] | None = None,
+def apply(options: Options, connect: Callable[[], Wiki], *, run_id: int | None, live: bool,
+          limit: int | None = None, on_start: Callable[[str], None] | None = None,
           on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Write (``live``) or simulate the approved references of one run, or of every run with approvals; the
-    reports of the runs touched are rewritten. WriteError when the wiki refuses for good (the login, a block)."""
-    from bot.review.wikibase import PywikibotWiki
-
+    """Write (``live``) or simulate the approved references of one run, or of every run with approvals, on the
+    wiki ``connect`` gives (asked only when something is to be written); the reports of the runs touched are
+    rewritten. WriteError when the wiki refuses for good (the login, a block)."""
     ledger = RunLedger(options.run.ledger)
     try:
         store = ReviewLedger(ledger)
@@ -97,7 +96,7 @@ def apply(options: Options, *, run_id: int | None, live: bool, limit: int | None
         chosen = store.approved_unwritten(runs)
         if not chosen:
             return []
-        wiki = PywikibotWiki(options, live=live)
+        wiki = connect()
         if on_start is not None:
             on_start(wiki.account)
         reviews = {run: store.reviews(run) for run in runs}

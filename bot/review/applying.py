@@ -60,6 +60,10 @@ class Outcome:
 class Wiki(Protocol):
     api_url: str
 
+    @property
+    def account(self) -> str:
+        """Who the edits are made as (the BotPassword login), as `apply` says before it starts."""
+
     def statement(self, item: str, guid: str) -> tuple[int, dict[str, Any] | None]:
         """The item's current revision and the statement's JSON (None when the item no longer has it)."""
 
