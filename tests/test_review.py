@@ -275,7 +275,7 @@ def test_the_botpassword_is_never_read_from_refbot_ini(tmp_path):
     with pytest.raises(ConfigError, match="REFBOT_APPLY_PASSWORD"):
         load_options(config, environ={})
     config.write_text("[apply]\nuser = ExampleBot@refbot\n", encoding="utf-8")
-    assert load_options(config, environ={"REFBOT_APPLY_PASSWORD": "s3cret"}).apply_password == "s3cret"
+    assert load_options(config, environ={"REFBOT_APPLY_PASSWORD": "s3cret"}).apply.password == "s3cret"
 
 
 def test_an_import_stopped_half_way_leaves_no_run(tmp_path, trace_file, monkeypatch):
