@@ -33,12 +33,12 @@ from bot.checking.records import Outcome, StatementCheck
 from bot.checking.statement import Tools
 from bot.clock import Clock, stamp
 from bot.datamodel import Statement
+from bot.documents.services import ServiceClient
 from bot.errors import InputError, RefbotError
 from bot.options import Options, uses
 from bot.runledger import Run as LedgerRun
 from bot.runledger import RunLedger
 from bot.selection import selection_rules
-from bot.documents.services import ServiceClient
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist, select
 
