@@ -383,7 +383,7 @@ def _check(options: Options) -> Options:
         (options.judge.retries < 0, "judge retries cannot be negative"),
         (options.judge.context < 0, "judge context cannot be negative (0: ask the server or model)"),
         (options.judge.dtype not in ("bfloat16", "float32"), "judge dtype must be bfloat16 or float32"),
-        (options.judge.threads < 0, "threads cannot be negative (0: torch's default)"),
+        (options.judge.threads < 0, "threads cannot be negative (0: the cores no other process keeps busy)"),
         (not options.languages, "languages needs at least one language code"),
         (options.sparql.timeout <= 0, "sparql timeout must be more than 0 seconds"),
         (options.sparql.retries < 0, "sparql retries cannot be negative"),

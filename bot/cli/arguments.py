@@ -144,7 +144,9 @@ def judge_options(parser: argparse.ArgumentParser) -> None:
                             "14 s each on 2 CPU cores; off by default)")
     group.add_argument("--no-justify", dest="justify", action="store_const", const=False,
                        help="no justification (the default; overrides justify = true in the configuration)")
-    group.add_argument("--threads", type=int, metavar="N", help="CPU threads for the transformers backend")
+    group.add_argument("--threads", type=int, metavar="N",
+                       help="CPU threads for the transformers backend (default: the cores no other process keeps "
+                            "busy when the model loads, at least 1)")
 
 
 def check_options(parser: argparse.ArgumentParser) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from bot.errors import ModelError
 from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
 from bot.judge.prompts import Generation, Message
+from bot.judge.threads import threads_for
 
 
 # Below this total probability the answer words are not among a server's top-20 tokens either.
@@ -30,15 +31,16 @@ class TransformersBackend:
 
     def __init__(self, model_path: str | Path, *, device: str = "cpu", threads: int = 0,
                  context_tokens: int = 8192, dtype: str = "bfloat16") -> None:
-        """``dtype`` ("bfloat16" or "float32") is the weights' type for a model directory on the CPU."""
+        """``dtype`` ("bfloat16" or "float32") is the weights' type for a model directory on the CPU; ``threads`` 0
+        takes the cores actually free (:func:`bot.judge.threads.threads_for`)."""
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         path = Path(model_path).expanduser()
         if not path.exists():
             raise ModelError(f"no model at {path}", hint="run `scripts/get-models` or pass --judge-model PATH")
-        if threads:
-            torch.set_num_threads(threads)
+        self.threads = threads_for(threads)
+        torch.set_num_threads(self.threads)
         self.tokenizer: Any
         self.model: Any
         try:
