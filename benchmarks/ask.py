@@ -16,6 +16,7 @@ Gold sets count statements the way the prompt teaches: not deprecated, no ``prov
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -209,6 +210,15 @@ def serve(world: DemoWorld, chosen: list[tuple[str, str, str]]) -> int:
         return 0
 
 
+def threads_said(backend: object) -> str:
+    threads = getattr(backend, "threads", None)
+    return f" ({threads} thread(s), {getattr(backend, 'max_in_flight', 1)} at once)" if threads else ""
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidates", type=int, default=3, help="queries the model writes per question (3)")
@@ -217,6 +227,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1, help="the world (1)")
     parser.add_argument("--people", type=int, default=800, help="people in the world (800)")
     parser.add_argument("--judge", default="transformers", choices=("transformers", "openai"), help="the backend")
+    parser.add_argument("--generator", default="auto", choices=("auto", "llama", "judge"),
+                        help="what writes the candidates ([ask] generator): auto (llama.cpp on the GGUF where the "
+                             "judge runs in-process), llama, or judge (the judge's own backend)")
+    parser.add_argument("--threads", type=int, default=0, help="the model's threads (0: the cores free)")
     parser.add_argument("--judge-url", default="", help="an OpenAI-compatible server (with --judge openai)")
     parser.add_argument("--model", default="", help="the model (default: refbot's judge model, or the server's)")
     parser.add_argument("--drafts-only", action="store_true",
@@ -235,7 +249,8 @@ def main() -> int:
         if args.serve:
             return serve(world, chosen_questions)
         settings = {**world.options(), "properties_cache": tmp / "properties", "ask_candidates": args.candidates,
-                    "ask_limit": 2000, "judge_backend": args.judge}
+                    "ask_limit": 2000, "judge_backend": args.judge, "ask_generator": args.generator,
+                    "threads": args.threads}
         if args.judge_url:
             settings["judge_url"] = args.judge_url
         if args.model:
@@ -248,8 +263,9 @@ def main() -> int:
             return drafts_only(options, endpoint, parts.entity_search, chosen_questions)
         backend = parts.generator
         print(f"ask: {len(chosen_questions)} question(s); world of {len(world_data['people'])} people "
-              f"(seed {args.seed}); model {getattr(backend, 'model_id', options.judge.model)}; "
-              f"{args.candidates} candidate(s) each", flush=True)
+              f"(seed {args.seed}); {type(backend).__name__} {getattr(backend, 'model_id', options.judge.model)}"
+              f"{threads_said(backend)}; {args.candidates} candidate(s) each; load average {load_average()}",
+              flush=True)
         results = []
         drafted = fallbacks = fallbacks_right = 0
         for number, (kind, question, gold_query) in enumerate(chosen_questions, start=1):
@@ -267,7 +283,7 @@ def main() -> int:
             draft_right = draft_items(endpoint, answer.draft, options.ask.limit) == expected
             drafted += draft_right
             results.append((kind, right, valid, answer.prompt_tokens, answer.completion_tokens,
-                            time.monotonic() - started))
+                            time.monotonic() - started, len(written)))
             print(f"{number:>2} {kind:<9} {'ok ' if right else 'NO '} gold {len(expected):>4} chosen "
                   f"{len(got) if answer.chosen else '-':>4}{' (the draft)' if fallback else ''}  valid "
                   f"{valid}/{len(written)}  "
@@ -277,7 +293,7 @@ def main() -> int:
         lines = [f"{t.id} {t.label}: {t.description} (also: {', '.join(t.aliases)})" for t in index.properties]
         per_line = statistics.mean(backend.count_tokens(line) for line in lines)
         whole_world = backend.count_tokens("\n".join(lines))
-    print("\n== ask: execution accuracy ==")
+    print(f"\n== ask: execution accuracy ({type(backend).__name__}; load average {load_average()}) ==")
     kinds = Counter(kind for kind, *_ in results)
     for kind in ("simple", "compound", "negation", "count"):
         if kinds[kind]:
@@ -288,9 +304,10 @@ def main() -> int:
     print(f"  the drafts alone would be right on {drafted}/{len(results)}; the draft was chosen on {fallbacks} "
           f"(no candidate of the model's returned items), right on {fallbacks_right}")
     valid = sum(r[2] for r in results)
-    written = len(results) * args.candidates
-    print(f"  candidates valid {valid}/{written}; questions with no valid candidate "
-          f"{sum(1 for r in results if r[2] == 0)}")
+    written = sum(r[6] for r in results)
+    print(f"  candidates valid {valid}/{written} (the first alone where it returned the draft's items: "
+          f"{sum(1 for r in results if r[6] == 1 < args.candidates)} question(s)); questions with no valid "
+          f"candidate {sum(1 for r in results if r[2] == 0)}")
     prompts = [r[3] for r in results]
     print(f"  tokens per question: {statistics.mean(prompts):.0f} prompt, "
           f"{statistics.mean(r[4] for r in results):.0f} completion; {statistics.mean(r[5] for r in results):.1f} s")

@@ -203,6 +203,9 @@ class RunOptions:
     recheck_days: float = 30.0
 
 
+GENERATORS = ("auto", "llama", "judge")
+
+
 @dataclass(frozen=True)
 class AskOptions:
     """Worklists asked in plain words ([ask]): candidate queries the model writes, and the most items one
@@ -213,6 +216,10 @@ class AskOptions:
     # Where a question's names are looked up: the Wikidata API's search box (api), or the SPARQL endpoint's own
     # labels and aliases (endpoint: a local store or a Wikibase with no API).
     entities: str = "api"
+    # What writes the candidate queries: auto (llama.cpp in-process on the judge model's GGUF where the judge runs
+    # in-process, several times faster on a CPU than transformers; the judge's own backend otherwise), llama, or
+    # judge (the judge's backend: a server, or the transformers copy).
+    generator: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -421,6 +428,8 @@ def _check(options: Options) -> Options:
         (not 1 <= options.ask.limit <= 10_000, "ask limit must be between 1 and 10000"),
         (options.ask.entities not in ("api", "endpoint"),
          f"ask entities {options.ask.entities!r} is not one of api, endpoint"),
+        (options.ask.generator not in GENERATORS,
+         f"ask generator {options.ask.generator!r} is not one of {', '.join(GENERATORS)}"),
         (options.properties.cache_days < 0, "properties cache_days cannot be negative"),
         (options.apply.edit_delay < 0 or options.apply.retry_wait < 0 or options.apply.retries < 0,
          "apply edit_delay, retries and retry_wait cannot be negative"),

@@ -14,6 +14,7 @@ factories below are the only code that turns options into clients; the stages ta
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from http.cookiejar import DefaultCookiePolicy
 from pathlib import Path
@@ -39,17 +40,18 @@ from bot.documents.fetching import Fetcher
 from bot.documents.politeness import Politeness
 from bot.documents.search import BraveBackend, SearchBackend, SearxngBackend
 from bot.documents.services import ServiceClient
-from bot.errors import ConfigError
+from bot.errors import ConfigError, ModelError
 from bot.etiquette import require_contact, user_agent
 from bot.judge.backend import Backend
 from bot.judge.calibration import for_judge
 from bot.judge.engine import Judge
+from bot.judge.llama_backend import LlamaBackend
 from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend
 from bot.judge.openai_backend import make_session as judge_session
 from bot.judge.prompts import template_by_id
 from bot.judge.transformers_backend import TransformersBackend
-from bot.options import (ArchiveOptions, CheckOptions, FetchOptions, JudgeOptions, Options, SearchOptions,
-                         SparqlOptions, uses)
+from bot.options import (ArchiveOptions, AskOptions, CheckOptions, FetchOptions, JudgeOptions, Options,
+                         SearchOptions, SparqlOptions, uses)
 from bot.output.runs import TraceRecords
 from bot.properties import PropertyProfiles
 from bot.properties.cache import ProfileCache
@@ -136,9 +138,10 @@ class Wiring:
 
     @property
     def generator(self) -> Backend:
-        """The model that writes text (``--ask``'s candidate queries, justifications, relation picks): the judge's
-        own backend, so that one model is loaded once."""
-        return self._part("generator", lambda: self.backend)
+        """The model that writes ``--ask``'s candidate queries (:func:`make_generator`: llama.cpp on the judge
+        model's GGUF where the judge runs in-process, the judge's own backend otherwise)."""
+        return self._part("generator", lambda: make_generator(self.options.judge, self.options.ask,
+                                                              lambda: self.backend))
 
     @property
     def judge(self) -> Judge:
@@ -190,7 +193,7 @@ class Wiring:
             endpoint = self.endpoint
             if not uses(self.options.check.source, "kg") or endpoint is None:
                 return None
-            return make_corroborator(self.options, endpoint, self.fetcher, backend=self.generator,
+            return make_corroborator(self.options, endpoint, self.fetcher, backend=self.backend,
                                      embed=self.embedder)
         return self._part("corroborator", build)
 
@@ -261,6 +264,31 @@ def make_backend(judge: JudgeOptions) -> Backend:
     else:
         raise ConfigError(f"unknown judge backend {judge.backend!r}", hint=f"choose one of: {', '.join(BACKENDS)}")
     return backend
+
+
+def make_generator(judge: JudgeOptions, ask: AskOptions, backend: Callable[[], Backend]) -> Backend:
+    """What writes ``--ask``'s candidate queries. Scoring and writing want different runtimes for the same weights:
+    the judge scores with transformers (prompt log-probabilities over a reused key-value cache, which llama.cpp
+    does not return), while its candidates — queries of ~100 tokens, mostly copied from the draft in the prompt —
+    are written several times faster by llama.cpp on the model's GGUF
+    (benchmarks/README.md, ``ask.py``). ``backend`` gives the judge's own backend, built only if it is chosen."""
+    choice = ask.generator
+    if choice == "auto":
+        if judge.backend != "transformers":
+            return backend()  # a server generates as it judges
+        path = modelstore.resolve(judge.model, judge.model_cache)
+        if path.suffix != ".gguf" or not path.is_file():
+            return backend()  # a transformers directory of the user's own: no GGUF beside it
+        choice = "llama"
+    if choice == "judge":
+        return backend()
+    path = modelstore.resolve(judge.model, judge.model_cache)
+    if not path.is_file():
+        raise ModelError(f"{path} is no GGUF file: llama.cpp reads one",
+                         hint="set [judge] model to a catalogue name or a .gguf file, or [ask] generator = judge")
+    # Two slots: one keeps the question's prompt (a sample reads none of it again) while the other reads the
+    # model's choice among candidates, so that the next question finds the worked example still read.
+    return LlamaBackend(path, threads=judge.threads, parallel=2, context_tokens=judge.context or 4096)
 
 
 def make_judge(judge: JudgeOptions, backend: Backend) -> Judge:

@@ -1,7 +1,8 @@
 """From a question's linked terms to a chosen query, against a real Oxigraph store: candidates written by a scripted
 model (its answers are the input here; the real model is exercised in test_asking_cli), refused ones repaired once,
-equal ones run once, and the choice — the only candidate with items, the simplest of equal ones, or the model's
-letter among different ones. Nothing reaches the endpoint that the checker refused."""
+equal ones run once, candidates written until two answers agree, and the choice — the simplest of those that
+agree, the only candidate with items, or the model's letter among different ones. Nothing reaches the endpoint
+that the checker refused."""
 
 from __future__ import annotations
 
@@ -127,6 +128,18 @@ def test_a_refused_candidate_is_repaired_once_with_the_reason_and_never_sent(sto
     assert answer.chosen is first and answer.why == "the only candidate that returned items"
 
 
+def test_a_sample_repeating_a_refused_candidate_is_not_repaired_again(store):
+    unsafe = "```sparql\nDELETE WHERE { ?item ?p ?o }\n```"
+    service = ("```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 . "
+               "SERVICE wikibase:label { bd:serviceParam wikibase:language 'en' } }\n```")
+    model = ScriptedBackend(completions=[unsafe, service, unsafe, UNSOURCED_CZECH])
+    answer = asker(store, model, candidates=3)[0].ask("awards of Czech people that cite nothing", LINKS, TRIPLES)
+    first, second, third = answer.candidates
+    assert first.refused.startswith("SERVICE") and second.same_as == 1 and second.refused == first.refused
+    assert len(model.asked("complete")) == 4, "the greedy, its repair, the repeated sample alone, the third"
+    assert third.items == ["Q1001"] and answer.chosen is third
+
+
 def test_candidates_with_the_same_items_choose_the_simplest_and_different_ones_ask_the_model(store):
     same = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 ; p:P166 ?s . ?s wikibase:rank ?r . " \
            "FILTER(?r != wikibase:DeprecatedRank) FILTER NOT EXISTS { ?s prov:wasDerivedFrom ?x } }\n```"
@@ -212,19 +225,61 @@ def test_the_model_starts_from_the_draft_and_may_name_existing_ids_the_prompt_do
                 "FILTER NOT EXISTS { ?s prov:wasDerivedFrom ?x } }\n```")
     named_town = with_p31.replace("wdt:P31 wd:Q3957", "wdt:P31 wd:Q3957 ; wdt:P1376 wd:Q2001")
     guessed = with_p31.replace("wd:Q3957", "wd:Q99999")
-    model = ScriptedBackend(completions=[with_p31, named_town, guessed, guessed])
+    model = ScriptedBackend(completions=[named_town, guessed, guessed, with_p31])
     ask, endpoint = asker(store, model)
     answer = ask.ask("population of Czech towns without a reference", links, triples, draft=sketch,
                      properties={"P1082", "P17", "P31", "P1376"})
     prompt = model.asked("complete")[0].messages[1]["content"]
     assert "Draft:\n```sparql\n" + sketch.text + "\n```" in prompt and answer.draft == sketch.text
     assert sketch.text.splitlines()[1:3] == ["  ?item wdt:P17 wd:Q213 .", "  ?item wdt:P31 wd:Q3957 ."]
-    assert answer.candidates[0].items == ["Q2001"], "Zlin's population is referenced"
-    assert answer.candidates[1].valid, "P1376 is a property of the endpoint's; Q2001 has a label there"
-    assert answer.candidates[2].refused.startswith("unknown Wikidata id(s) Q99999")
-    repair = model.asked("complete")[3].messages[-1]["content"]
+    assert answer.candidates[0].valid, "P1376 is a property of the endpoint's; Q2001 has a label there"
+    assert answer.candidates[1].refused.startswith("unknown Wikidata id(s) Q99999")
+    assert answer.candidates[2].items == ["Q2001"], "Zlin's population is referenced"
+    repair = model.asked("complete")[2].messages[-1]["content"]
     assert "Q3957" in repair and "P1376" not in repair, "the repair lists the fragment's ids, not every property"
     assert not any("Q99999" in text for text in endpoint.sent)
+
+
+def test_candidates_are_written_one_at_a_time_until_two_answers_agree(store):
+    """Adaptive consistency: the greedy query, then samples, until two candidates — or a candidate and the draft,
+    built from the linked terms without the model — return the same items; with every candidate written, the choice
+    is made as before (the model's pick among different answers)."""
+    from bot.asking.draft import Draft
+
+    sketch = Draft(UNSOURCED_CZECH.split("\n", 1)[1].rsplit("\n```", 1)[0], LINKS[0])
+    same = "```sparql\nSELECT ?item WHERE { ?item wdt:P27 wd:Q213 ; p:P166 ?s . ?s wikibase:rank ?r . " \
+           "FILTER(?r != wikibase:DeprecatedRank) FILTER NOT EXISTS { ?s prov:wasDerivedFrom ?x } }\n```"
+    everyone = "```sparql\nSELECT ?item WHERE { ?item p:P166 ?s }\n```"
+    model = ScriptedBackend(completions=[same, ALL_CZECH, ALL_CZECH])
+    ask, endpoint = asker(store, model)
+    answer = ask.ask("awards of Czech people that cite nothing", LINKS, TRIPLES, draft=sketch)
+    assert len(model.asked("complete")) == 1, "the greedy query returned the draft's items: no sample is written"
+    assert [c.number for c in answer.candidates] == [1] and answer.chosen is answer.candidates[0]
+    assert answer.why == ("candidate 1 and the draft built from the linked terms returned the same 1 item(s): no "
+                          "further candidate written")
+    assert endpoint.names == ["the draft of refbot select --ask", "candidate 1 of refbot select --ask"]
+
+    model = ScriptedBackend(completions=[ALL_CZECH, same, everyone], choices={"a": 0.9, "b": 0.1})
+    answer = asker(store, model)[0].ask("awards of Czech people that cite nothing", LINKS, TRIPLES, draft=sketch)
+    assert len(model.asked("complete")) == 2 and not model.asked("choose"), "the first sample agreed with the draft"
+    assert answer.chosen.number == 2 and answer.chosen.items == ["Q1001"]
+
+    shorter = "```sparql\nSELECT DISTINCT ?item WHERE { ?item wdt:P27 wd:Q213 ; p:P166 ?statement . }\n```"
+    model = ScriptedBackend(completions=[ALL_CZECH, shorter, everyone])
+    answer = asker(store, model)[0].ask("awards of Czech people", LINKS, TRIPLES, draft=sketch)
+    assert len(model.asked("complete")) == 2 and not model.asked("choose"), "the first sample agreed with the greedy"
+    assert answer.chosen.number == 2 and answer.why == ("candidates 1 and 2 returned the same 3 item(s); the simplest "
+                                                        "query: no further candidate written")
+
+    model = ScriptedBackend(completions=[ALL_CZECH, everyone, ALL_CZECH], choices={"a": 0.2, "b": 0.8})
+    answer = asker(store, model)[0].ask("awards of Czech people", LINKS, TRIPLES, draft=sketch)
+    assert len(model.asked("complete")) == 3 and model.asked("choose"), \
+        "with every candidate written, the model chooses among the answers, as when none stops early"
+    assert answer.chosen.number == 2 and "the model chose candidate 2" in answer.why
+
+    assert asker(store, ScriptedBackend(completions=[same]), candidates=1)[0].ask(
+        "q", LINKS, TRIPLES, draft=sketch).why == "the only candidate that returned items", \
+        "one candidate asked for: the draft is run only as a fallback"
 
 
 def test_when_no_candidate_returns_items_the_draft_is_checked_run_and_chosen_as_candidate_0(store):

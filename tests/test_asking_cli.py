@@ -62,7 +62,10 @@ def test_select_ask_links_the_question_and_shows_every_candidate_with_the_test_m
     expected = ["?item wdt:P69 wd:Q990215 .", "?item p:P166 ?statement ."]
     assert [line.strip() for line in draft.splitlines()][1:3] == expected, draft
     numbers = [int(n) for n in re.findall(r"^  (\d)\. ", out, re.MULTILINE)]
-    assert numbers in ([1, 2], [1, 2, 0]), "the model's two candidates, then the draft when neither had items"
+    assert numbers in ([1], [1, 2], [1, 2, 0]), \
+        "the first candidate alone when it returned the draft's items; else two, then the draft when neither had any"
+    if numbers == [1]:
+        assert re.search(r"returned the \d+ item\(s\) of the draft built from the linked terms", out), out
     if numbers[-1] == 0:
         assert re.search(r"^  0\. the draft \d+ item\(s\)", out, re.MULTILINE), out
     assert re.search(r"== \d+ prompt and \d+ completion tokens", out)
@@ -132,27 +135,44 @@ def test_run_ask_checks_the_unsourced_statements_of_the_chosen_querys_items(worl
     assert again.returncode == 0 and "0 to check" in again.stderr, again.stderr
 
 
-def test_run_ask_loads_one_model_for_the_question_and_the_run(world, tmp_path, monkeypatch, capsys):
-    """The question's candidates and the run's judgements come from one backend, built once (bot.wiring)."""
+@pytest.mark.parametrize("generator", ["judge", "auto"])
+def test_run_ask_loads_each_model_once_for_the_question_and_the_run(world, tmp_path, monkeypatch, capsys, generator):
+    """The question's candidates and the run's judgements: with ``[ask] generator = judge`` one backend, built once;
+    by default (auto) with an in-process judge, llama.cpp on the model's GGUF writes and transformers judges, each
+    loaded once (bot.wiring)."""
     from bot.cli import main
     from bot.options import ini_text
 
+    writes = "```sparql\nSELECT ?item WHERE { ?item wdt:P69 wd:Q990215 }\n```"
     built: list[ScriptedBackend] = []
+    loaded: list[tuple] = []
 
     def backend(options):
         model = ScriptedBackend(support=0.95, logprobs=lambda prefix, continuation: [0.0] * len(continuation.split()),
-                                completions="```sparql\nSELECT ?item WHERE { ?item wdt:P69 wd:Q990215 }\n```")
+                                completions=writes)
         built.append(model)
         return model
+
+    def llama(path, **settings):
+        loaded.append((path, settings))
+        return ScriptedBackend(completions=writes, model_id=path.name)
     monkeypatch.setattr("bot.wiring.make_backend", backend)
+    monkeypatch.setattr("bot.wiring.LlamaBackend", llama)
     for name in [name for name in os.environ if name.startswith("REFBOT_")]:
         monkeypatch.delenv(name)
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")  # the catalogue's file stands for the weights the fake loader never reads
     ini = tmp_path / "refbot.ini"
     ini.write_text(ini_text(world.options() | {
         "properties_cache": str(tmp_path / "properties"), "check_reports": str(tmp_path / "reports"),
-        "run_ledger": str(tmp_path / "reports" / "runs.sqlite"), "check_embeddings": "false"}), encoding="utf-8")
+        "run_ledger": str(tmp_path / "reports" / "runs.sqlite"), "check_embeddings": "false",
+        "judge_backend": "transformers", "judge_model": str(gguf), "ask_generator": generator}), encoding="utf-8")
     code = main(["--config", str(ini), "-q", "run", "--ask", QUESTION, "--candidates", "1"])
     out = capsys.readouterr().out
     assert code == 0 and "wd:Q990215" in out and re.search(r"run 1: [1-9]\d* statement\(s\) checked", out), out
-    assert len(built) == 1, "one model for the question and the run"
-    assert built[0].asked("complete") and built[0].asked("choose"), "it wrote the query and judged the pages"
+    assert len(built) == 1, "one judge model for the question and the run"
+    if generator == "judge":
+        assert not loaded and built[0].asked("complete") and built[0].asked("choose"), "it wrote and judged"
+    else:
+        assert [path for path, _ in loaded] == [gguf], "one llama.cpp, loaded once"
+        assert not built[0].asked("complete"), "the judge's model judged; llama.cpp wrote the query"

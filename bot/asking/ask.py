@@ -1,7 +1,10 @@
 """A question → a checked query and its worklist, as Auto-KGQAGPT does it: link the question's words, show the model
-the fragment and the draft, let it write ``n`` candidates (one repair each when the checker refuses one), run the
-valid ones, and choose: the only candidate with items, or the model's pick among samples of their results (ties to
-the simpler query); when none returned items, the draft itself (candidate 0), if it returns any. The model, the
+the fragment and the draft, let it write up to ``n`` candidates (one repair each when the checker refuses one), run
+the valid ones, and choose: the only candidate with items, or the model's pick among samples of their results (ties
+to the simpler query); when none returned items, the draft itself (candidate 0), if it returns any. The first
+candidate is the model's greedy answer, the others samples, written one at a time; before the last, writing stops
+once two answers agree — two candidates, or a candidate and the draft, return the same items (adaptive
+consistency: sample again only while answers disagree). The model, the
 endpoint and the lookup are parameters; every query sent has passed ``bot.asking.safety``.
 """
 
@@ -42,6 +45,7 @@ class Written:
     items: list[str] = field(default_factory=list)
     error: str = ""  # the endpoint's error
     same_as: int | None = None  # the earlier candidate with the same query
+    first: str = ""  # the query as first written, before a repair
 
     @property
     def valid(self) -> bool:
@@ -113,32 +117,68 @@ class Asker:
                                                                      f"{self.limit}",
                                                      limit=self.limit)}]
         written: list[Written] = []
+        drafted = self._drafted(sketch, known) if sketch and self.count > 1 else None
+        agreed: tuple[Written, str] | None = None
         for number in range(1, self.count + 1):
-            candidate = self._write(number, messages, known, shown)
-            earlier = next((w for w in written if _normalised(w.written) == _normalised(candidate.written)), None)
-            if earlier is not None:
-                candidate.same_as, candidate.sent, candidate.items = earlier.number, earlier.sent, earlier.items
-                candidate.refused, candidate.error = earlier.refused, earlier.error
-            elif candidate.valid:
-                self._run(candidate)
-            written.append(candidate)
-        chosen, why = self._choose(question, written)
+            self._add(self._write(number, messages, known, shown, written), written)
+            agreed = self._agreement(written, drafted) if number < self.count else None
+            if agreed is not None:
+                break
+        chosen, why = agreed if agreed is not None else self._choose(question, written)
         if chosen is None and sketch:
-            chosen, why = self._fall_back(sketch, known, why, written)
+            chosen, why = self._fall_back(drafted or self._drafted(sketch, known), why, written)
         return Answer(question, links, fragment, written, chosen, why, sketch, self.prompt_tokens,
                       self.completion_tokens, time.monotonic() - started)
 
-    def _fall_back(self, sketch: str, known: set[str], why: str,
-                   written: list[Written]) -> tuple[Written | None, str]:
-        """When no candidate returned items: the draft, built from the graph's own patterns for the linked terms,
-        if it returns any (candidate 0; checked and run as the model's are)."""
+    def _add(self, candidate: Written, written: list[Written]) -> None:
+        """Run ``candidate`` (unless an earlier one wrote the same query) and add it to ``written``."""
+        earlier = next((w for w in written if _normalised(w.written) == _normalised(candidate.written)), None)
+        if earlier is not None:
+            candidate.same_as, candidate.sent, candidate.items = earlier.number, earlier.sent, earlier.items
+            candidate.refused, candidate.error = earlier.refused, earlier.error
+        elif candidate.valid:
+            self._run(candidate)
+        written.append(candidate)
+
+    @staticmethod
+    def _agreement(written: list[Written], drafted: Written | None) -> tuple[Written, str] | None:
+        """The candidate to choose before all are written, once two answers agree — two candidates, or a candidate
+        and the draft (built from the graph's own patterns for the linked terms, without the model), returned the
+        same items: the simplest query among them. None while no two agree (adaptive consistency: sample again only
+        while answers disagree); once every candidate is written, the choice is :meth:`_choose`'s, as it was."""
+        groups: dict[frozenset[str], list[Written]] = {}
+        for candidate in written:
+            if candidate.items:
+                groups.setdefault(frozenset(candidate.items), []).append(candidate)
+        for items, group in groups.items():
+            with_draft = drafted is not None and frozenset(drafted.items) == items
+            if len(group) + with_draft < 2:
+                continue
+            simplest = min(group, key=lambda w: (len(_normalised(w.sent)), w.number))
+            numbers = " and ".join(str(w.number) for w in group)
+            said = (f"candidate{'s' if len(group) > 1 else ''} {numbers}" +
+                    (" and the draft built from the linked terms" if with_draft else ""))
+            return simplest, (f"{said} returned the same {len(items)} item(s)" +
+                              ("; the simplest query" if len(group) > 1 else "") + ": no further candidate written")
+        return None
+
+    def _drafted(self, sketch: str, known: set[str]) -> Written:
+        """The draft as candidate 0, checked and run as the model's are (``sent`` empty when it was refused)."""
         draft = Written(0, sketch)
         try:
             draft.sent = check(sketch, limit=self.limit, known=known).text
         except QueryRefused as refusal:
             draft.refused = str(refusal)
-            return None, why
+            return draft
         self._run(draft)
+        return draft
+
+    @staticmethod
+    def _fall_back(draft: Written, why: str, written: list[Written]) -> tuple[Written | None, str]:
+        """When no candidate returned items: the draft, built from the graph's own patterns for the linked terms,
+        if it returns any (candidate 0)."""
+        if not draft.valid:
+            return None, why
         written.append(draft)
         if not draft.items:
             return None, why
@@ -164,9 +204,18 @@ class Asker:
             return known
         return known | {entity for entity in unknown if found.get(entity) and found[entity] != entity}
 
-    def _write(self, number: int, messages: list[dict[str, str]], known: set[str], shown: set[str]) -> Written:
+    def _write(self, number: int, messages: list[dict[str, str]], known: set[str], shown: set[str],
+               earlier: Sequence[Written] = ()) -> Written:
+        """The model's candidate ``number``, checked, and repaired once if refused. A sample that writes what an
+        earlier candidate first wrote is that candidate: the same check, the same repair (not asked again)."""
         answer = self._complete(messages, number)
         candidate = Written(number, extracted(answer))
+        candidate.first = candidate.written
+        same = next((w for w in earlier if _normalised(w.first) == _normalised(candidate.first)), None)
+        if same is not None:
+            candidate.written, candidate.sent, candidate.repaired, candidate.refused = (
+                same.written, same.sent, same.repaired, same.refused)
+            return candidate
         checked: Checked | None = None
         try:
             checked = check(candidate.written, limit=self.limit, known=self._confirmed(candidate.written, known))
@@ -187,7 +236,8 @@ class Asker:
 
     def _run(self, candidate: Written) -> None:
         try:
-            rows = self.endpoint.select(Query(f"candidate {candidate.number} of refbot select --ask", candidate.sent))
+            name = f"candidate {candidate.number}" if candidate.number else "the draft"
+            rows = self.endpoint.select(Query(f"{name} of refbot select --ask", candidate.sent))
         except QueryError as error:
             candidate.error = str(error)
             return

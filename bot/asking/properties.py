@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.datamodel import LANGUAGE_PATTERN, PID_PATTERN
+from bot.errors import QueryError
 from bot.redaction import redact_url
 from bot.selection.binding import bind, entity_id, load_query
 
@@ -110,8 +111,6 @@ class IndexCache:
 def property_index(endpoint: SparqlEndpoint, cache: IndexCache, language: str, today: date) -> PropertyIndex:
     """The cached index while it is fresh; otherwise read again and kept. When the endpoint cannot answer, an
     older cached index is better than none; without one the endpoint's error stands."""
-    from bot.errors import QueryError
-
     source = redact_url(endpoint.url)
     cached = cache.get(source, language, today)
     if cached is not None:

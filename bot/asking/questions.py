@@ -19,8 +19,9 @@ from bot.asking.properties import IndexCache, property_index
 from bot.asking.safety import statement_properties
 from bot.clock import Clock, day_of, system_clock
 from bot.errors import InputError
-from bot.options import Options
 from bot.judge.prompts import ASK_SPARQL
+from bot.options import Options
+from bot.selection.terms import fetch_terms
 
 if TYPE_CHECKING:
     from bot.judge.backend import Backend
@@ -78,8 +79,6 @@ def endpoint_labels(endpoint: SparqlEndpoint, languages: Sequence[str]) -> Calla
     """The labels the endpoint has for ids, in the preferred languages: what shows a candidate's items and what
     confirms that an id a candidate names exists. An id the endpoint has no label for is left out, never given its
     own id as a label (which would confirm any id)."""
-    from bot.selection.terms import fetch_terms
-
     def labels(ids: Sequence[str]) -> dict[str, str]:
         return {entity: found.label for entity, found in fetch_terms(endpoint, ids, languages).items()
                 if found.language}

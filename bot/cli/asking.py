@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser, source: Any, *, ask_help: str
     parser.add_argument("--explain", action="store_true",
                         help="with --ask: show the linked terms, the fragment, every candidate and the tokens spent")
     parser.add_argument("--candidates", dest="ask_candidates", type=positive_int, metavar="N",
-                        help="with --ask: queries the model writes ([ask] candidates, 3)")
+                        help="with --ask: the most queries the model writes, until two agree ([ask] candidates, 3)")
 
 
 def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -43,9 +43,10 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 def answer(args: argparse.Namespace, options: Options, parts: Wiring) -> Answer:
     """Answer the question with the parts' endpoint, search and model, print the chosen query (with --explain, how it
     was found; with --save, where it was kept). RefbotError when the model's candidates gave no query to choose."""
-    answer = answer_question(options, args.ask, endpoint=parts.require_endpoint(), backend=parts.generator,
+    generator = parts.generator
+    answer = answer_question(options, args.ask, endpoint=parts.require_endpoint(), backend=generator,
                              search=parts.entity_search, candidates=options.ask.candidates)
-    model = options.judge.model if options.judge.backend == "transformers" else f"{options.judge.model} (served)"
+    model = generator.model_id if options.judge.backend == "transformers" else f"{generator.model_id} (served)"
     if getattr(args, "explain", False):
         explain(answer)
     if answer.chosen is None:
