@@ -60,7 +60,7 @@ def test_the_lock_pins_every_requirement_of_setup_cfg_within_its_range():
     config.read(ROOT / "setup.cfg", encoding="utf-8")
     extras = config["options.extras_require"]
     wanted = [Requirement(line) for block in [config["options"]["install_requires"]]
-              + [extras[name] for name in ("demo", "llamacpp", "test", "lint")]
+              + [extras[name] for name in ("demo", "test", "lint")]
               for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
     pins = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", (ROOT / "constraints.txt").read_text(), re.M))
     pins = {canonicalize_name(name): version for name, version in pins.items()}
