@@ -287,8 +287,10 @@ def make_generator(judge: JudgeOptions, ask: AskOptions, backend: Callable[[], B
         raise ModelError(f"{path} is no GGUF file: llama.cpp reads one",
                          hint="set [judge] model to a catalogue name or a .gguf file, or [ask] generator = judge")
     # Two slots: one keeps the question's prompt (a sample reads none of it again) while the other reads the
-    # model's choice among candidates, so that the next question finds the worked example still read.
-    return LlamaBackend(path, threads=judge.threads, parallel=2, context_tokens=judge.context or 4096)
+    # model's choice among candidates, so that the next question finds the worked example still read; that prompt
+    # is kept on disk beside the models, so the next process does not read it again either.
+    return LlamaBackend(path, threads=judge.threads, parallel=2, context_tokens=judge.context or 4096,
+                        prompt_cache=judge.model_cache / "llama-prompts")
 
 
 def make_judge(judge: JudgeOptions, backend: Backend) -> Judge:

@@ -92,6 +92,31 @@ def test_a_prompt_longer_than_the_context_is_refused_with_the_fix(backend):
         backend.complete([{"role": "user", "content": "word " * 5000}], GREEDY)
 
 
+@pytest.mark.model
+def test_the_prompt_written_from_is_kept_on_disk_for_the_next_process(smollm_gguf, tmp_path: Path):
+    from bot.judge.llama_backend import LlamaBackend
+
+    shared = {"role": "system", "content": "You write short stories about the sea and its lighthouses. " * 12}
+    first = LlamaBackend(smollm_gguf, threads=1, parallel=2, context_tokens=1024, prompt_cache=tmp_path)
+    cold = first.complete([shared, {"role": "user", "content": "A keeper."}], GREEDY)
+    assert cold.prompt_tokens > 100
+    assert first.choose([{"role": "user", "content": "Answer a or b."}], ["a", "b"]) is not None
+    warm = first.complete([shared, {"role": "user", "content": "A cat."}], GREEDY)
+    assert warm.prompt_tokens < 20, "the choice was read in the other slot: the shared prompt is still there"
+    assert [path.suffix for path in tmp_path.iterdir()] == [".slot"]
+    del first
+
+    second = LlamaBackend(smollm_gguf, threads=1, parallel=2, context_tokens=1024, prompt_cache=tmp_path)
+    assert second.complete([shared, {"role": "user", "content": "A gull."}], GREEDY).prompt_tokens < 20, \
+        "a new process restored the prompt instead of reading it again"
+    del second
+
+    (next(tmp_path.iterdir())).write_bytes(b"not a slot file")
+    third = LlamaBackend(smollm_gguf, threads=1, parallel=2, context_tokens=1024, prompt_cache=tmp_path)
+    assert third.complete([shared, {"role": "user", "content": "A ship."}], GREEDY).prompt_tokens > 100, \
+        "a file llama.cpp cannot read is left aside: the prompt is read"
+
+
 def test_a_missing_or_foreign_file_is_refused(tmp_path: Path):
     from bot.judge.llama_backend import LlamaBackend
 
@@ -123,12 +148,14 @@ def test_the_judges_own_backend_generates_where_it_is_a_server_or_chosen(tmp_pat
 
 
 @pytest.mark.model
-def test_by_default_llama_cpp_writes_on_the_judge_models_gguf_loaded_once(smollm_gguf):
-    options = Options.flat(judge_model=str(smollm_gguf), threads=1, judge_context=512, ask_candidates=2)
+def test_by_default_llama_cpp_writes_on_the_judge_models_gguf_loaded_once(smollm_gguf, tmp_path: Path):
+    options = Options.flat(judge_model=str(smollm_gguf), threads=1, judge_context=512, ask_candidates=2,
+                           model_cache=tmp_path)
     parts = Wiring(options)
     generator = parts.generator
     assert type(generator).__name__ == "LlamaBackend" and generator is parts.generator, "built once"
     assert (generator.model_id, generator.threads, generator.max_in_flight, generator.context_tokens()) == (
         smollm_gguf.name, 1, 2, 512)
     assert generator.complete(MESSAGES, GREEDY).text
+    assert [path.parent.name for path in tmp_path.rglob("*.slot")] == ["llama-prompts"], "kept beside the models"
     assert not parts.built("backend"), "writing loads no transformers copy"

@@ -18,6 +18,7 @@ uses the port only to tokenize and render prompts, with an API key of its own, s
 from __future__ import annotations
 
 import math
+import os
 import secrets
 import threading
 from collections.abc import Sequence
@@ -32,6 +33,7 @@ from bot.judge.prompts import Generation, Message
 from bot.judge.threads import threads_for
 
 TOP_LOGPROBS = 20
+WRITER_SLOT = 0  # with a prompt cache, what is written is read in this slot (the one saved and restored)
 # Prompt lookup decoding (n, m): a candidate query copies most of the draft shown in its prompt.
 LOOKUP = (3, 16)
 
@@ -43,7 +45,11 @@ class LlamaBackend:
     to ``max_in_flight`` threads."""
 
     def __init__(self, gguf_path: str | Path, *, threads: int = 0, parallel: int = 1,
-                 context_tokens: int = 4096, lookup: tuple[int, int] | None = LOOKUP) -> None:
+                 context_tokens: int = 4096, lookup: tuple[int, int] | None = LOOKUP,
+                 prompt_cache: Path | None = None) -> None:
+        """``prompt_cache``: a folder where the prompt last read for :meth:`complete` is kept between processes
+        (its tokens and key-value cache, llama.cpp's slot file): the next process restores it when it starts, so
+        that a prompt beginning alike — the same system prompt and worked example — is not read again."""
         try:
             import xllamacpp
         except ImportError as error:
@@ -67,7 +73,16 @@ class LlamaBackend:
         params.hostnames = ["127.0.0.1"]
         params.api_keys = [self._key]
         params.n_threads_http = 2
-        params.endpoint_slots = params.endpoint_metrics = False
+        params.endpoint_metrics = False
+        params.endpoint_slots = prompt_cache is not None  # saving and restoring slots goes through /slots
+        self._cache_file = ""
+        if prompt_cache is not None:
+            prompt_cache.mkdir(parents=True, exist_ok=True)
+            params.slot_save_path = f"{prompt_cache}{os.sep}"  # llama.cpp puts the file name right after it
+            # Each slot keeps its prompt in place: llama.cpp would otherwise move an idle slot's prompt out to host
+            # memory when another slot starts, and the writer's next prompt found it gone.
+            params.cache_idle_slots = False
+            self._cache_file = f"{path.stem}.{params.n_ctx}.slot"  # a file of another model or size is never read
         params.verbosity = 0
         if lookup:
             # Prompt lookup: where the last n tokens written occur earlier in the prompt or the answer, the m tokens
@@ -81,6 +96,12 @@ class LlamaBackend:
             raise ModelError(f"llama.cpp cannot load {path}: {error}", hint="pass a GGUF model file") from error
         self._url = str(self._server.listening_address).rstrip("/")
         self._local = threading.local()  # a requests session per thread
+        self._saved = False
+        if self._cache_file and (prompt_cache / self._cache_file).is_file():  # type: ignore[operator]
+            try:
+                self._post(f"slots/{WRITER_SLOT}?action=restore", {"filename": self._cache_file})
+            except JudgeError:
+                pass  # a file llama.cpp cannot read (another version's): the prompt is read again, then saved
 
     # -- Backend -----------------------------------------------------------------------------------------------
     def context_tokens(self) -> int:
@@ -95,7 +116,14 @@ class LlamaBackend:
         return str(self._post("apply-template", {"messages": list(messages)}).get("prompt") or "") or None
 
     def complete(self, messages: Sequence[Message], generation: Generation) -> Completion:
-        data = self._chat({"messages": list(messages), **generation.as_request()})
+        data = self._chat({"messages": list(messages), **generation.as_request(),
+                           **({"id_slot": WRITER_SLOT} if self._cache_file else {})})
+        if self._cache_file and not self._saved:
+            self._saved = True  # once a process: the prompt's shared beginning is what the next one reuses
+            try:
+                self._post(f"slots/{WRITER_SLOT}?action=save", {"filename": self._cache_file})
+            except JudgeError:
+                pass  # a cache not written costs the next process the read, nothing else
         try:
             text = str(data["choices"][0]["message"].get("content") or "")
         except (KeyError, IndexError, TypeError, AttributeError):
@@ -104,8 +132,10 @@ class LlamaBackend:
         return Completion(text.strip(), _read(usage), int(usage.get("completion_tokens") or 0))
 
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
+        # With a prompt cache, another slot than the writer's, which keeps the prompt the next question shares.
+        elsewhere = {"id_slot": WRITER_SLOT + 1} if self._cache_file and self.max_in_flight > 1 else {}
         data = self._chat({"messages": list(messages), "max_tokens": 1, "temperature": 0.0, "seed": 42,
-                           "logprobs": True, "top_logprobs": TOP_LOGPROBS})
+                           "logprobs": True, "top_logprobs": TOP_LOGPROBS, **elsewhere})
         try:
             first = data["choices"][0]["logprobs"]["content"][0]
             candidates = first.get("top_logprobs") or [first]
