@@ -91,6 +91,20 @@ def _normalised(query: str) -> str:
     return " ".join(query.split()).casefold()
 
 
+def _by_items(written: Iterable[Written]) -> dict[frozenset[str], list[Written]]:
+    """The candidates that returned items, by the items they returned, in their order."""
+    groups: dict[frozenset[str], list[Written]] = {}
+    for candidate in written:
+        if candidate.items:
+            groups.setdefault(frozenset(candidate.items), []).append(candidate)
+    return groups
+
+
+def _simplest(group: Sequence[Written]) -> Written:
+    """The shortest query of those returning the same items (the earlier on a tie)."""
+    return min(group, key=lambda w: (len(_normalised(w.sent)), w.number))
+
+
 class Asker:
     """``Asker(backend, endpoint, template).ask(question, links, triples)``."""
 
@@ -146,15 +160,11 @@ class Asker:
         and the draft (built from the graph's own patterns for the linked terms, without the model), returned the
         same items: the simplest query among them. None while no two agree (adaptive consistency: sample again only
         while answers disagree); once every candidate is written, the choice is :meth:`_choose`'s, as it was."""
-        groups: dict[frozenset[str], list[Written]] = {}
-        for candidate in written:
-            if candidate.items:
-                groups.setdefault(frozenset(candidate.items), []).append(candidate)
-        for items, group in groups.items():
+        for items, group in _by_items(written).items():
             with_draft = drafted is not None and frozenset(drafted.items) == items
             if len(group) + with_draft < 2:
                 continue
-            simplest = min(group, key=lambda w: (len(_normalised(w.sent)), w.number))
+            simplest = _simplest(group)
             numbers = " and ".join(str(w.number) for w in group)
             said = (f"candidate{'s' if len(group) > 1 else ''} {numbers}" +
                     (" and the draft built from the linked terms" if with_draft else ""))
@@ -255,10 +265,7 @@ class Asker:
         if not answered:
             return None, ("no candidate returned items" if any(w.valid and not w.error for w in written)
                           else "no candidate could be run")
-        groups: dict[frozenset[str], list[Written]] = {}
-        for candidate in answered:
-            groups.setdefault(frozenset(candidate.items), []).append(candidate)
-        simplest = [min(group, key=lambda w: (len(_normalised(w.sent)), w.number)) for group in groups.values()]
+        simplest = [_simplest(group) for group in _by_items(answered).values()]
         simplest.sort(key=lambda w: w.number)
         if len(simplest) == 1:
             others = len(answered) - 1
@@ -281,7 +288,6 @@ class Asker:
             return simplest[0], "the model named no candidate: the first that returned items"
         best = max(choice.probabilities.values())
         tied = [letter for letter in letters if choice.probabilities.get(letter, 0.0) >= best - 1e-6]
-        picked = min((simplest[letters.index(letter)] for letter in tied),
-                     key=lambda w: (len(_normalised(w.sent)), w.number))
+        picked = _simplest([simplest[letters.index(letter)] for letter in tied])
         return picked, (f"the model chose candidate {picked.number} (p = {best:.2f}) among "
                         f"{len(simplest)} with different items")
