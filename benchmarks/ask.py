@@ -267,7 +267,7 @@ def main() -> int:
               f"{threads_said(backend)}; {args.candidates} candidate(s) each; load average {load_average()}",
               flush=True)
         results = []
-        drafted = fallbacks = fallbacks_right = 0
+        drafted = fallbacks = fallbacks_right = alone = alone_right = 0
         for number, (kind, question, gold_query) in enumerate(chosen_questions, start=1):
             expected = gold_items(endpoint, question, gold_query)
             started = time.monotonic()
@@ -277,7 +277,10 @@ def main() -> int:
             written = [c for c in answer.candidates if c.number > 0]  # the model's (0: the draft, a fallback)
             valid = sum(1 for c in written if c.valid)
             right = answer.chosen is not None and got == expected
-            fallback = answer.chosen is not None and answer.chosen.number == 0
+            taken = answer.chosen is not None and answer.chosen.number == 0
+            fallback = taken and bool(written)  # the draft after the model's candidates returned nothing
+            alone += taken and not written  # the draft read every word of the question: no model
+            alone_right += taken and not written and right
             fallbacks += fallback
             fallbacks_right += fallback and right
             draft_right = draft_items(endpoint, answer.draft, options.ask.limit) == expected
@@ -285,7 +288,8 @@ def main() -> int:
             results.append((kind, right, valid, answer.prompt_tokens, answer.completion_tokens,
                             time.monotonic() - started, len(written)))
             print(f"{number:>2} {kind:<9} {'ok ' if right else 'NO '} gold {len(expected):>4} chosen "
-                  f"{len(got) if answer.chosen else '-':>4}{' (the draft)' if fallback else ''}  valid "
+                  f"{len(got) if answer.chosen else '-':>4}"
+                  f"{' (the draft)' if fallback else ' (complete draft)' if taken else ''}  valid "
                   f"{valid}/{len(written)}  "
                   f"draft {'ok' if draft_right else 'NO'}  {answer.prompt_tokens:>5}+{answer.completion_tokens:<4} "
                   f"tok {results[-1][5]:6.1f} s  {question}", flush=True)
@@ -301,13 +305,14 @@ def main() -> int:
             print(f"  {kind:<10} {right:>3}/{kinds[kind]:<3} {right / kinds[kind]:6.1%}")
     right = sum(1 for _, ok, *_ in results if ok)
     print(f"  {'all':<10} {right:>3}/{len(results):<3} {right / max(1, len(results)):6.1%}")
-    print(f"  the drafts alone would be right on {drafted}/{len(results)}; the draft was chosen on {fallbacks} "
-          f"(no candidate of the model's returned items), right on {fallbacks_right}")
+    print(f"  the drafts alone would be right on {drafted}/{len(results)}; taken without the model (complete: it reads "
+          f"every word of the question) on {alone}, right on {alone_right}; chosen after the model's candidates "
+          f"returned no items on {fallbacks}, right on {fallbacks_right}")
     valid = sum(r[2] for r in results)
     written = sum(r[6] for r in results)
     print(f"  candidates valid {valid}/{written} (the first alone where it returned the draft's items: "
           f"{sum(1 for r in results if r[6] == 1 < args.candidates)} question(s)); questions with no valid "
-          f"candidate {sum(1 for r in results if r[2] == 0)}")
+          f"candidate {sum(1 for r in results if r[2] == 0 and r[6])}")
     prompts = [r[3] for r in results]
     print(f"  tokens per question: {statistics.mean(prompts):.0f} prompt, "
           f"{statistics.mean(r[4] for r in results):.0f} completion; {statistics.mean(r[5] for r in results):.1f} s")

@@ -220,6 +220,9 @@ class AskOptions:
     # in-process, several times faster on a CPU than transformers; the judge's own backend otherwise), llama, or
     # judge (the judge's backend: a server, or the transformers copy).
     generator: str = "auto"
+    # A draft that reads every word of the question (bot.asking.draft) is taken as it is, without the model; no:
+    # the model writes candidates for every question.
+    take_complete_draft: bool = True
 
 
 @dataclass(frozen=True)

@@ -334,3 +334,36 @@ def test_select_ask_sends_no_candidate_naming_an_id_the_endpoint_does_not_have(s
     assert second.valid and second.items == ["Q2001"], "Q2002 has a label on the endpoint: it exists"
     candidates = [text for name, text in zip(endpoint.names, endpoint.sent) if name.startswith("candidate")]
     assert len(candidates) == 1 and not any("Q99999" in text for text in candidates)
+
+
+def test_a_complete_draft_is_taken_without_the_model_unless_it_returns_nothing_or_is_not_to_be_taken(store):
+    """A draft that reads every word of the question (bot.asking.draft) says all there is to say: it is checked,
+    run and chosen as candidate 0, and no model is loaded — the backend, given as a function, is never called. A
+    complete draft with no items, or ``take_complete_draft=False``, leaves the question to the model."""
+    from bot.asking.draft import Draft
+
+    body = UNSOURCED_CZECH.split("\n", 1)[1].rsplit("\n```", 1)[0]
+    complete = Draft(body, LINKS[0], unread=())
+    loads: list[str] = []
+
+    def load() -> ScriptedBackend:
+        loads.append("model")
+        return ScriptedBackend(completions=[ALL_CZECH, ALL_CZECH])
+
+    endpoint = Recording(store)
+    answer = Asker(load, endpoint, ASK_SPARQL, candidates=3, limit=50).ask(
+        "awards of Czech people that cite nothing", LINKS, TRIPLES, draft=complete)
+    assert not loads, "no model loaded for a complete draft"
+    assert answer.chosen is answer.candidates[0] and answer.chosen.number == 0 and answer.chosen.items == ["Q1001"]
+    assert answer.why == "the draft built from the linked terms reads every word of the question: no candidate written"
+    assert endpoint.names == ["the draft of refbot select --ask"] and answer.prompt_tokens == 0
+
+    nothing = Draft("SELECT DISTINCT ?item WHERE { ?item wdt:P27 wd:Q36 ; wdt:P31 wd:Q6256 }", LINKS[0], unread=())
+    answer = Asker(load, Recording(store), ASK_SPARQL, candidates=3, limit=50).ask(
+        "awards of Czech people that cite nothing", LINKS, TRIPLES, draft=nothing)
+    assert loads == ["model"] and answer.chosen.number == 1, "a complete draft that returns nothing: the model writes"
+
+    model = ScriptedBackend(completions=[ALL_CZECH, ALL_CZECH])
+    answer = Asker(model, Recording(store), ASK_SPARQL, candidates=3, limit=50, take_complete_draft=False).ask(
+        "awards of Czech people that cite nothing", LINKS, TRIPLES, draft=complete)
+    assert model.asked("complete") and answer.chosen.number == 1

@@ -23,7 +23,8 @@ from bot.judge.scripted import ScriptedBackend
 from bot.selection.endpoint import SparqlEndpoint
 from conftest import ROOT
 
-QUESTION = "awards of people educated at Charles University that cite nothing"
+QUESTION = "awards of people educated at Charles University that cite nothing"  # "people" links to nothing here
+READ_WHOLE = "those educated at Charles University whose awards cite nothing"  # each word read by the draft
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,8 @@ def world(tmp_path_factory):
         yield running
 
 
-def refbot(tmp_path: Path, world: DemoWorld, *args: str, judge_url: str = "") -> subprocess.CompletedProcess:
+def refbot(tmp_path: Path, world: DemoWorld, *args: str, judge_url: str = "",
+           take_complete_draft: bool = True) -> subprocess.CompletedProcess:
     ini = tmp_path / "refbot.ini"
     ini.write_text(
         "[refbot]\ncontact = refbot-tests@example.org\n"
@@ -40,6 +42,7 @@ def refbot(tmp_path: Path, world: DemoWorld, *args: str, judge_url: str = "") ->
         f"[wikidata]\napi_url = {world.base('wikidata')}/w/api.php\n"
         f"[properties]\ncache = {tmp_path / 'properties'}\n"
         f"[judge]\nbackend = openai\nurl = {judge_url or 'http://127.0.0.1:9/v1'}\n"
+        f"[ask]\ntake_complete_draft = {'yes' if take_complete_draft else 'no'}\n"
         "[fetch]\nallow_addresses = 127.0.0.1\n", encoding="utf-8")
     environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
     environ["PYTHONPATH"] = str(ROOT)
@@ -50,7 +53,7 @@ def refbot(tmp_path: Path, world: DemoWorld, *args: str, judge_url: str = "") ->
 @pytest.mark.model
 def test_select_ask_links_the_question_and_shows_every_candidate_with_the_test_model(world, llama_server, tmp_path):
     result = refbot(tmp_path, world, "select", "--ask", QUESTION, "--explain", "--candidates", "2",
-                    judge_url=llama_server.url)
+                    judge_url=llama_server.url, take_complete_draft=False)
     assert result.returncode in (0, 1), result.stderr
     out = result.stdout
     terms = out.split("== fragment shown to the model ==")[0]
@@ -75,6 +78,25 @@ def test_select_ask_links_the_question_and_shows_every_candidate_with_the_test_m
         check(sent, limit=500, known=set(re.findall(r"\b[PQ]\d+\b", terms)) | {"P31", "P279"})
     else:
         assert "refbot select: no query:" in result.stderr
+
+
+def test_a_question_its_draft_reads_whole_is_answered_without_the_model(world, tmp_path):
+    """Each word of READ_WHOLE is a linked term the draft writes, glue, or "cite nothing": the draft is the answer,
+    and the judge's server (nothing listens on its port) is never needed. QUESTION's "people" is read by no term of
+    the demo world: that question goes to the model (below)."""
+    saved = tmp_path / "asked" / "awards.rq"
+    result = refbot(tmp_path, world, "select", "--ask", READ_WHOLE, "--explain", "--save", str(saved))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert re.search(r"^  0\. the draft 1 item\(s\)  ← chosen$", out, re.MULTILINE), out
+    assert "== 0 prompt and 0 completion tokens" in out
+    assert "# chosen: the draft built from the linked terms reads every word of the question: no candidate written; " \
+           "1 item(s)" in out
+    assert "wd:Q990215" in out and "p:P166" in out
+    header = saved.read_text(encoding="utf-8").splitlines()[1]
+    assert header.startswith("# Written by refbot's draft from the linked terms"), header
+    kept = json.loads(saved.with_suffix(".json").read_text(encoding="utf-8"))
+    assert kept["model"] is None and kept["chosen"] == 0
 
 
 def test_a_saved_answer_is_a_query_file_for_select_query_with_its_record(world, tmp_path):
@@ -113,8 +135,8 @@ def test_run_ask_checks_the_unsourced_statements_of_the_chosen_querys_items(worl
     ini = tmp_path / "refbot.ini"
     ini.write_text(ini_text(world.options() | {
         "judge_backend": "openai", "judge_url": llama_server.url, "properties_cache": str(tmp_path / "properties"),
-        "check_reports": str(tmp_path / "reports"), "run_ledger": str(tmp_path / "reports" / "runs.sqlite")}),
-        encoding="utf-8")
+        "check_reports": str(tmp_path / "reports"), "run_ledger": str(tmp_path / "reports" / "runs.sqlite"),
+        "ask_take_complete_draft": "false"}), encoding="utf-8")
     environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
     environ["PYTHONPATH"] = str(ROOT)
     command = [sys.executable, "-m", "bot.cli", "--config", str(ini), "run", "--ask", QUESTION, "--candidates", "1"]
@@ -135,11 +157,12 @@ def test_run_ask_checks_the_unsourced_statements_of_the_chosen_querys_items(worl
     assert again.returncode == 0 and "0 to check" in again.stderr, again.stderr
 
 
-@pytest.mark.parametrize("generator", ["judge", "auto"])
-def test_run_ask_loads_each_model_once_for_the_question_and_the_run(world, tmp_path, monkeypatch, capsys, generator):
+@pytest.mark.parametrize("generator,take", [("judge", False), ("auto", False), ("auto", True)])
+def test_run_ask_loads_each_model_once_for_the_question_and_the_run(world, tmp_path, monkeypatch, capsys, generator,
+                                                                    take):
     """The question's candidates and the run's judgements: with ``[ask] generator = judge`` one backend, built once;
     by default (auto) with an in-process judge, llama.cpp on the model's GGUF writes and transformers judges, each
-    loaded once (bot.wiring)."""
+    loaded once (bot.wiring); with the question's complete draft taken, llama.cpp is not loaded at all."""
     from bot.cli import main
     from bot.options import ini_text
 
@@ -166,12 +189,15 @@ def test_run_ask_loads_each_model_once_for_the_question_and_the_run(world, tmp_p
     ini.write_text(ini_text(world.options() | {
         "properties_cache": str(tmp_path / "properties"), "check_reports": str(tmp_path / "reports"),
         "run_ledger": str(tmp_path / "reports" / "runs.sqlite"), "check_embeddings": "false",
-        "judge_backend": "transformers", "judge_model": str(gguf), "ask_generator": generator}), encoding="utf-8")
-    code = main(["--config", str(ini), "-q", "run", "--ask", QUESTION, "--candidates", "1"])
+        "judge_backend": "transformers", "judge_model": str(gguf), "ask_generator": generator,
+        "ask_take_complete_draft": str(take).lower()}), encoding="utf-8")
+    code = main(["--config", str(ini), "-q", "run", "--ask", READ_WHOLE if take else QUESTION, "--candidates", "1"])
     out = capsys.readouterr().out
     assert code == 0 and "wd:Q990215" in out and re.search(r"run 1: [1-9]\d* statement\(s\) checked", out), out
     assert len(built) == 1, "one judge model for the question and the run"
-    if generator == "judge":
+    if take:
+        assert not loaded and not built[0].asked("complete") and "reads every word of the question" in out
+    elif generator == "judge":
         assert not loaded and built[0].asked("complete") and built[0].asked("choose"), "it wrote and judged"
     else:
         assert [path for path, _ in loaded] == [gguf], "one llama.cpp, loaded once"

@@ -87,3 +87,47 @@ def test_without_a_usable_term_the_draft_is_empty_and_without_a_target_it_holds_
     assert made.target is None and "p:" not in made.text and "?item wdt:P106 wd:Q1028181 ." in made.text
     unreached = draft(question, links, {}, limit=10)
     assert unreached.text == "", "an item nothing takes as value gives no pattern"
+
+
+def test_a_draft_that_reads_every_word_of_the_question_is_complete():
+    question = "awards of people educated at University of Tispra that cite nothing"
+    links = linked(question, ("property", "P166", True, "awards"), ("entity", "Q5", False, "people"),
+                   ("property", "P69", True, "educated at"), ("entity", "Q77", False, "University of Tispra"))
+    triples = {"Q5": [Triple("Q5", "P31", uses=50, among="P166")], "Q77": [Triple("Q77", "P69", uses=9)]}
+    made = draft(question, links, triples, limit=10)
+    assert made.unread == () and made.complete, "P69 is read through the university's pattern; 'cite nothing'"
+    question = "Czech painters without any award whose date of birth is unsourced"
+    links = linked(question, ("entity", "Q213", False, "Czech"), ("entity", "Q1028181", False, "painters"),
+                   ("property", "P166", True, "award"), ("property", "P569", True, "date of birth"))
+    assert draft(question, links, {"Q213": [CZECH], "Q1028181": [PAINTER]}, limit=10).complete
+
+
+def test_a_word_the_draft_does_not_read_leaves_it_to_the_model():
+    triples = {"Q213": [CZECH], "Q1028181": [PAINTER], "Q593644": [Triple("Q593644", "P106", uses=9)]}
+
+    def unread(question: str, *terms: tuple[str, str, bool, str]) -> tuple[str, ...] | None:
+        made = draft(question, linked(question, *terms), triples, limit=10)
+        assert not made.complete
+        return made.unread
+
+    died = ("property", "P570", True, "dates of death")
+    chemists = ("entity", "Q593644", False, "chemists")
+    assert unread("dates of death of chemists born before 1900 without a reference", died, chemists) == (
+        "born", "before", "1900")
+    assert unread("Czech or Slovak painters whose date of death has no reference", ("entity", "Q213", False, "Czech"),
+                  ("entity", "Q1028181", False, "painters"), ("property", "P570", True, "date of death")) == (
+        "or", "Slovak")
+    assert unread("chemists whose date of death is referenced", chemists, ("property", "P570", True, "date of death")
+                  ) == ("referenced",), "the opposite of unsourced"
+    assert unread("chemists with no date of death", chemists, ("property", "P570", True, "date of death")) == (
+        "no",), "the target itself negated: the draft asks for its unsourced statements"
+    employer = ("property", "P108", True, "employer")
+    assert unread("chemists with an employer whose date of death is unsourced", chemists, employer,
+                  ("property", "P570", True, "date of death")) == ("employer",), \
+        "a property the draft does not write: having an employer"
+    assert unread("chemists employer Czech whose date of death is unsourced", chemists, employer,
+                  ("entity", "Q213", False, "Czech"), ("property", "P570", True, "date of death")) == (
+        "employer",), "an item after a property it is not reached through (Czech: citizenship) does not read it"
+    assert draft("painters whose date of death has no reference", [], triples, limit=10).unread is None
+    from bot.asking.draft import Draft
+    assert not Draft("SELECT ?item WHERE { ?item wdt:P31 wd:Q5 }", None).complete, "not read against a question"

@@ -1,11 +1,12 @@
-"""A question → a checked query and its worklist, as Auto-KGQAGPT does it: link the question's words, show the model
-the fragment and the draft, let it write up to ``n`` candidates (one repair each when the checker refuses one), run
-the valid ones, and choose: the only candidate with items, or the model's pick among samples of their results (ties
-to the simpler query); when none returned items, the draft itself (candidate 0), if it returns any. The first
-candidate is the model's greedy answer, the others samples, written one at a time; before the last, writing stops
-once two answers agree — two candidates, or a candidate and the draft, return the same items (adaptive
-consistency: sample again only while answers disagree). The model, the
-endpoint and the lookup are parameters; every query sent has passed ``bot.asking.safety``.
+"""A question → a checked query and its worklist, as Auto-KGQAGPT does it: link the question's words; when the draft
+built from them reads every word of the question (``Draft.complete``) and returns items, take it without the model;
+else show the model the fragment and the draft, let it write up to ``n`` candidates (one repair each when the
+checker refuses one), run the valid ones, and choose: the only candidate with items, or the model's pick among
+samples of their results (ties to the simpler query); when none returned items, the draft itself (candidate 0), if
+it returns any. The first candidate is the model's greedy answer, the others samples, written one at a time; before
+the last, writing stops once two answers agree — two candidates, or a candidate and the draft, return the same
+items (adaptive consistency: sample again only while answers disagree). The model, the endpoint and the lookup are
+parameters; every query sent has passed ``bot.asking.safety``.
 """
 
 from __future__ import annotations
@@ -106,13 +107,23 @@ def _simplest(group: Sequence[Written]) -> Written:
 
 
 class Asker:
-    """``Asker(backend, endpoint, template).ask(question, links, triples)``."""
+    """``Asker(backend, endpoint, template).ask(question, links, triples)``. ``backend`` may be a function giving
+    the model, called the first time a candidate is written (a complete draft needs no model loaded)."""
 
-    def __init__(self, backend: Backend, endpoint: SparqlEndpoint, template: SparqlTemplate, *, candidates: int = 3,
-                 limit: int = 500, labels: Callable[[Sequence[str]], dict[str, str]] | None = None) -> None:
-        self.backend, self.endpoint, self.template = backend, endpoint, template
+    def __init__(self, backend: Backend | Callable[[], Backend], endpoint: SparqlEndpoint, template: SparqlTemplate,
+                 *, candidates: int = 3, limit: int = 500,
+                 labels: Callable[[Sequence[str]], dict[str, str]] | None = None,
+                 take_complete_draft: bool = True) -> None:
+        self._backend, self.endpoint, self.template = backend, endpoint, template
         self.count, self.limit, self.labels = max(1, candidates), limit, labels
+        self.take_complete_draft = take_complete_draft
         self.prompt_tokens = self.completion_tokens = 0
+
+    @property
+    def backend(self) -> Backend:
+        if not hasattr(self._backend, "complete"):
+            self._backend = self._backend()
+        return self._backend  # type: ignore[return-value]
 
     def ask(self, question: str, links: list[Link], triples: dict[str, list[Triple]], *,
             draft: Draft | None = None, properties: Iterable[str] = ()) -> Answer:
@@ -131,7 +142,13 @@ class Asker:
                                                                      f"{self.limit}",
                                                      limit=self.limit)}]
         written: list[Written] = []
-        drafted = self._drafted(sketch, known) if sketch and self.count > 1 else None
+        complete = draft is not None and draft.complete and self.take_complete_draft
+        drafted = self._drafted(sketch, known) if sketch and (self.count > 1 or complete) else None
+        if complete and drafted is not None and drafted.items:
+            written.append(drafted)
+            return Answer(question, links, fragment, written, drafted,
+                          "the draft built from the linked terms reads every word of the question: no candidate "
+                          "written", sketch, 0, 0, time.monotonic() - started)
         agreed: tuple[Written, str] | None = None
         for number in range(1, self.count + 1):
             self._add(self._write(number, messages, known, shown, written), written)

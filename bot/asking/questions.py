@@ -65,13 +65,15 @@ def question_terms(options: Options, question: str, endpoint: SparqlEndpoint, se
                  frozenset(names))
 
 
-def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint, backend: Backend,
-                    search: Lookup, candidates: int | None = None) -> Answer:
-    """Link the question, show the model (``backend``) its fragment and draft, check and run its candidates on
-    ``endpoint``, choose one."""
+def answer_question(options: Options, question: str, *, endpoint: SparqlEndpoint,
+                    backend: Backend | Callable[[], Backend], search: Lookup, candidates: int | None = None) -> Answer:
+    """Link the question; take its draft where it reads every word of the question, else show the model
+    (``backend``, or a function giving it when first needed) its fragment and draft, check and run its candidates
+    on ``endpoint``, choose one."""
     terms = question_terms(options, question, endpoint, search)
     asker = Asker(backend, endpoint, ASK_SPARQL, candidates=candidates or options.ask.candidates,
-                  limit=options.ask.limit, labels=endpoint_labels(endpoint, options.languages))
+                  limit=options.ask.limit, labels=endpoint_labels(endpoint, options.languages),
+                  take_complete_draft=options.ask.take_complete_draft)
     return asker.ask(terms.question, terms.links, terms.triples, draft=terms.draft, properties=terms.properties)
 
 
@@ -98,7 +100,7 @@ def worklist_properties(answer: Answer) -> list[str]:
 def record(answer: Answer, *, model: str, clock: Clock = system_clock) -> dict[str, Any]:
     """What a saved query's JSON record holds: enough to see again how it was chosen."""
     return {
-        "question": answer.question, "refbot": __version__, "model": model, "template": ASK_SPARQL.id,
+        "question": answer.question, "refbot": __version__, "model": model or None, "template": ASK_SPARQL.id,
         "asked": clock().isoformat(),
         "links": [asdict(item) for item in answer.links], "fragment": answer.fragment, "draft": answer.draft,
         "candidates": [{"number": c.number, "written": c.written, "sent": c.sent, "refused": c.refused,

@@ -43,10 +43,12 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 def answer(args: argparse.Namespace, options: Options, parts: Wiring) -> Answer:
     """Answer the question with the parts' endpoint, search and model, print the chosen query (with --explain, how it
     was found; with --save, where it was kept). RefbotError when the model's candidates gave no query to choose."""
-    generator = parts.generator
-    answer = answer_question(options, args.ask, endpoint=parts.require_endpoint(), backend=generator,
+    answer = answer_question(options, args.ask, endpoint=parts.require_endpoint(), backend=lambda: parts.generator,
                              search=parts.entity_search, candidates=options.ask.candidates)
-    model = generator.model_id if options.judge.backend == "transformers" else f"{generator.model_id} (served)"
+    model = ""  # no model was loaded when the draft said all the question says
+    if parts.built("generator"):
+        generator = parts.generator
+        model = generator.model_id if options.judge.backend == "transformers" else f"{generator.model_id} (served)"
     if getattr(args, "explain", False):
         explain(answer)
     if answer.chosen is None:
