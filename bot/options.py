@@ -199,8 +199,12 @@ class CheckOptions:
 class RunOptions:
     """Scheduled runs ([run]): the ledger that makes a run resumable, and how long a checked statement rests."""
 
-    ledger: Path = Path("reports/runs.sqlite")
+    # A SQLite file, or a database server's URL that any number of processes share: postgresql://USER@HOST/DB,
+    # mysql+pymysql://USER@HOST/DB (the password from REFBOT_RUN_LEDGER_PASSWORD or ledger_credentials).
+    ledger: Path | str = Path("reports/runs.sqlite")
     recheck_days: float = 30.0
+    # A file with a [client] section (user, password), as Toolforge's replica.my.cnf: the server's credentials.
+    ledger_credentials: str = ""
 
 
 GENERATORS = ("auto", "llama", "judge")
@@ -304,8 +308,23 @@ class Options:
     def public(self) -> dict[str, Any]:
         """The settings as they may be printed or recorded, by their flat names: secrets left out."""
         def shown(value: Any) -> str:
+            if isinstance(value, str) and "://" in value:  # a URL's password (the ledger's) is never shown
+                return without_password(value)
             return ",".join(value) if isinstance(value, tuple) else str(value)
         return {name: shown(self.value(name)) for name in FLAT if name not in SECRET_FIELDS}
+
+
+def without_password(url: str) -> str:
+    """``postgresql://refbot:secret@db/refbot`` → ``postgresql://refbot:***@db/refbot``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return url
+    if not password:
+        return url
+    user, host = parts.netloc.rsplit("@", 1)
+    return parts._replace(netloc=f"{user.split(':', 1)[0]}:***@{host}").geturl()
 
 
 # The judge's settings that the configuration file keeps in [refbot] and that have no judge_ prefix.
@@ -340,6 +359,8 @@ def _convert(name: str, raw: str) -> Any:
             return float(raw)
         if kind == "Path":
             return Path(raw).expanduser()
+        if kind == "Path | str":  # a path, or a URL (which a Path would spoil: "postgresql:/host")
+            return raw.strip() if "://" in raw else Path(raw).expanduser()
         if kind.startswith("tuple"):
             return tuple(part for part in raw.replace(",", " ").split() if part)
         return raw

@@ -1,41 +1,34 @@
-"""The ledger of scheduled runs (SQLite): which statements each run has finished, with their trace elements.
+"""The ledger of scheduled runs: which statements each run has finished, with their trace elements — in a SQLite
+file (the default) or a database server many processes share (``bot.ledger.database``: PostgreSQL, MariaDB).
 
 A run that is killed loses at most the statements in progress: each finished statement is committed on its own.
 Started again with the same worklist, the unfinished run is resumed; statements any run checked within
-``recheck_days`` are skipped. The run's trace is assembled from the ledger, so it holds every statement once.
+``recheck_days`` are skipped. The run's trace is assembled from the ledger, so it holds every statement once: a
+statement is recorded once per run by the database's uniqueness constraint, whichever process records it first.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
-import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+from sqlalchemy import func, select, text
+from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from bot.clock import Clock, stamp, system_clock
 from bot.errors import ConfigError, InputError
+from bot.ledger import database
+from bot.ledger.tables import checks, items, run_elements, runs
+from bot.options import RunOptions
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, started TEXT NOT NULL, finished TEXT,
-    description TEXT NOT NULL DEFAULT '');
-CREATE TABLE IF NOT EXISTS items (
-    run_id INTEGER NOT NULL REFERENCES runs(id), item TEXT NOT NULL, element TEXT NOT NULL,
-    PRIMARY KEY (run_id, item));
-CREATE TABLE IF NOT EXISTS checks (
-    run_id INTEGER NOT NULL REFERENCES runs(id), guid TEXT NOT NULL, item TEXT NOT NULL, outcome TEXT NOT NULL,
-    checked TEXT NOT NULL, element TEXT NOT NULL, PRIMARY KEY (run_id, guid));
-CREATE INDEX IF NOT EXISTS checks_by_guid ON checks (guid, checked);
-CREATE TABLE IF NOT EXISTS run_elements (
-    run_id INTEGER PRIMARY KEY REFERENCES runs(id), element TEXT NOT NULL);
-"""
-# How long a process waits for another's write to the ledger (each is a statement or a short transaction).
-BUSY_TIMEOUT_S = 30.0
+BUSY_TIMEOUT_S = database.BUSY_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -47,44 +40,41 @@ class Run:
 
 
 class RunLedger:
-    def __init__(self, path: Path | None, *, clock: Clock = system_clock) -> None:
-        """``None``: a ledger in memory, for a run that is not resumed (`refbot check`). ``clock`` stamps runs and
-        checks."""
-        self.path = path
+    def __init__(self, target: Path | str | None, *, clock: Clock = system_clock, credentials: Path | None = None,
+                 environ: dict[str, str] | None = None) -> None:
+        """``target``: a path (SQLite), a database URL (``bot.ledger.database``), or ``None``: a ledger in memory,
+        for a run that is not resumed (`refbot check`). ``clock`` stamps runs and checks; ``credentials`` and
+        ``environ``: where a server's password comes from when its URL has none."""
+        self.url = database.ledger_url(target, credentials=credentials, environ=environ)
+        self.server = database.is_url(target) and self.url.get_backend_name() != "sqlite"
+        # What the ledger is called in messages: its path, or its URL without the password.
+        self.path: Path | str | None = database.hidden(self.url) if self.server else (
+            None if target is None else Path(self.url.database or "") if database.is_url(target) else Path(target))
         self.clock = clock
-        self._claims: dict[int, IO[str]] = {}
+        self._claims: dict[int, Any] = {}
+        self._connection: Connection | None = None
+        self._release: list[str] = []  # MariaDB's named locks taken inside a transaction, released after it
         try:
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                if not path.exists():  # only its owner may read it; SQLite gives its -wal and -shm the same mode
-                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-            self.db = sqlite3.connect(str(path) if path is not None else ":memory:", isolation_level=None,
-                                      timeout=BUSY_TIMEOUT_S)
-            self._write_ahead()
-            self.db.execute("PRAGMA synchronous=FULL")
-            with self.transaction():  # another process may be creating or upgrading the same ledger at this instant
-                for statement in SCHEMA.split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-                columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
-                if "seconds" not in columns:  # a ledger from before runs counted their time
-                    self.db.execute("ALTER TABLE runs ADD COLUMN seconds REAL NOT NULL DEFAULT 0")
-        except (OSError, sqlite3.Error) as error:
-            raise ConfigError(f"cannot open the run ledger {path}: {error}",
-                              hint="set [run] ledger to a writable file, or pass --ledger") from None
+            if isinstance(self.path, Path):
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                if not self.path.exists():  # only its owner may read it; SQLite gives its -wal and -shm the same mode
+                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+            self.engine: Engine = database.create(self.url)
+            database.migrate(self.engine)
+        except (OSError, SQLAlchemyError) as error:
+            reason = getattr(error, "orig", None) or error
+            hint = ("set [run] ledger to a writable file, or pass --ledger" if not self.server else
+                    "check that the database server runs and the user may create tables in it (password from "
+                    "REFBOT_RUN_LEDGER_PASSWORD or [run] ledger_credentials)")
+            raise ConfigError(f"cannot open the run ledger {self.path or 'in memory'}: "
+                              f"{str(reason).splitlines()[0] if str(reason) else type(reason).__name__}",
+                              hint=hint) from None
 
-    def _write_ahead(self) -> None:
-        """WAL mode. Switching a new file to it needs the file to itself, and SQLite answers "locked" at once,
-        without waiting, while another process opens the same new ledger: wait here."""
-        deadline = time.monotonic() + BUSY_TIMEOUT_S
-        while True:
-            try:
-                self.db.execute("PRAGMA journal_mode=WAL")
-                return
-            except sqlite3.OperationalError as error:
-                if "locked" not in str(error) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.02)
+    @classmethod
+    def of(cls, options: RunOptions, *, clock: Clock = system_clock) -> RunLedger:
+        """The ledger ``[run]`` names, with its credentials file."""
+        credentials = Path(options.ledger_credentials).expanduser() if options.ledger_credentials else None
+        return cls(options.ledger, clock=clock, credentials=credentials)
 
     def __enter__(self) -> RunLedger:
         return self
@@ -93,19 +83,25 @@ class RunLedger:
         self.close()
 
     def close(self) -> None:
-        for handle in self._claims.values():
-            Path(handle.name).unlink(missing_ok=True)  # (a process that opened it before sees it gone, see claim)
-            handle.close()  # and the lock goes with the file
+        for run_id, held in self._claims.items():
+            if isinstance(held, IO) or hasattr(held, "fileno"):
+                Path(held.name).unlink(missing_ok=True)  # (a process that opened it before sees it gone, see claim)
+                held.close()  # and the lock goes with the file
+            else:
+                held.close()  # the server's session lock ends with its connection
         self._claims.clear()
-        self.db.close()
+        self.engine.dispose()
 
+    # -- holding a run -------------------------------------------------------------------------------------------
     def claim(self, run: Run) -> None:
         """Hold the run for this process until :meth:`close` (or the process's end, however it ends): a second
         process resuming the same run would check the same statements again. InputError when another holds it."""
         if self.path is None or run.id in self._claims:
             return
-        import fcntl
-
+        if self.server:
+            self._claims[run.id] = self._session_lock(run)
+            return
+        assert isinstance(self.path, Path)
         lock = self.path.with_name(f"{self.path.name}.run-{run.id}.lock")
         while True:
             handle = lock.open("a+")
@@ -129,101 +125,167 @@ class RunLedger:
         handle.flush()
         self._claims[run.id] = handle
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """All or nothing (the connection commits each statement on its own otherwise), and no other process
-        writes in between. Inside another transaction: part of that one."""
-        if self.db.in_transaction:
-            yield
-            return
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def _session_lock(self, run: Run) -> Connection:
+        """A connection holding the server's session lock on the run (PostgreSQL's advisory lock, MariaDB's named
+        lock): it ends with the connection, however the process ends."""
+        connection = self.engine.connect()
+        name = f"refbot-run-{run.id}-{self.url.database}"[:64]
+        if connection.dialect.name == "postgresql":
+            held = connection.execute(text("SELECT pg_try_advisory_lock(hashtext(:name))"), {"name": name}).scalar()
+        else:
+            held = connection.execute(text("SELECT GET_LOCK(:name, 0)"), {"name": name}).scalar() == 1
+        connection.commit()
+        if not held:
+            connection.close()
+            raise InputError(f"run {run.id} of {self.path} is being checked by another process",
+                             hint="wait for it to finish, or start a separate run with --new")
+        return connection
 
+    # -- transactions ----------------------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self, lock: str | None = None) -> Iterator[Connection]:
+        """All or nothing; on SQLite no other process writes in between, and with ``lock`` on a server no other
+        process runs a transaction with the same lock until this one commits. Inside another transaction: part of
+        that one (its lock, on MariaDB, held until that one ends)."""
+        if self._connection is not None:
+            if lock is not None and self._connection.dialect.name == "postgresql":
+                self._connection.execute(text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": lock})
+            elif lock is not None and self._connection.dialect.name in ("mysql", "mariadb"):
+                database.take_named_lock(self._connection, lock)
+                self._release.append(lock)
+            yield self._connection
+            return
+        with database.locked_transaction(self.engine, lock, release=self._release) as connection:
+            self._connection = connection
+            try:
+                yield connection
+            finally:
+                self._connection = None
+
+    def _rows(self, statement: Any) -> list[Row]:
+        with self.transaction() as connection:
+            return list(connection.execute(statement))
+
+    def _change(self, statement: Any) -> int:
+        """An update or delete, committed (unless inside a transaction); the rows it changed."""
+        with self.transaction() as connection:
+            return int(connection.execute(statement).rowcount)
+
+    def _insert_once(self, connection: Connection, table: Any, values: dict[str, Any], key: Any) -> bool:
+        """Insert the row unless the table's uniqueness constraint already holds one with its key: True when
+        inserted. The constraint decides (a savepoint keeps the transaction usable after the refusal)."""
+        try:
+            with connection.begin_nested():
+                connection.execute(table.insert().values(**values))
+            return True
+        except IntegrityError:
+            if connection.execute(select(table.c.id).where(key).limit(1)).first() is None:
+                raise  # not a duplicate: another constraint refused it
+            return False
+
+    # -- runs ------------------------------------------------------------------------------------------------
     def open_run(self, key: str, description: str, *, new: bool = False) -> Run:
         """The latest unfinished run with this key, or a new one (``new``: a new one whatever there is). Looked
-        up and made in one transaction: processes opening the same worklist at the same instant share one run."""
-        with self.transaction():
+        up and made at once for every process: processes opening the same worklist at the same instant share one
+        run."""
+        with self.transaction(lock=f"refbot-open-{key}") as connection:
             if not new:
-                row = self.db.execute("SELECT id, started FROM runs WHERE key = ? AND finished IS NULL "
-                                      "ORDER BY id DESC LIMIT 1", (key,)).fetchone()
+                row = connection.execute(
+                    select(runs.c.id, runs.c.started).where(runs.c.key == key, runs.c.finished.is_(None))
+                    .order_by(runs.c.id.desc()).limit(1)).first()
                 if row:
-                    return Run(row[0], key, row[1], True)
+                    return Run(int(row.id), key, row.started, True)
             started = stamp(self.clock())
-            cursor = self.db.execute("INSERT INTO runs (key, started, description) VALUES (?, ?, ?)",
-                                     (key, started, description))
-            return Run(int(cursor.lastrowid or 0), key, started, False)
+            result = connection.execute(runs.insert().values(key=key, started=started, description=description))
+            inserted = result.inserted_primary_key
+            assert inserted is not None
+            return Run(int(inserted[0]), key, started, False)
 
     def finish(self, run: Run) -> None:
-        self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (stamp(self.clock()), run.id))
+        self._change(runs.update().where(runs.c.id == run.id).values(finished=stamp(self.clock())))
 
     def add_seconds(self, run: Run, seconds: float) -> float:
         """Count time spent on the run (each invocation adds its own); the run's total."""
-        self.db.execute("UPDATE runs SET seconds = seconds + ? WHERE id = ?", (max(0.0, seconds), run.id))
-        return float(self.db.execute("SELECT seconds FROM runs WHERE id = ?", (run.id,)).fetchone()[0])
+        with self.transaction() as connection:
+            connection.execute(runs.update().where(runs.c.id == run.id)
+                               .values(seconds=runs.c.seconds + max(0.0, seconds)))
+            return float(connection.execute(select(runs.c.seconds).where(runs.c.id == run.id)).scalar_one())
 
+    def run(self, run_id: int) -> Run | None:
+        rows = self._rows(select(runs.c.key, runs.c.started).where(runs.c.id == run_id))
+        return Run(run_id, rows[0].key, rows[0].started, False) if rows else None
+
+    def latest_run(self) -> Run | None:
+        rows = self._rows(select(runs.c.id, runs.c.key, runs.c.started).order_by(runs.c.id.desc()).limit(1))
+        return Run(int(rows[0].id), rows[0].key, rows[0].started, False) if rows else None
+
+    def run_by_key(self, key: str) -> int | None:
+        """The latest run with this key, finished or not."""
+        rows = self._rows(select(runs.c.id).where(runs.c.key == key).order_by(runs.c.id.desc()).limit(1))
+        return int(rows[0].id) if rows else None
+
+    # -- statements ------------------------------------------------------------------------------------------
     def done(self, run: Run) -> set[str]:
-        return {row[0] for row in self.db.execute("SELECT guid FROM checks WHERE run_id = ?", (run.id,))}
+        return {row.guid for row in self._rows(select(checks.c.guid).where(checks.c.run_id == run.id))}
 
     def recently_checked(self, run: Run, days: float) -> set[str]:
         """GUIDs another run checked less than ``days`` ago (with any outcome but error)."""
         since = stamp(self.clock() - timedelta(days=days))
-        return {row[0] for row in self.db.execute(
-            "SELECT DISTINCT guid FROM checks WHERE run_id != ? AND checked >= ? AND outcome != 'error'",
-            (run.id, since))}
+        return {row.guid for row in self._rows(
+            select(checks.c.guid).distinct().where(checks.c.run_id != run.id, checks.c.checked >= since,
+                                                   checks.c.outcome != "error"))}
 
     def record_item(self, run: Run, item: str, element: str) -> None:
         # The item as first read in this run: statements checked before a resume keep the revision they saw.
-        self.db.execute("INSERT OR IGNORE INTO items (run_id, item, element) VALUES (?, ?, ?)",
-                        (run.id, item, element))
+        with self.transaction() as connection:
+            self._insert_once(connection, items, {"run_id": run.id, "item": item, "element": element},
+                              (items.c.run_id == run.id) & (items.c.item == item))
 
     def record(self, run: Run, guid: str, item: str, outcome: str, element: str) -> bool:
-        """One finished statement, committed at once (autocommit). False when the run already has it (another
-        process working on the same run recorded it first): the first record stands."""
-        cursor = self.db.execute(
-            "INSERT OR IGNORE INTO checks (run_id, guid, item, outcome, checked, element) VALUES (?, ?, ?, ?, ?, ?)",
-            (run.id, guid, item, outcome, stamp(self.clock()), element))
-        return cursor.rowcount == 1
+        """One finished statement, committed at once. False when the run already has it (another process working
+        on the same run recorded it first): the first record stands."""
+        with self.transaction() as connection:
+            return self._insert_once(
+                connection, checks, {"run_id": run.id, "guid": guid, "item": item, "outcome": outcome,
+                                     "checked": stamp(self.clock()), "element": element},
+                (checks.c.run_id == run.id) & (checks.c.guid == guid))
 
     def record_run_element(self, run: Run, element: str) -> None:
         """The trace's run element as last written (judge, options, endpoints): a run's trace can then be put
         together again from the ledger alone, for review, without loading the judge."""
-        self.db.execute("INSERT OR REPLACE INTO run_elements (run_id, element) VALUES (?, ?)", (run.id, element))
+        with self.transaction() as connection:
+            updated = connection.execute(run_elements.update().where(run_elements.c.run_id == run.id)
+                                         .values(element=element)).rowcount
+            if not updated and not self._insert_once(connection, run_elements,
+                                                     {"run_id": run.id, "element": element},
+                                                     run_elements.c.run_id == run.id):
+                connection.execute(run_elements.update().where(run_elements.c.run_id == run.id)
+                                   .values(element=element))
 
     def run_element(self, run_id: int) -> str | None:
-        row = self.db.execute("SELECT element FROM run_elements WHERE run_id = ?", (run_id,)).fetchone()
-        return row[0] if row else None
-
-    def run(self, run_id: int) -> Run | None:
-        row = self.db.execute("SELECT key, started FROM runs WHERE id = ?", (run_id,)).fetchone()
-        return Run(run_id, row[0], row[1], False) if row else None
-
-    def latest_run(self) -> Run | None:
-        row = self.db.execute("SELECT id, key, started FROM runs ORDER BY id DESC LIMIT 1").fetchone()
-        return Run(row[0], row[1], row[2], False) if row else None
+        rows = self._rows(select(run_elements.c.element).where(run_elements.c.run_id == run_id))
+        return rows[0].element if rows else None
 
     def forget(self, run: Run, guids: list[str]) -> None:
         """Drop these statements' records, so that resuming the run checks them again (refbot itself failed)."""
-        with self.transaction():
-            self.db.executemany("DELETE FROM checks WHERE run_id = ? AND guid = ?", [(run.id, g) for g in guids])
+        if guids:
+            self._change(checks.delete().where(checks.c.run_id == run.id, checks.c.guid.in_(guids)))
 
     def items(self, run: Run, *, with_empty: bool = False) -> list[tuple[str, str, list[tuple[str, str]]]]:
         """(item, item element, [(statement GUID, statement element)]) in the order the items were first recorded,
         each item's statements in the order they finished; items none of whose statements finished only
         ``with_empty``."""
-        result = []
-        for item, element in self.db.execute("SELECT item, element FROM items WHERE run_id = ? ORDER BY rowid",
-                                             (run.id,)):
-            statements = [(row[0], row[1]) for row in self.db.execute(
-                "SELECT guid, element FROM checks WHERE run_id = ? AND item = ? ORDER BY rowid", (run.id, item))]
-            if statements or with_empty:
-                result.append((item, element, statements))
-        return result
+        with self.transaction() as connection:
+            recorded = list(connection.execute(select(items.c.item, items.c.element)
+                                               .where(items.c.run_id == run.id).order_by(items.c.id)))
+            statements: dict[str, list[tuple[str, str]]] = {}
+            for row in connection.execute(select(checks.c.item, checks.c.guid, checks.c.element)
+                                          .where(checks.c.run_id == run.id).order_by(checks.c.id)):
+                statements.setdefault(row.item, []).append((row.guid, row.element))
+        return [(row.item, row.element, statements.get(row.item, [])) for row in recorded
+                if statements.get(row.item) or with_empty]
 
     def counts(self, run: Run) -> dict[str, int]:
-        return dict(self.db.execute("SELECT outcome, COUNT(*) FROM checks WHERE run_id = ? GROUP BY outcome",
-                                    (run.id,)).fetchall())
+        return {row.outcome: int(row.n) for row in self._rows(
+            select(checks.c.outcome, func.count().label("n")).where(checks.c.run_id == run.id)
+            .group_by(checks.c.outcome))}

@@ -101,3 +101,37 @@ def recording_server():
     server = RecordingServer(lambda request: Reply(404, "no script"))
     yield server
     server.close()
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server on 127.0.0.1 (Debian's postgresql-15), for the session."""
+    from databases import start_postgres
+
+    server = start_postgres()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def mariadb():
+    """A MariaDB server on 127.0.0.1 (Debian's mariadb-server), as Toolforge's ToolsDB, for the session."""
+    from databases import start_mariadb
+
+    server = start_mariadb()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql", "mariadb"])
+def ledger_target(request, tmp_path):
+    """Where a test's ledger lives, once on each database refbot keeps one in: a new SQLite file, or a new empty
+    database on the session's PostgreSQL or MariaDB server (its URL)."""
+    import uuid
+
+    from databases import create_database
+
+    if request.param == "sqlite":
+        return tmp_path / "runs.sqlite"
+    server = request.getfixturevalue("postgres" if request.param == "postgresql" else "mariadb")
+    return create_database(server, f"refbot_{uuid.uuid4().hex[:12]}")

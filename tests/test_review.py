@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from bot.output import trace as traces
 from bot.cli import main
@@ -19,6 +20,7 @@ from bot.options import load_options
 from bot.references import ProposedReference, quickstatements
 from bot.review.applying import skip_reason, summary
 from bot.review.datavalues import reference_snaks, same_url, same_value
+from bot.ledger.tables import decisions
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
 from test_trace import CONTEXT, STATEMENT, run_info, supported_check
@@ -58,8 +60,8 @@ def options(tmp_path):
                                                      "check_reports": tmp_path / "reports"})
 
 
-def test_a_trace_file_becomes_a_run_once_with_its_proposals(tmp_path, trace_file):
-    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+def test_a_trace_file_becomes_a_run_once_with_its_proposals(ledger_target, trace_file):
+    store = ReviewLedger(RunLedger(ledger_target))
     run = store.import_trace(traces.read(trace_file), trace_file)
     assert store.import_trace(traces.read(trace_file), trace_file) == run
     proposals = store.proposals(run)
@@ -73,8 +75,8 @@ def test_a_trace_file_becomes_a_run_once_with_its_proposals(tmp_path, trace_file
     assert {guid: review.state for guid, review in store.reviews(run).items()} == dict.fromkeys(GUIDS, "proposed")
 
 
-def test_decisions_keep_who_when_and_why_and_a_written_one_is_final(tmp_path, trace_file):
-    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+def test_decisions_keep_who_when_and_why_and_a_written_one_is_final(ledger_target, trace_file):
+    store = ReviewLedger(RunLedger(ledger_target))
     run = store.import_trace(traces.read(trace_file), trace_file)
     assert store.decide(run, [GUIDS[0], GUIDS[1]], "approved", curator="Ada") == [GUIDS[0], GUIDS[1]]
     assert store.decide(run, [GUIDS[0]], "approved", curator="Ada") == []  # no change, no new row
@@ -84,7 +86,9 @@ def test_decisions_keep_who_when_and_why_and_a_written_one_is_final(tmp_path, tr
     assert (reviews[GUIDS[1]].state, reviews[GUIDS[1]].curator, reviews[GUIDS[1]].note) == \
         ("rejected", "Bob", "the page is a forum")
     assert reviews[GUIDS[2]].state == "proposed"
-    history = store.db.execute("SELECT guid, decision, curator FROM decisions ORDER BY rowid").fetchall()
+    with store.ledger.transaction() as db:
+        history = [tuple(row) for row in db.execute(select(decisions.c.guid, decisions.c.decision, decisions.c.curator)
+                                                    .order_by(decisions.c.id))]
     assert history == [(GUIDS[0], "approved", "Ada"), (GUIDS[1], "approved", "Ada"), (GUIDS[1], "rejected", "Bob")]
 
     assert [p.guid for _, p in store.approved_unwritten([run])] == [GUIDS[0]]

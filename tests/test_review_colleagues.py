@@ -5,6 +5,7 @@ review servers deciding at once each write the run's report through a temporary 
 from __future__ import annotations
 
 import re
+import sqlite3
 import threading
 
 import pytest
@@ -80,7 +81,8 @@ def test_the_ledger_refuses_a_decision_made_on_an_older_one(tmp_path):
     meanwhile = rf"statement {re.escape(GUIDS[1])} was rejected by Bob at 2026-11-24T10:00:00Z after your page"
     with pytest.raises(DecidedMeanwhile, match=meanwhile):
         store.decide(run, [GUIDS[1]], "approved", curator="Ada", seen={GUIDS[1]: shown})
-    assert store.db.execute("SELECT decision, curator FROM decisions").fetchall() == [("rejected", "Bob")]
+    with sqlite3.connect(options.run.ledger) as db:
+        assert db.execute("SELECT decision, curator FROM decisions").fetchall() == [("rejected", "Bob")]
     now = store.reviews(run)[GUIDS[1]].decision_id
     review = [s.find(traces.tag("review")) for s in store.trace(run).getroot().iter(traces.tag("statement"))
               if s.get("guid") == GUIDS[1]][0]

@@ -5,6 +5,7 @@ when it is read, with one line naming the trace, the statement and the snak."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -144,8 +145,9 @@ def test_a_changed_proposal_is_refused_from_a_file_and_from_the_ledger_in_one_li
     run = store.import_trace(tree, tmp_path / "check.xml")
     ((_, _, statements),) = store.ledger.items(store.ledger.run(run))
     changed = dict(statements)[BORN].replace('value="Q36578"', 'value="Q42"')
-    store.db.execute("UPDATE checks SET element = ? WHERE run_id = ? AND guid = ?", (changed, run, BORN))
     store.ledger.close()
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+        db.execute("UPDATE checks SET element = ? WHERE run_id = ? AND guid = ?", (changed, run, BORN))
     assert main(["approve", BORN, "--ledger", str(tmp_path / "runs.sqlite"), "--curator", "Ada"]) == 2
     err = capsys.readouterr().err.strip()
     assert f"run {run}: statement {BORN}: snak P248 (stated in): its value Q42" in err and "\n" not in err

@@ -52,6 +52,11 @@ def duration(text: str) -> float:
     return hours * 3600 + minutes * 60 + seconds
 
 
+def ledger_target(text: str) -> Path | str:
+    """--ledger: a SQLite file, or a database server's URL (postgresql://…, mysql+pymysql://…)."""
+    return text.strip() if "://" in text else Path(text).expanduser()
+
+
 def iso_date(text: str) -> date:
     try:
         return date.fromisoformat(text)

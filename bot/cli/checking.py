@@ -12,7 +12,8 @@ from typing import Any
 
 from bot.checking.records import StatementCheck
 from bot.cli import asking
-from bot.cli.arguments import (check_options, duration, id_list, judge_options, positive_int, sparql_options,
+from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, positive_int,
+                               sparql_options,
                                worklist_from)
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
@@ -58,8 +59,9 @@ def add_parsers(commands: Any) -> None:
     run.add_argument("--limit", type=positive_int, metavar="N", help="check at most N statements in this run")
     run.add_argument("--time-budget", type=duration, metavar="DURATION",
                      help="start no statement after this long (e.g. 2h, 90m); the next run goes on")
-    run.add_argument("--ledger", dest="run_ledger", type=Path, metavar="FILE",
-                     help="the run ledger (SQLite; default reports/runs.sqlite)")
+    run.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
+                     help="the run ledger: a SQLite file (default reports/runs.sqlite) or a "
+                     "database URL (postgresql://USER@HOST/DB, mysql+pymysql://USER@HOST/DB)")
     run.add_argument("--recheck-days", dest="run_recheck_days", type=float, metavar="DAYS",
                      help="skip statements another run checked less than DAYS ago (30; 0 checks all again)")
     run.add_argument("--new", action="store_true", help="start a new run even if one with this worklist is unfinished")
@@ -164,7 +166,7 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended:
     parts = Wiring(options)  # one model for the question and the run
     answer = asking.answer(args, options, parts) if args.ask else None
     worklist = worklist_from(args, answer=answer, limit=args.limit)
-    with RunLedger(options.run.ledger, clock=parts.clock) as ledger, \
+    with RunLedger.of(options.run, clock=parts.clock) as ledger, \
             Run.open(parts, worklist, ledger, new=args.new) as run:
         if not args.quiet:
             state = f"resuming run {run.id} ({run.done_before} done)" if run.resumed else f"run {run.id}"

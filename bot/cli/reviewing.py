@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.cli.arguments import positive_int
+from bot.cli.arguments import ledger_target, positive_int
 from bot.cli.exits import Ended
 from bot.errors import WriteError
 from bot.options import Options
@@ -20,8 +20,9 @@ from bot.wiring import Wiring
 def _run_arguments(parser: argparse.ArgumentParser,
                    run_help: str = "the run (as `refbot run` printed it; default: the latest)") -> None:
     parser.add_argument("--run", dest="run_id", type=positive_int, metavar="ID", help=run_help)
-    parser.add_argument("--ledger", dest="run_ledger", type=Path, metavar="FILE",
-                        help="the run ledger (SQLite; default reports/runs.sqlite)")
+    parser.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
+                        help="the run ledger: a SQLite file (default reports/runs.sqlite) or a "
+                        "database URL (postgresql://USER@HOST/DB, mysql+pymysql://USER@HOST/DB)")
 
 
 def _fraction(text: str) -> float:

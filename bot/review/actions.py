@@ -30,7 +30,7 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
 
     if trace is not None and run_id is not None:
         raise InputError("name a run or a trace file, not both")
-    ledger = RunLedger(options.run.ledger)
+    ledger = RunLedger.of(options.run)
     try:
         store = ReviewLedger(ledger)
         chosen = store.import_trace(read(trace), trace) if trace is not None else store.run_or_latest(run_id)
@@ -89,7 +89,7 @@ def apply(options: Options, connect: Callable[[], Wiki], *, run_id: int | None, 
     """Write (``live``) or simulate the approved references of one run, or of every run with approvals, on the
     wiki ``connect`` gives (asked only when something is to be written); the reports of the runs touched are
     rewritten. WriteError when the wiki refuses for good (the login, a block)."""
-    ledger = RunLedger(options.run.ledger)
+    ledger = RunLedger.of(options.run)
     try:
         store = ReviewLedger(ledger)
         runs = [store.run_or_latest(run_id)] if run_id is not None else store.runs_with_approvals()

@@ -147,7 +147,7 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.get(base)
     def page() -> Response:
-        ledger = RunLedger(options.run.ledger)
+        ledger = RunLedger.of(options.run)
         try:
             tree = ReviewLedger(ledger).trace(run_id)
         finally:
@@ -167,7 +167,7 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
             return answer(400, "Not recorded", "the form does not say which decision it was made on; reload the page")
         if len(note) > MAX_NOTE:
             return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
-        ledger = RunLedger(options.run.ledger)
+        ledger = RunLedger.of(options.run)
         try:
             decide(options, ReviewLedger(ledger), run_id, [guid], decision, curator=name, note=note,
                    seen={guid: int(seen)})
@@ -190,7 +190,7 @@ def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
     from waitress.server import create_server
 
     name = _curator(options, curator)
-    ledger = RunLedger(options.run.ledger)
+    ledger = RunLedger.of(options.run)
     try:
         ReviewLedger(ledger).trace(run_id)  # InputError now rather than on the first page
     finally:

@@ -18,23 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
+
 from bot.clock import stamp
 from bot.errors import InputError
+from bot.ledger.tables import decisions, writes
+from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
 from bot.review.proposals import Proposal, statement_proposal
 from bot.review.proposals import proposals as trace_proposals
 from bot.runledger import Run, RunLedger
-from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS decisions (
-    run_id INTEGER NOT NULL REFERENCES runs(id), guid TEXT NOT NULL, decision TEXT NOT NULL,
-    curator TEXT NOT NULL, decided TEXT NOT NULL, note TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS decisions_by_statement ON decisions (run_id, guid);
-CREATE TABLE IF NOT EXISTS writes (
-    run_id INTEGER NOT NULL REFERENCES runs(id), guid TEXT NOT NULL, state TEXT NOT NULL,
-    revision INTEGER, reason TEXT NOT NULL DEFAULT '', at TEXT NOT NULL, site TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS writes_by_statement ON writes (guid, state);
-"""
 DECISIONS = ("approved", "rejected")
 # sending: an edit about to be sent (so that an apply killed before it recorded the outcome is noticed);
 # written and skipped are final; failed leaves the reference approved, to be tried again.
@@ -72,12 +64,10 @@ class DecidedMeanwhile(InputError):
 
 
 class ReviewLedger:
-    """Decisions and writes on a :class:`RunLedger` (the same SQLite file)."""
+    """Decisions and writes on a :class:`RunLedger` (the same database: its migrations make both)."""
 
     def __init__(self, ledger: RunLedger) -> None:
         self.ledger = ledger
-        self.db = ledger.db
-        self.db.executescript(SCHEMA)
 
     # -- runs ------------------------------------------------------------------------------------------------
     def trace(self, run_id: int) -> Any:
@@ -105,9 +95,9 @@ class ReviewLedger:
         """A trace file as a finished run of the ledger (once: the same file again is the same run)."""
         digest = hashlib.sha256(to_string(tree.getroot()).encode("utf-8")).hexdigest()
         key = f"trace:{digest}"
-        row = self.db.execute("SELECT id FROM runs WHERE key = ?", (key,)).fetchone()
-        if row:
-            return int(row[0])
+        known = self.ledger.run_by_key(key)
+        if known is not None:
+            return known
         root = tree.getroot()
         for _ in trace_proposals(root, str(source)):  # InputError when what a curator reads is not what apply writes
             pass
@@ -157,7 +147,8 @@ class ReviewLedger:
         if not curator.strip():
             raise InputError("no curator name for the decision",
                              hint="set [review] curator in refbot.ini, REFBOT_REVIEW_CURATOR, or pass --curator")
-        with self.ledger.transaction():  # the state read and the decision written at once, for every process
+        with self.ledger.transaction(lock=f"refbot-decide-{run_id}"):
+            # the state read and the decision written at once, for every process
             known = {proposal.guid for proposal in self.proposals(run_id)}
             current = self.reviews(run_id)
             for guid in guids:
@@ -173,9 +164,11 @@ class ReviewLedger:
             changed = [guid for guid in dict.fromkeys(guids)
                        if current[guid].state != decision or current[guid].note != note.strip()]
             now = stamp(self.ledger.clock())
-            self.db.executemany(
-                "INSERT INTO decisions (run_id, guid, decision, curator, decided, note) VALUES (?, ?, ?, ?, ?, ?)",
-                [(run_id, guid, decision, curator.strip(), now, note.strip()) for guid in changed])
+            with self.ledger.transaction() as connection:
+                for guid in changed:
+                    connection.execute(decisions.insert().values(run_id=run_id, guid=guid, decision=decision,
+                                                                 curator=curator.strip(), decided=now,
+                                                                 note=note.strip()))
         return changed
 
     def reviews(self, run_id: int) -> dict[str, Review]:
@@ -185,15 +178,17 @@ class ReviewLedger:
         proposals = self.proposals(run_id)
         guids = [proposal.guid for proposal in proposals]
         decided: dict[str, tuple[str, str, str, str, int]] = {}
-        for guid, decision, curator, when, note, row in self.db.execute(
-                "SELECT guid, decision, curator, decided, note, rowid FROM decisions WHERE run_id = ? ORDER BY rowid",
-                (run_id,)):
-            decided[guid] = (decision, curator, when, note, row)
+        with self.ledger.transaction() as connection:  # one view of both tables
+            for guid, decision, curator, when, note, row in connection.execute(
+                    select(decisions.c.guid, decisions.c.decision, decisions.c.curator, decisions.c.decided,
+                           decisions.c.note, decisions.c.id).where(decisions.c.run_id == run_id)
+                    .order_by(decisions.c.id)):
+                decided[guid] = (decision, curator, when, note, int(row))
+            attempted = list(connection.execute(
+                select(writes.c.run_id, writes.c.guid, writes.c.state, writes.c.revision, writes.c.reason,
+                       writes.c.at, writes.c.site).where(writes.c.guid.in_(guids)).order_by(writes.c.id)))
         attempts: dict[str, tuple[str, int | None, str, str, str]] = {}
-        marks = ",".join("?" * len(guids))
-        for row_run, guid, state, revision, reason, when, site in self.db.execute(
-                f"SELECT run_id, guid, state, revision, reason, at, site FROM writes WHERE guid IN ({marks}) "
-                "ORDER BY rowid", guids):
+        for row_run, guid, state, revision, reason, when, site in attempted:
             final = attempts.get(guid, ("",))[0] in FINAL
             if (state == "written" and attempts.get(guid, ("",))[0] != "written") or (row_run == run_id and not final):
                 attempts[guid] = (state, revision, reason, when, site)
@@ -224,31 +219,37 @@ class ReviewLedger:
                 if reviews[proposal.guid].state == "approved" and proposal.guid not in seen:
                     chosen.append((run_id, proposal))
                     seen.add(proposal.guid)
-        written = {row[0] for row in self.db.execute("SELECT guid FROM writes WHERE state = 'written'")}
+        with self.ledger.transaction() as connection:
+            written = {row.guid for row in connection.execute(select(writes.c.guid).where(writes.c.state == "written"))}
         return [(run_id, proposal) for run_id, proposal in chosen if proposal.guid not in written]
 
     def last_attempt(self, run_id: int, guid: str) -> str:
         """The state of the last write attempt of a statement in this run ("" when none)."""
-        row = self.db.execute("SELECT state FROM writes WHERE run_id = ? AND guid = ? ORDER BY rowid DESC LIMIT 1",
-                              (run_id, guid)).fetchone()
-        return row[0] if row else ""
+        with self.ledger.transaction() as connection:
+            state = connection.execute(select(writes.c.state).where(writes.c.run_id == run_id, writes.c.guid == guid)
+                                       .order_by(writes.c.id.desc()).limit(1)).scalar()
+        return state or ""
 
     def decision(self, run_id: int, guid: str) -> str:
         """The latest decision on a statement of the run (``proposed`` when none)."""
-        row = self.db.execute("SELECT decision FROM decisions WHERE run_id = ? AND guid = ? ORDER BY rowid DESC "
-                              "LIMIT 1", (run_id, guid)).fetchone()
-        return row[0] if row else "proposed"
+        with self.ledger.transaction() as connection:
+            decision = connection.execute(
+                select(decisions.c.decision).where(decisions.c.run_id == run_id, decisions.c.guid == guid)
+                .order_by(decisions.c.id.desc()).limit(1)).scalar()
+        return decision or "proposed"
 
     def runs_with_approvals(self) -> list[int]:
-        return [row[0] for row in self.db.execute("SELECT DISTINCT run_id FROM decisions ORDER BY run_id")]
+        with self.ledger.transaction() as connection:
+            return [int(run_id) for run_id in connection.execute(
+                select(decisions.c.run_id).distinct().order_by(decisions.c.run_id)).scalars()]
 
     def record_write(self, run_id: int, guid: str, state: str, *, revision: int | None = None, reason: str = "",
                      site: str = "") -> None:
         if state not in WRITE_STATES:
             raise ValueError(state)
-        self.db.execute("INSERT INTO writes (run_id, guid, state, revision, reason, at, site) VALUES "
-                        "(?, ?, ?, ?, ?, ?, ?)",
-                        (run_id, guid, state, revision, reason, stamp(self.ledger.clock()), site))
+        with self.ledger.transaction() as connection:
+            connection.execute(writes.insert().values(run_id=run_id, guid=guid, state=state, revision=revision,
+                                                      reason=reason, at=stamp(self.ledger.clock()), site=site))
 
     def _run(self, run_id: int) -> Run:
         run = self.ledger.run(run_id)

@@ -1,0 +1,197 @@
+"""Where a ledger lives and how it is opened: a file (SQLite, the default, for one machine) or a database server any
+number of processes and machines share (PostgreSQL; MariaDB/MySQL, as Toolforge's ToolsDB).
+
+``[run] ledger`` is a path or a URL (``postgresql://refbot@db.example/refbot``,
+``mysql+pymysql://s12345@tools.db.svc.wikimedia.cloud/s12345__refbot``). The password is never in a trace or a log:
+it comes from the URL itself (a configuration file only its owner reads), ``REFBOT_RUN_LEDGER_PASSWORD``, or a
+``replica.my.cnf``-style file (``[run] ledger_credentials``: its ``[client]`` ``user`` and ``password``, as Toolforge
+gives every tool). Each ledger is brought to the current shape by its migrations (Alembic) the first time a process
+opens it.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+
+from bot.errors import ConfigError
+
+# How long a process waits for another's write to a SQLite ledger (each is a statement or a short transaction), and
+# for a server's lock (opening a run, migrating).
+BUSY_TIMEOUT_S = 30.0
+# The DB-API driver each server's URL gets when it names none: psycopg 3 and PyMySQL (pure Python, no client
+# library to install).
+DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg", "mysql": "mysql+pymysql",
+           "mariadb": "mariadb+pymysql"}
+_MIGRATED: set[str] = set()  # the ledgers this process has brought to the current shape
+
+
+def is_url(target: str | Path | None) -> bool:
+    return target is not None and "://" in str(target)
+
+
+def ledger_url(target: str | Path | None, *, credentials: Path | None = None,
+               environ: Mapping[str, str] | None = None) -> URL:
+    """The SQLAlchemy URL of ``target`` (None: a SQLite ledger in memory), with the password filled in from
+    ``environ`` (REFBOT_RUN_LEDGER_PASSWORD) or the ``credentials`` file where the URL has none."""
+
+    if target is None:
+        return make_url("sqlite://")
+    if not is_url(target):
+        return make_url(f"sqlite:///{Path(target).expanduser().resolve()}")
+    try:
+        url = make_url(str(target))
+    except ArgumentError:
+        raise ConfigError(f"[run] ledger is not a database URL: {hidden(str(target))}",
+                          hint="use a path, postgresql://USER@HOST/DB or mysql+pymysql://USER@HOST/DB") from None
+    if url.drivername in DRIVERS:
+        url = url.set(drivername=DRIVERS[url.drivername])
+    if url.get_backend_name() not in ("postgresql", "mysql", "mariadb", "sqlite"):
+        raise ConfigError(f"[run] ledger: {url.get_backend_name()} is not a database refbot keeps a ledger in",
+                          hint="use a path (SQLite), postgresql://… or mysql+pymysql://…")
+    if url.password is None and url.get_backend_name() != "sqlite":
+        user, password = _credentials(credentials, environ if environ is not None else os.environ)
+        if password is not None:
+            url = url.set(password=password)
+        if url.username is None and user:
+            url = url.set(username=user)
+    return url
+
+
+def _credentials(path: Path | None, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
+    if environ.get("REFBOT_RUN_LEDGER_PASSWORD"):
+        return None, environ["REFBOT_RUN_LEDGER_PASSWORD"]
+    if path is None:
+        return None, None
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        with path.expanduser().open(encoding="utf-8") as handle:
+            parser.read_file(handle)
+    except (OSError, configparser.Error) as error:
+        raise ConfigError(f"cannot read the ledger's credentials from {path}: {error}",
+                          hint="point [run] ledger_credentials at a file with a [client] section (user, "
+                               "password), as Toolforge's replica.my.cnf") from None
+    if not parser.has_section("client"):
+        raise ConfigError(f"{path} has no [client] section", hint="write [client] user = … and password = …")
+    client = parser["client"]
+    password = client.get("password")
+    return client.get("user"), password.strip("'\"") if password is not None else None
+
+
+def hidden(url: str | URL) -> str:
+    """The URL as it may be printed: any password replaced by ***."""
+
+    try:
+        return make_url(url).render_as_string(hide_password=True) if is_url(str(url)) else str(url)
+    except ArgumentError:
+        return "(an unreadable URL)"
+
+
+def create(url: URL) -> Engine:
+    """An engine for the ledger at ``url``. SQLite: write-ahead log, every commit synced, each transaction taking
+    the write lock at its start (BEGIN IMMEDIATE: a transaction that reads then writes is never refused half-way by
+    another process's write), a busy wait of BUSY_TIMEOUT_S. Servers: connections checked before use (a server
+    restarted meanwhile costs a reconnect, not an error)."""
+
+    if url.get_backend_name() != "sqlite":
+        arguments = {"connect_timeout": int(BUSY_TIMEOUT_S)}
+        return create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=4, connect_args=arguments)
+    memory = url.database in (None, "", ":memory:")
+    engine = create_engine(url, poolclass=StaticPool if memory else None,
+                           connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _connected(connection: sqlite3.Connection, _record: object) -> None:
+        connection.isolation_level = None  # pysqlite begins nothing itself: the "begin" event below does
+        if not memory:
+            _write_ahead(connection)
+        connection.execute("PRAGMA synchronous=FULL")
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _write_ahead(connection: sqlite3.Connection) -> None:
+    """WAL mode. Switching a new file to it needs the file to itself, and SQLite answers "locked" at once, without
+    waiting, while another process opens the same new ledger: wait here."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+@contextmanager
+def locked_transaction(engine: Engine, lock: str | None = None, *,
+                       release: list[str] | None = None) -> Iterator[Connection]:
+    """A transaction on a connection of its own; with ``lock``, no other process runs a transaction with the same
+    lock until this one has committed. SQLite's write lock (BEGIN IMMEDIATE) already is such; PostgreSQL takes a
+    transaction advisory lock; MariaDB a named lock, taken before the transaction begins and released after it
+    commits (released earlier, another process could read before the commit), as are the named locks the caller
+    adds to ``release`` meanwhile."""
+    with engine.connect() as connection:
+        named = lock is not None and connection.dialect.name in ("mysql", "mariadb")
+        if named:
+            take_named_lock(connection, lock or "")
+            connection.commit()
+        try:
+            with connection.begin():
+                if lock is not None and connection.dialect.name == "postgresql":
+                    connection.execute(text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": lock})
+                yield connection
+        finally:
+            for name in ([lock or ""] if named else []) + (release or []):
+                release_named_lock(connection, name)
+            if release:
+                release.clear()
+
+
+def take_named_lock(connection: Connection, name: str) -> None:
+    """MariaDB's GET_LOCK, waiting up to BUSY_TIMEOUT_S; ConfigError when another process keeps it longer."""
+    got = connection.execute(text("SELECT GET_LOCK(:name, :wait)"),
+                             {"name": name[:64], "wait": int(BUSY_TIMEOUT_S)}).scalar()
+    if got != 1:
+        raise ConfigError(f"the ledger's lock {name!r} stayed held by another process for {BUSY_TIMEOUT_S:g} s",
+                          hint="another refbot is opening a run or migrating the ledger; try again")
+
+
+def release_named_lock(connection: Connection, name: str) -> None:
+    """(A lock whose connection broke was released with it.)"""
+    try:
+        connection.execute(text("SELECT RELEASE_LOCK(:name)"), {"name": name[:64]})
+        connection.commit()
+    except SQLAlchemyError:
+        pass
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the ledger to the current shape (bot/ledger/migrations), once per process and ledger; a ledger SQLite
+    file written before migrations existed is converted in place, keeping every row and its order."""
+    key = engine.url.render_as_string(hide_password=False)
+    if key in _MIGRATED and engine.url.database not in (None, "", ":memory:"):
+        return
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    with locked_transaction(engine, "refbot-ledger-migrate") as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    _MIGRATED.add(key)

@@ -1,0 +1,98 @@
+"""The ledger's tables, for every database it runs on (SQLAlchemy Core): runs and the statements they finished, the
+trace elements a run's trace is put together from, and the curators' decisions and the bot's writes.
+
+Each statement is recorded once per run by a uniqueness constraint (``checks``: run and GUID), whatever process
+records it; rows are ordered by their own ``id`` (the order they were recorded in). The shape is made and changed
+only by the migrations (``bot/ledger/migrations``): these definitions are what the queries are written against, and
+a test checks that they match what the migrations make.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (BigInteger, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+                        UniqueConstraint)
+from sqlalchemy.dialects import mysql
+
+metadata = MetaData()
+
+# SQLite's rowid is the only autoincrementing key it has: BigInteger there is INTEGER.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+# A trace element: an item's with its labels and claims, or a statement's with its documents (MariaDB's TEXT holds
+# 64 KiB).
+Element = Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
+Stamp = String(40)  # ISO 8601 with the zone, as bot.clock.stamp writes it
+
+
+def Key(length: int) -> String:  # noqa: N802 (a column type, named as one)
+    """Text compared byte for byte: MariaDB's default collation would take "Q1$a" and "Q1$A" for the same GUID."""
+    return String(length).with_variant(mysql.VARCHAR(length, charset="utf8mb4", collation="utf8mb4_bin"),
+                                       "mysql", "mariadb")
+
+
+GUID = Key(200)  # "Q42$5BB8…" and lexeme/property forms; well under what an index may hold
+ItemId = Key(40)
+
+runs = Table(
+    "runs", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("key", Key(100), nullable=False),
+    Column("started", Stamp, nullable=False),
+    Column("finished", Stamp),
+    Column("description", Text, nullable=False, server_default=""),
+    Column("seconds", Float, nullable=False, server_default="0"),
+    Index("runs_by_key", "key", "finished"),
+)
+
+items = Table(
+    "items", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("run_id", Id, ForeignKey("runs.id"), nullable=False),
+    Column("item", ItemId, nullable=False),
+    Column("element", Element, nullable=False),
+    UniqueConstraint("run_id", "item", name="items_once_per_run"),
+)
+
+checks = Table(
+    "checks", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("run_id", Id, ForeignKey("runs.id"), nullable=False),
+    Column("guid", GUID, nullable=False),
+    Column("item", ItemId, nullable=False),
+    Column("outcome", String(40), nullable=False),
+    Column("checked", Stamp, nullable=False),
+    Column("element", Element, nullable=False),
+    UniqueConstraint("run_id", "guid", name="checks_once_per_run"),
+    Index("checks_by_guid", "guid", "checked"),
+    Index("checks_by_item", "run_id", "item"),
+)
+
+run_elements = Table(
+    "run_elements", metadata,
+    Column("run_id", Id, ForeignKey("runs.id"), primary_key=True, autoincrement=False),
+    Column("element", Element, nullable=False),
+)
+
+decisions = Table(
+    "decisions", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("run_id", Id, ForeignKey("runs.id"), nullable=False),
+    Column("guid", GUID, nullable=False),
+    Column("decision", String(20), nullable=False),
+    Column("curator", String(255), nullable=False),
+    Column("decided", Stamp, nullable=False),
+    Column("note", Text, nullable=False, server_default=""),
+    Index("decisions_by_statement", "run_id", "guid"),
+)
+
+writes = Table(
+    "writes", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("run_id", Id, ForeignKey("runs.id"), nullable=False),
+    Column("guid", GUID, nullable=False),
+    Column("state", String(20), nullable=False),
+    Column("revision", BigInteger),
+    Column("reason", Text, nullable=False, server_default=""),
+    Column("at", Stamp, nullable=False),
+    Column("site", String(255), nullable=False, server_default=""),
+    Index("writes_by_statement", "guid", "state"),
+)
