@@ -69,6 +69,17 @@ class RecordingServer:
                     outer.requests.append(record)
                     outer.in_flight += 1
                     outer.most_in_flight = max(outer.most_in_flight, outer.in_flight)
+                ended = []
+
+                def end() -> None:
+                    """The request ends when the last bytes of its answer go out: counted before they do, so that a
+                    client's next request, sent once it has them, never finds this one still counted."""
+                    if not ended:
+                        ended.append(True)
+                        record.finished = time.monotonic()
+                        with outer._lock:
+                            outer.in_flight -= 1
+
                 try:
                     reply = outer.script(record)
                     if reply.delay:
@@ -86,17 +97,17 @@ class RecordingServer:
                             self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
                             self.wfile.flush()
                             time.sleep(reply.drip)
+                        end()
                         self.wfile.write(b"0\r\n\r\n")
                         return
                     self.send_header("Content-Length", str(len(body)))
+                    end()
                     self.end_headers()
                     self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 finally:
-                    record.finished = time.monotonic()
-                    with outer._lock:
-                        outer.in_flight -= 1
+                    end()
 
             do_GET = do_POST = _serve
 
