@@ -37,7 +37,7 @@ def uses(source: str, kind: str) -> bool:
 
 # Configuration file sections; a field named <section>_<key> is written as "key" in [section], others in [refbot].
 SECTIONS = ("judge", "properties", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata",
-            "check", "run", "ask", "review", "apply")
+            "check", "run", "queue", "ask", "review", "apply")
 
 
 def section_key(name: str) -> tuple[str, str]:
@@ -207,6 +207,17 @@ class RunOptions:
     ledger_credentials: str = ""
 
 
+@dataclass(frozen=True)
+class QueueOptions:
+    """Runs that workers share ([queue]): the broker the tasks go through (Redis, which also holds each host's turn
+    for every worker), items per task, and how long a task a worker took but never acknowledged (it died) waits
+    before another worker gets it."""
+
+    broker: str = ""  # redis://HOST:6379/0; "" no queue (refbot run checks in one process)
+    batch: int = 1
+    visibility_timeout: float = 3600.0  # seconds; longer than an item ever takes
+
+
 GENERATORS = ("auto", "llama", "judge")
 
 
@@ -279,6 +290,7 @@ class Options:
     wikidata: WikidataOptions = field(default_factory=WikidataOptions)
     check: CheckOptions = field(default_factory=CheckOptions)
     run: RunOptions = field(default_factory=RunOptions)
+    queue: QueueOptions = field(default_factory=QueueOptions)
     ask: AskOptions = field(default_factory=AskOptions)
     review: ReviewOptions = field(default_factory=ReviewOptions)
     apply: ApplyOptions = field(default_factory=ApplyOptions)
@@ -449,6 +461,10 @@ def _check(options: Options) -> Options:
         (options.check.workers < 1, "check workers must be at least 1"),
         (options.run.recheck_days < 0, "run recheck_days cannot be negative"),
         (not 1 <= options.ask.candidates <= 8, "ask candidates must be between 1 and 8"),
+        (not 1 <= options.queue.batch <= 1000, "queue batch must be between 1 and 1000 items a task"),
+        (not 1 <= options.queue.visibility_timeout, "queue visibility_timeout must be at least 1 second"),
+        (bool(options.queue.broker) and not options.queue.broker.startswith(("redis://", "rediss://", "unix://")),
+         f"queue broker {options.queue.broker!r} is not a Redis URL (redis://HOST:6379/0)"),
         (not 1 <= options.ask.limit <= 10_000, "ask limit must be between 1 and 10000"),
         (options.ask.entities not in ("api", "endpoint"),
          f"ask entities {options.ask.entities!r} is not one of api, endpoint"),

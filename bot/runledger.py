@@ -11,21 +11,21 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import case, func, select, text
 from sqlalchemy.engine import Connection, Engine, Row
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from bot.clock import Clock, stamp, system_clock
 from bot.errors import ConfigError, InputError
 from bot.ledger import database
-from bot.ledger.tables import checks, items, run_elements, runs
+from bot.ledger.tables import checks, items, queued, run_elements, runs
 from bot.options import RunOptions
 
 BUSY_TIMEOUT_S = database.BUSY_TIMEOUT_S
@@ -37,6 +37,22 @@ class Run:
     key: str
     started: str
     resumed: bool
+
+
+@dataclass(frozen=True)
+class Queue:
+    """Where a run its workers check stands: items enqueued, finished, and tasks started on an item again (a worker
+    died or was stopped before it acknowledged the task)."""
+
+    items: int
+    finished: int
+    redelivered: int
+    settings: str
+    properties: tuple[str, ...]
+
+    @property
+    def left(self) -> int:
+        return self.items - self.finished
 
 
 class RunLedger:
@@ -219,21 +235,38 @@ class RunLedger:
         rows = self._rows(select(runs.c.id, runs.c.key, runs.c.started).order_by(runs.c.id.desc()).limit(1))
         return Run(int(rows[0].id), rows[0].key, rows[0].started, False) if rows else None
 
+    def run_finished(self, run: Run) -> str | None:
+        """When the run finished (None: not yet)."""
+        rows = self._rows(select(runs.c.finished).where(runs.c.id == run.id))
+        return rows[0].finished if rows else None
+
+    def run_seconds(self, run: Run) -> float:
+        """The time spent on the run, by every process that worked on it."""
+        rows = self._rows(select(runs.c.seconds).where(runs.c.id == run.id))
+        return float(rows[0].seconds) if rows else 0.0
+
     def run_by_key(self, key: str) -> int | None:
         """The latest run with this key, finished or not."""
         rows = self._rows(select(runs.c.id).where(runs.c.key == key).order_by(runs.c.id.desc()).limit(1))
         return int(rows[0].id) if rows else None
 
     # -- statements ------------------------------------------------------------------------------------------
-    def done(self, run: Run) -> set[str]:
-        return {row.guid for row in self._rows(select(checks.c.guid).where(checks.c.run_id == run.id))}
+    def done(self, run: Run, items: Sequence[str] = ()) -> set[str]:
+        """GUIDs the run has finished (only those of ``items`` when given)."""
+        query = select(checks.c.guid).where(checks.c.run_id == run.id)
+        if items:
+            query = query.where(checks.c.item.in_(items))
+        return {row.guid for row in self._rows(query)}
 
-    def recently_checked(self, run: Run, days: float) -> set[str]:
-        """GUIDs another run checked less than ``days`` ago (with any outcome but error)."""
+    def recently_checked(self, run: Run, days: float, items: Sequence[str] = ()) -> set[str]:
+        """GUIDs another run checked less than ``days`` ago (with any outcome but error); of ``items`` only when
+        given."""
         since = stamp(self.clock() - timedelta(days=days))
-        return {row.guid for row in self._rows(
-            select(checks.c.guid).distinct().where(checks.c.run_id != run.id, checks.c.checked >= since,
-                                                   checks.c.outcome != "error"))}
+        query = select(checks.c.guid).distinct().where(checks.c.run_id != run.id, checks.c.checked >= since,
+                                                       checks.c.outcome != "error")
+        if items:
+            query = query.where(checks.c.item.in_(items))
+        return {row.guid for row in self._rows(query)}
 
     def record_item(self, run: Run, item: str, element: str) -> None:
         # The item as first read in this run: statements checked before a resume keep the revision they saw.
@@ -289,3 +322,61 @@ class RunLedger:
         return {row.outcome: int(row.n) for row in self._rows(
             select(checks.c.outcome, func.count().label("n")).where(checks.c.run_id == run.id)
             .group_by(checks.c.outcome))}
+
+    # -- runs checked by workers (refbot run --enqueue, refbot worker) ---------------------------------------
+    def enqueue(self, run: Run, worklist_items: Sequence[str], *, settings: str, properties: Sequence[str]) -> int:
+        """Record the items put on the queue for ``run`` (each once) and the settings its workers must share;
+        the number of items new to the run."""
+        now = stamp(self.clock())
+        with self.transaction() as connection:
+            connection.execute(runs.update().where(runs.c.id == run.id)
+                               .values(settings=settings, properties=",".join(properties)))
+            return sum(self._insert_once(connection, queued, {"run_id": run.id, "item": item, "enqueued": now},
+                                         (queued.c.run_id == run.id) & (queued.c.item == item))
+                       for item in dict.fromkeys(worklist_items))
+
+    def queue(self, run_id: int) -> Queue | None:
+        """The run's queue (None: the run was not enqueued)."""
+        with self.transaction() as connection:
+            row = connection.execute(select(runs.c.settings, runs.c.properties).where(runs.c.id == run_id)).first()
+            again = case((queued.c.deliveries > 1, queued.c.deliveries - 1), else_=0)
+            counts = connection.execute(
+                select(func.count(), func.count(queued.c.finished), func.coalesce(func.sum(again), 0))
+                .where(queued.c.run_id == run_id)).one()
+        if row is None or not counts[0]:
+            return None
+        return Queue(int(counts[0]), int(counts[1]), int(counts[2]), row.settings,
+                     tuple(p for p in row.properties.split(",") if p))
+
+    def start_item(self, run: Run, item: str) -> bool:
+        """A worker starts on the item: its deliveries counted. False when the item is finished already (a task
+        delivered again after its worker finished it but died before acknowledging: nothing to do)."""
+        with self.transaction() as connection:
+            connection.execute(queued.update().where(queued.c.run_id == run.id, queued.c.item == item)
+                               .values(deliveries=queued.c.deliveries + 1))
+            finished = connection.execute(select(queued.c.finished)
+                                          .where(queued.c.run_id == run.id, queued.c.item == item)).first()
+        return finished is None or finished.finished is None
+
+    def finish_item(self, run: Run, item: str) -> bool:
+        """The item done; the run finished with its last item. True when this finished the run."""
+        with self.transaction(lock=f"refbot-finish-{run.id}") as connection:
+            connection.execute(queued.update().where(queued.c.run_id == run.id, queued.c.item == item,
+                                                     queued.c.finished.is_(None)).values(finished=stamp(self.clock())))
+            return self.finish_if_done(run)
+
+    def finish_if_done(self, run: Run) -> bool:
+        """Finish the run when none of its enqueued items is left; True when this finished it."""
+        with self.transaction(lock=f"refbot-finish-{run.id}") as connection:
+            left = connection.execute(select(func.count()).where(queued.c.run_id == run.id,
+                                                                 queued.c.finished.is_(None))).scalar()
+            if left:
+                return False
+            return bool(connection.execute(runs.update().where(runs.c.id == run.id, runs.c.finished.is_(None))
+                                           .values(finished=stamp(self.clock()))).rowcount)
+
+    def unfinished_items(self, run: Run) -> list[str]:
+        """The run's enqueued items no worker has finished, in the order they were enqueued."""
+        return [row.item for row in self._rows(select(queued.c.item).where(queued.c.run_id == run.id,
+                                                                           queued.c.finished.is_(None))
+                                               .order_by(queued.c.id))]

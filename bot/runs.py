@@ -134,6 +134,7 @@ class Run:
     opened: float = field(default_factory=time.monotonic)
     notes: list[str] = field(default_factory=list)
     failure: RefbotError | None = None  # why the last check stopped early
+    partial: bool = False  # some items of a run that workers share: the ledger finishes the run, not this
     _contexts: dict[str, ItemContext] = field(default_factory=dict)
     _checked: list[StatementCheck] = field(default_factory=list)
     _counted: float = 0.0  # the monotonic clock when the run's time was last added to the ledger
@@ -147,12 +148,26 @@ class Run:
         makes a dry run that checks every selected statement; ``new`` starts a new run even if one with this
         worklist is unfinished. The parts' models are loaded here, before anything is checked."""
         opened = time.monotonic()
-        options, kept = parts.options, ledger.path is not None
-        record = ledger.open_run(run_key(options, worklist), worklist.description, new=new or not kept)
+        kept = ledger.path is not None
+        record = ledger.open_run(run_key(parts.options, worklist), worklist.description, new=new or not kept)
         ledger.claim(record)  # a second process on the same run stops here, before it checks anything twice
+        return cls._selected(parts, worklist, ledger, record, opened)
+
+    @classmethod
+    def part_of(cls, parts: Parts, record: LedgerRun, worklist: Worklist, ledger: RunLedger) -> Run:
+        """Some items of a run that workers share (``refbot worker``): the statements of ``worklist`` checked
+        within the run ``record`` — not held by this process (the other workers check its other items) and not
+        finished here (the ledger finishes the run with its last item)."""
+        return cls._selected(parts, worklist, ledger, record, time.monotonic(), partial=True)
+
+    @classmethod
+    def _selected(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, record: LedgerRun,
+                  opened: float, *, partial: bool = False) -> Run:
+        options, kept = parts.options, ledger.path is not None
         parts.tools  # noqa: B018 (the models load before any statement is due, not inside the first one)
-        done = ledger.done(record)
-        recent = ledger.recently_checked(record, options.run.recheck_days) \
+        among = worklist.items if partial else ()  # a worker's part: what the ledger holds of its items only
+        done = ledger.done(record, among)
+        recent = ledger.recently_checked(record, options.run.recheck_days, among) \
             if kept and options.run.recheck_days else set()
         selected = [statement for selection in select(parts.require_endpoint(), worklist, selection_rules(options),
                                                       page_size=options.sparql.page_size)
@@ -162,7 +177,7 @@ class Run:
             todo = todo[: max(0, worklist.limit - len(done))]
         skipped = sum(1 for s in selected if s.guid in recent and s.guid not in done)
         return cls(parts, worklist, ledger, record, selected, todo, len(done), skipped,
-                   started=record.started if kept else stamp(parts.clock()), opened=opened)
+                   started=record.started if kept else stamp(parts.clock()), opened=opened, partial=partial)
 
     @property
     def id(self) -> int:
@@ -211,7 +226,7 @@ class Run:
         left = self._left()
         if left and self.failure is None:
             self.notes.append(f"time budget spent; {left} statement(s) left for the next run")
-        if not left and self.failure is None:
+        if not left and self.failure is None and not self.partial:
             self.ledger.finish(self.record)
         return self.result()
 
@@ -224,7 +239,7 @@ class Run:
                          self.skipped, self._left(), tuple(self.notes), self.failure)
 
     def _left(self) -> int:
-        done = self.ledger.done(self.record)
+        done = self.ledger.done(self.record, self.worklist.items if self.partial else ())
         return sum(1 for statement in self.todo if statement.guid not in done)
 
     def _record(self, context: ItemContext, check: StatementCheck) -> None:
@@ -280,11 +295,20 @@ def run_key(options: Options, worklist: Worklist) -> str:
     """What makes two runs the same run, to resume: the worklist and every setting that changes an outcome.
     Resuming with another judge or other checking settings would mix their results in one run: that is a new
     run."""
-    settings = [",".join(worklist.properties), str(worklist.limit or ""), options.check.source,
-                str(options.check.all_sources), str(options.check.kg_top), str(options.check.kg_records),
-                options.check.strategy, str(options.check.top), str(options.check.require_mention),
-                str(options.check.require_subject), str(options.check.unnamed), str(options.check.documents),
-                str(options.check.paragraphs),
-                str(options.check.embeddings), options.check.embedding_model, options.judge.backend,
-                options.judge.model, options.judge.template, str(options.judge.threshold), str(options.judge.justify)]
+    settings = [",".join(worklist.properties), str(worklist.limit or ""), *_outcome_settings(options)]
     return hashlib.sha256("\n".join([worklist.identity, *settings]).encode()).hexdigest()[:16]
+
+
+def settings_key(options: Options) -> str:
+    """The digest of every setting that changes an outcome: the workers of one run must share it (the run's tasks
+    go to the queue named after it, which only workers with these settings read)."""
+    return hashlib.sha256("\n".join(_outcome_settings(options)).encode()).hexdigest()[:16]
+
+
+def _outcome_settings(options: Options) -> list[str]:
+    return [options.check.source, str(options.check.all_sources), str(options.check.kg_top),
+            str(options.check.kg_records), options.check.strategy, str(options.check.top),
+            str(options.check.require_mention), str(options.check.require_subject), str(options.check.unnamed),
+            str(options.check.documents), str(options.check.paragraphs), str(options.check.embeddings),
+            options.check.embedding_model, options.judge.backend, options.judge.model, options.judge.template,
+            str(options.judge.threshold), str(options.judge.justify)]

@@ -37,7 +37,8 @@ from bot.documents import fetch_rules, paragraph_rules
 from bot.documents.addresses import guard, parse_networks
 from bot.documents.archive import Wayback
 from bot.documents.fetching import Fetcher
-from bot.documents.politeness import Politeness
+from bot.distributed.politeness import SharedPoliteness
+from bot.documents.politeness import HostTurns, Politeness
 from bot.documents.search import BraveBackend, SearchBackend, SearxngBackend
 from bot.documents.services import ServiceClient
 from bot.errors import ConfigError, ModelError
@@ -49,6 +50,7 @@ from bot.judge.llama_backend import LlamaBackend
 from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend
 from bot.judge.openai_backend import make_session as judge_session
 from bot.judge.prompts import template_by_id
+from bot.judge.scripted import ScriptedBackend
 from bot.judge.transformers_backend import TransformersBackend
 from bot.options import (ArchiveOptions, AskOptions, CheckOptions, FetchOptions, JudgeOptions, Options,
                          SearchOptions, SparqlOptions, uses)
@@ -61,7 +63,9 @@ from bot.selection import ENDPOINTS, endpoint_url
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.related import RelatedLookup
 
-BACKENDS = ("transformers", "openai")
+# scripted: no model — every paragraph asked about supports its claim (P(yes) 0.9), a relation is the one whose
+# words the text writes: for measuring refbot's own coordination (benchmarks/workers.py), never for real runs.
+BACKENDS = ("transformers", "openai", "scripted")
 # Request headers and parameters that may hold a secret; never written to the HTTP cache.
 SECRET_HEADERS = ("Authorization", "Proxy-Authorization", "X-Subscription-Token", "X-API-Key")
 
@@ -116,8 +120,11 @@ class Wiring:
         return self._part("http", lambda: make_session(self.options.fetch, self.options.contact))
 
     @property
-    def politeness(self) -> Politeness:
-        return self._part("politeness", lambda: Politeness(self.options.fetch.delay))
+    def politeness(self) -> HostTurns:
+        """Each host's turn: in this process, or — with a queue ([queue] broker) — in Redis, for every worker."""
+        fetch, broker = self.options.fetch, self.options.queue.broker
+        return self._part("politeness", lambda: SharedPoliteness.connect(broker, fetch.delay) if broker
+                          else Politeness(fetch.delay))
 
     @property
     def services(self) -> ServiceClient:
@@ -261,9 +268,17 @@ def make_backend(judge: JudgeOptions) -> Backend:
         path = modelstore.resolve(judge.model, judge.model_cache, transformers=True)
         backend = TransformersBackend(path, threads=judge.threads, context_tokens=judge.context or 8192,
                                       dtype=judge.dtype)
+    elif judge.backend == "scripted":
+        backend = ScriptedBackend(support=0.9, logprobs=_read_off, model_id="scripted")
     else:
         raise ConfigError(f"unknown judge backend {judge.backend!r}", hint=f"choose one of: {', '.join(BACKENDS)}")
     return backend
+
+
+def _read_off(prefix: str, continuation: str) -> list[float]:
+    """The scripted judge's relation scores: a word the text writes is likely, one it does not write is not."""
+    text = prefix.lower()
+    return [0.0 if word.lower() in text else -3.0 for word in continuation.split()]
 
 
 def make_generator(judge: JudgeOptions, ask: AskOptions, backend: Callable[[], Backend]) -> Backend:
@@ -345,7 +360,7 @@ def make_session(fetch: FetchOptions, contact: str, *, cache: bool = True) -> re
 
 
 def make_services(fetch: FetchOptions, contact: str, session: requests.Session,
-                  politeness: Politeness) -> ServiceClient:
+                  politeness: HostTurns) -> ServiceClient:
     rules = fetch_rules(fetch, contact)
     return ServiceClient(session, user_agent=rules.user_agent, contact=contact,
                          timeout=(rules.connect_timeout, rules.read_timeout), retries=rules.retries,

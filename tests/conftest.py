@@ -135,3 +135,13 @@ def ledger_target(request, tmp_path):
         return tmp_path / "runs.sqlite"
     server = request.getfixturevalue("postgres" if request.param == "postgresql" else "mariadb")
     return create_database(server, f"refbot_{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """A Redis server on 127.0.0.1 (Debian's redis-server), for the session: the workers' broker."""
+    from databases import start_redis
+
+    server = start_redis()
+    yield server
+    server.stop()

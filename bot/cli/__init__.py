@@ -1,7 +1,8 @@
 """The ``refbot`` command: thin argparse subcommands over the library; errors become one line and an exit code.
 
 One module per command group — ``evaluation`` (eval, judge), ``selection`` (select, properties, profile),
-``checking`` (check, run, report, demo), ``reviewing`` (review, approve, reject, export, apply), ``documents``
+``checking`` (check, run, report, demo), ``workers`` (worker; run --enqueue and --status, report --run),
+``reviewing`` (review, approve, reject, export, apply), ``documents``
 (fetch, sources), ``models`` (models, doctor) — each adding
 its parsers and mapping its commands to handlers that parse, call the library, and print; ``arguments`` holds the
 shared option groups and types and the one adapter from arguments to options and worklists, ``exits`` the one
@@ -17,13 +18,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.cli import asking, checking, documents, evaluation, models, reviewing, selection
+from bot.cli import asking, checking, documents, evaluation, models, reviewing, selection, workers
 from bot.cli.arguments import options_from
 from bot.cli.exits import Outcome, error_lines, exit_code
 from bot.doctor import fix_for
 from bot.errors import RefbotError
 
-GROUPS = (evaluation, selection, checking, reviewing, documents, models)  # in the order `refbot --help` lists them
+# in the order `refbot --help` lists them
+GROUPS = (evaluation, selection, checking, workers, reviewing, documents, models)
 HANDLERS = {command: handler for group in GROUPS for command, handler in group.HANDLERS.items()}
 WITHOUT_OPTIONS = {"doctor"}  # it reports a broken configuration instead of stopping at it
 
@@ -50,6 +52,10 @@ def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
     selection.validate(parser, args)
     asking.validate(parser, args)
     reviewing.validate(parser, args)
+    if args.command == "report" and (args.trace is None) == (args.run is None):
+        parser.error("name a trace file or --run RUN")
+    if args.command == "run" and args.enqueue and (args.time_budget or args.status):
+        parser.error("--enqueue puts the worklist on the queue: --time-budget and --status do not go with it")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.checking.records import StatementCheck
-from bot.cli import asking
+from bot.cli import asking, workers
 from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, positive_int,
                                sparql_options,
                                worklist_from)
@@ -54,6 +54,11 @@ def add_parsers(commands: Any) -> None:
                         help="items with unsourced statements of this property")
     asking.add_arguments(run, source, ask_help="the items a question in plain words names, as `refbot select "
                                                "--ask` (with --save, the query is kept for `run --query` next time)")
+    source.add_argument("--status", type=positive_int, metavar="RUN",
+                        help="where a run that workers share stands (its items finished, statements recorded)")
+    run.add_argument("--enqueue", action="store_true",
+                     help="put the worklist on the queue ([queue] broker) for `refbot worker` processes, one task "
+                          "a batch of items, instead of checking it here")
     run.add_argument("--property", type=id_list("property"), action="extend", metavar="PID",
                      help="only statements of this property (repeatable)")
     run.add_argument("--limit", type=positive_int, metavar="N", help="check at most N statements in this run")
@@ -72,7 +77,12 @@ def add_parsers(commands: Any) -> None:
     report = commands.add_parser("report", help="render a trace into an HTML report again",
                                  description="Validate a trace against xslt/trace.xsd and render it with "
                                              "xslt/report.xsl.")
-    report.add_argument("trace", type=Path, metavar="TRACE.xml", help="a trace written by refbot check or run")
+    report.add_argument("trace", type=Path, nargs="?", metavar="TRACE.xml",
+                        help="a trace written by refbot check or run")
+    report.add_argument("--run", type=positive_int, metavar="RUN",
+                        help="instead: the trace and report of a run, from the ledger (a run workers shared)")
+    report.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
+                        help="with --run: the ledger ([run] ledger)")
     report.add_argument("--out", type=Path, metavar="FILE.html", help="default: the trace's path with .html")
 
     demo = commands.add_parser(
@@ -161,7 +171,12 @@ def run_check(args: argparse.Namespace, options: Options) -> Ended:
     return _ended(result)
 
 
-def run_run(args: argparse.Namespace, options: Options) -> Ended:
+def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
+    if args.status:
+        return workers.run_status(args, options)
+    if args.enqueue:
+        workers.run_enqueue(args, options)
+        return None
     preflight()
     parts = Wiring(options)  # one model for the question and the run
     answer = asking.answer(args, options, parts) if args.ask else None
@@ -186,6 +201,8 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended:
 
 
 def run_report(args: argparse.Namespace, options: Options) -> None:
+    if args.run:
+        return workers.report_run(args, options)
     print(f"report: {write_report(traces.read(args.trace), args.out or args.trace.with_suffix('.html'))}")
 
 

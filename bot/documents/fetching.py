@@ -35,7 +35,7 @@ import urllib3
 from bot.clock import Clock, stamp, system_clock
 from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
-from bot.documents.politeness import Politeness, host_key
+from bot.documents.politeness import HostTurns, Politeness, host_key
 from bot.faults import blames_the_page
 
 READABLE_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/pdf")
@@ -136,7 +136,7 @@ class Fetcher:
     Safe to share between threads: per-host state is behind locks.
     """
 
-    def __init__(self, session: requests.Session, rules: FetchRules, politeness: Politeness | None = None,
+    def __init__(self, session: requests.Session, rules: FetchRules, politeness: HostTurns | None = None,
                  *, sleep: Callable[[float], None] = time.sleep, clock: Clock = system_clock) -> None:
         """``clock``: what stamps each fetch's ``retrieved`` (a test pins it)."""
         self.session = session

@@ -9,8 +9,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from typing import Protocol
 from urllib.parse import urlsplit
+
+
+class HostTurns(Protocol):
+    """What a fetcher asks of politeness: a host's turn, and a host's pause raised. :class:`Politeness` holds turns
+    within one process; ``bot.distributed.politeness.SharedPoliteness`` for every worker, in Redis."""
+
+    def turn(self, url: str) -> AbstractContextManager[None]: ...
+
+    def slow_down(self, key: str, delay: float) -> None: ...
+
+    def delay_for(self, key: str) -> float: ...
 
 
 def host_key(url: str) -> str:

@@ -17,7 +17,7 @@ import requests
 from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
 from bot.documents.fetching import RETRIED_STATUSES
-from bot.documents.politeness import Politeness
+from bot.documents.politeness import HostTurns, Politeness
 from bot.errors import ServiceError
 from bot.etiquette import require_contact
 
@@ -25,7 +25,7 @@ from bot.etiquette import require_contact
 class ServiceClient:
     def __init__(self, session: requests.Session, *, user_agent: str = "", contact: str = "",
                  timeout: tuple[float, float] = (10.0, 30.0), retries: int = 2, backoff: float = 2.0,
-                 politeness: Politeness | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+                 politeness: HostTurns | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
         self.session = session
         self.user_agent = user_agent
         self.contact = contact

@@ -12,6 +12,7 @@ opens it.
 from __future__ import annotations
 
 import configparser
+import logging
 import os
 import sqlite3
 import time
@@ -191,7 +192,13 @@ def migrate(engine: Engine) -> None:
         return
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
-    with locked_transaction(engine, "refbot-ledger-migrate") as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    chatty = logging.getLogger("alembic")
+    level = chatty.level
+    chatty.setLevel(max(level, logging.WARNING))  # "Context impl PostgresqlImpl": not news to an operator
+    try:
+        with locked_transaction(engine, "refbot-ledger-migrate") as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    finally:
+        chatty.setLevel(level)
     _MIGRATED.add(key)

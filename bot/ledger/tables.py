@@ -40,6 +40,10 @@ runs = Table(
     Column("finished", Stamp),
     Column("description", Text, nullable=False, server_default=""),
     Column("seconds", Float, nullable=False, server_default="0"),
+    # A run its workers check (refbot run --enqueue): the digest of the settings they must share, and the
+    # properties of its worklist (comma-separated; "" all that need a reference).
+    Column("settings", String(64), nullable=False, server_default=""),
+    Column("properties", Text, nullable=False, server_default=""),
     Index("runs_by_key", "key", "finished"),
 )
 
@@ -64,6 +68,7 @@ checks = Table(
     UniqueConstraint("run_id", "guid", name="checks_once_per_run"),
     Index("checks_by_guid", "guid", "checked"),
     Index("checks_by_item", "run_id", "item"),
+    Index("checks_by_item_checked", "item", "checked"),
 )
 
 run_elements = Table(
@@ -95,4 +100,15 @@ writes = Table(
     Column("at", Stamp, nullable=False),
     Column("site", String(255), nullable=False, server_default=""),
     Index("writes_by_statement", "guid", "state"),
+)
+
+queued = Table(
+    "queued", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("run_id", Id, ForeignKey("runs.id"), nullable=False),
+    Column("item", ItemId, nullable=False),
+    Column("enqueued", Stamp, nullable=False),
+    Column("finished", Stamp),
+    Column("deliveries", Integer, nullable=False, server_default="0"),  # tasks that started on the item
+    UniqueConstraint("run_id", "item", name="queued_once_per_run"),
 )

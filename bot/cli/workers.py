@@ -1,0 +1,93 @@
+"""``refbot worker`` and the commands of runs that workers share: ``refbot run --enqueue`` (a worklist as tasks on
+the queue), ``refbot run --status RUN`` (where it stands) and ``refbot report --run RUN`` (its trace and report,
+assembled from the shared ledger)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bot.cli.arguments import ledger_target, worklist_from
+from bot.cli.exits import Ended
+from bot.distributed import app as queue_app
+from bot.distributed.work import enqueue, status
+from bot.errors import ConfigError
+from bot.options import Options
+from bot.output.runs import run_trace, write_run
+from bot.review.store import keep_for_review
+from bot.runledger import RunLedger
+from bot.runs import RunResult
+from bot.selection.worklists import Worklist
+from bot.wiring import Wiring
+
+
+def add_parsers(commands: Any) -> None:
+    worker = commands.add_parser(
+        "worker", help="check the items of enqueued runs, as one of many worker processes",
+        description="A Celery worker: takes the tasks `refbot run --enqueue` put on the queue ([queue] broker) for "
+                    "runs with this configuration's settings, checks each item as `refbot run` does, and records "
+                    "every statement in the shared ledger ([run] ledger). Start as many as the judge and the hosts "
+                    "allow, on any machines; SIGTERM lets a worker finish its task first.")
+    worker.add_argument("--name", metavar="NAME", default="", help="the worker's name (default refbot-PID@HOST)")
+    worker.add_argument("--loglevel", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                        help="what the worker logs to standard error (INFO: one line a task)")
+    worker.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
+                        help="the shared run ledger (a database URL: postgresql://…, mysql+pymysql://…)")
+    worker.add_argument("--broker", dest="queue_broker", metavar="URL", help="the queue ([queue] broker, redis://…)")
+
+
+def _broker(options: Options) -> None:
+    if not options.queue.broker:
+        raise ConfigError("no queue to put the run's tasks on", hint="set [queue] broker = redis://HOST:6379/0")
+
+
+def run_worker(args: argparse.Namespace, options: Options) -> None:
+    _broker(options)
+    queue_app.serve(options, name=args.name, loglevel=args.loglevel)
+
+
+def run_enqueue(args: argparse.Namespace, options: Options) -> None:
+    _broker(options)
+    parts = Wiring(options)
+    worklist = worklist_from(args, limit=args.limit)
+    with RunLedger.of(options.run, clock=parts.clock) as ledger:
+        done = enqueue(parts, worklist, ledger, queue_app.sender(queue_app.make_app(options.queue)),
+                       batch=options.queue.batch, new=args.new)
+    state = "resumed" if done.run.resumed else "new"
+    print(f"run {done.run.id} ({state}): {done.items} item(s), {done.left} left; {done.sent} task(s) sent to "
+          f"queue {done.queue}")
+    if not args.quiet:
+        print(f"refbot: start workers with this configuration (`refbot worker`); follow it with "
+              f"`refbot run --status {done.run.id}`; its trace with `refbot report --run {done.run.id}`",
+              file=sys.stderr)
+
+
+def run_status(args: argparse.Namespace, options: Options) -> Ended:
+    with RunLedger.of(options.run) as ledger:
+        record, queue, counts = status(ledger, args.status)
+        finished = ledger.run_finished(record)
+    outcomes = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "none yet"
+    print(f"run {record.id}: {queue.finished}/{queue.items} item(s) finished, {queue.left} left; "
+          f"{sum(counts.values())} statement(s) recorded ({outcomes}); {queue.redelivered} task(s) delivered again; "
+          + (f"finished {finished}" if finished else "not finished"))
+    return Ended(failed=counts.get("error", 0))
+
+
+def report_run(args: argparse.Namespace, options: Options) -> None:
+    """The trace of a run from the shared ledger alone (what every worker recorded), with this configuration's
+    settings, and its report; the run element kept for review."""
+    parts = Wiring(options)
+    with RunLedger.of(options.run, clock=parts.clock) as ledger:
+        record, queue, counts = status(ledger, args.run)
+        finished = ledger.run_finished(record)
+        result = RunResult(record.id, Worklist(f"run {record.id}"), True, record.started, finished or "",
+                           ledger.run_seconds(record), (), (), counts, 0, queue.left)
+        tree = run_trace(result, ledger, parts)
+        keep_for_review(ledger, record.id, tree)
+    stem = args.out.with_suffix("") if args.out else options.check.reports / f"run-{record.id}"
+    xml, html = write_run(tree, stem)
+    print(f"trace: {xml}\nreport: {html}")
+
+
+HANDLERS = {"worker": run_worker}

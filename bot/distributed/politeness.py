@@ -1,0 +1,91 @@
+"""Per-host politeness held for every worker at once, in Redis: one request at a time per host across all processes
+and machines, the configured pause between two requests (a robots.txt Crawl-delay raises it for every worker), as
+``bot.documents.politeness.Politeness`` does within one process. The time is Redis's own (``TIME``), so that the
+machines' clocks need not agree."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import redis
+
+from bot.documents.politeness import host_key
+from bot.errors import ConfigError
+
+# A host's turn is a lease this long, renewed every third of it while its request runs: a worker that dies holding
+# a turn (killed, its machine gone) keeps the host from the others for at most this long.
+LEASE_S = 10.0
+
+
+class SharedPoliteness:
+    def __init__(self, client: Any, delay: float, *, prefix: str = "refbot",
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        """``client``: a ``redis.Redis``."""
+        self.client, self.delay, self.prefix, self._sleep = client, delay, prefix, sleep
+
+    @classmethod
+    def connect(cls, url: str, delay: float) -> SharedPoliteness:
+        return cls(redis.Redis.from_url(url, socket_timeout=30, health_check_interval=30), delay)
+
+    def _key(self, host: str, what: str) -> str:
+        return f"{self.prefix}:host:{host}:{what}"
+
+    def _now(self) -> float:
+        seconds, microseconds = self.client.time()
+        return float(seconds) + microseconds / 1e6
+
+    def slow_down(self, key: str, delay: float) -> None:
+        """Raise one host's pause for every worker (robots.txt Crawl-delay); capped at a minute."""
+        wanted = min(delay, 60.0)
+        try:
+            current = float(self.client.get(self._key(key, "delay")) or 0.0)
+            if wanted > current:
+                self.client.set(self._key(key, "delay"), wanted, ex=86400)
+        except redis.RedisError as error:
+            raise ConfigError(f"Redis ({self.client.connection_pool.connection_kwargs.get('host')}) failed: {error}",
+                              hint="check [queue] broker and that Redis runs") from None
+
+    def delay_for(self, key: str) -> float:
+        return max(self.delay, float(self.client.get(self._key(key, "delay")) or 0.0))
+
+    @contextmanager
+    def turn(self, url: str) -> Iterator[None]:
+        """Wait for this host's turn (held by at most one request of all workers), hold it during the request, and
+        start its pause when done."""
+        key = host_key(url)
+        try:
+            lock = self.client.lock(self._key(key, "turn"), timeout=LEASE_S, blocking_timeout=None, sleep=0.05)
+            lock.acquire()
+        except redis.RedisError as error:
+            raise ConfigError(f"Redis failed while waiting for {key}'s turn: {error}",
+                              hint="check [queue] broker and that Redis runs") from None
+        done = threading.Event()
+
+        def renew() -> None:
+            while not done.wait(LEASE_S / 3):
+                try:
+                    lock.extend(LEASE_S, replace_ttl=True)
+                except redis.RedisError:
+                    return  # lost: the request goes on; the next turn waits its own
+
+        renewing = threading.Thread(target=renew, name=f"turn {key}", daemon=True)
+        renewing.start()
+        try:
+            last = self.client.get(self._key(key, "last"))
+            if last is not None:
+                wait = float(last) + self.delay_for(key) - self._now()
+                if wait > 0:
+                    self._sleep(wait)
+            yield
+        finally:
+            done.set()
+            renewing.join()
+            try:
+                self.client.set(self._key(key, "last"), repr(self._now()), ex=86400)
+                lock.release()
+            except redis.RedisError:
+                pass  # the lease ends on its own; Redis is back by then or the next turn says so
