@@ -36,6 +36,7 @@ BUSY_TIMEOUT_S = 30.0
 # library to install).
 DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg", "mysql": "mysql+pymysql",
            "mariadb": "mariadb+pymysql"}
+PASSWORD_VARIABLE = "REFBOT_RUN_LEDGER_PASSWORD"  # where a server's password may come from
 _MIGRATED: set[str] = set()  # the ledgers this process has brought to the current shape
 
 
@@ -72,8 +73,8 @@ def ledger_url(target: str | Path | None, *, credentials: Path | None = None,
 
 
 def _credentials(path: Path | None, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
-    if environ.get("REFBOT_RUN_LEDGER_PASSWORD"):
-        return None, environ["REFBOT_RUN_LEDGER_PASSWORD"]
+    if environ.get(PASSWORD_VARIABLE):
+        return None, environ[PASSWORD_VARIABLE]
     if path is None:
         return None, None
     parser = configparser.ConfigParser(interpolation=None)

@@ -1,0 +1,72 @@
+"""Each host's turn held for every worker in a real Redis server: requests of two workers to one host never overlap
+and keep the pause between them; a Crawl-delay one worker reads slows every worker; a worker killed holding a turn
+keeps the host from the others for one lease at most."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import redis
+import requests
+
+from bot.distributed.politeness import LEASE_S, SharedPoliteness
+from bot.documents.politeness import host_key
+from conftest import ROOT
+
+
+def test_two_workers_take_turns_on_a_host_with_the_pause_between(redis_server, recording_server):
+    from servers import Reply
+
+    recording_server.script = lambda request: Reply(200, "ok", delay=0.1)
+    url = recording_server.url + "/page"
+    workers = [SharedPoliteness(redis.Redis.from_url(redis_server.url("1")), 0.3, prefix="t1") for _ in range(2)]
+
+    def fetch(politeness: SharedPoliteness) -> None:
+        for _ in range(3):
+            with politeness.turn(url):
+                requests.get(url, timeout=10)
+
+    threads = [threading.Thread(target=fetch, args=(worker,)) for worker in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(recording_server.requests) == 6 and recording_server.most_in_flight == 1
+    ordered = sorted(recording_server.requests, key=lambda r: r.started)
+    gaps = [b.started - a.finished for a, b in zip(ordered, ordered[1:])]
+    assert min(gaps) >= 0.28, gaps
+
+    workers[0].slow_down(host_key(url), 1.5)
+    assert workers[1].delay_for(host_key(url)) == 1.5, "a Crawl-delay read by one worker holds for all"
+
+
+HOLD = """
+import sys, time, redis
+from bot.distributed.politeness import SharedPoliteness
+politeness = SharedPoliteness(redis.Redis.from_url(sys.argv[1]), 0.0, prefix="t2")
+with politeness.turn("http://example.org/"):
+    print("holding", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_worker_killed_holding_a_turn_keeps_the_host_one_lease_at_most(redis_server):
+    url = redis_server.url("1")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, url], stdout=subprocess.PIPE, text=True,
+                              env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert holder.stdout.readline().strip() == "holding"
+    time.sleep(LEASE_S * 0.8)  # renewed while it lives: still held past most of a lease
+    other = SharedPoliteness(redis.Redis.from_url(url), 0.0, prefix="t2")
+    blocked = other.client.lock("t2:host:example.org:80:turn", timeout=1, blocking_timeout=0.5)
+    assert not blocked.acquire(), "the live holder's lease was renewed"
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    started = time.monotonic()
+    with other.turn("http://example.org/"):
+        waited = time.monotonic() - started
+    assert waited <= LEASE_S + 1.0, waited
