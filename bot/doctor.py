@@ -23,7 +23,7 @@ from pathlib import Path
 from bot import __version__
 from bot.errors import InternalError, RefbotError
 from bot.faults import FIX, REINSTALL, first_line
-from bot.options import Options, default_config_file, load_options
+from bot.options import Options, default_config_file, judge_urls, load_options
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 WIKIMEDIA = re.compile(r"(^|\.)(wikidata|wikipedia|wikimedia)\.org$")
@@ -195,8 +195,8 @@ def judge(options: Options) -> str:
         from bot.judge.openai_backend import OpenAIBackend, make_session
 
         # Without a model name the backend asks the server which one it serves: that is the check.
-        served = OpenAIBackend(make_session(retries=0, api_key=options.judge.api_key), options.judge.url,
-                               timeout_s=10).model_id
+        served = OpenAIBackend(make_session(retries=0, api_key=options.judge.api_key),
+                               judge_urls(options.judge.url), timeout_s=10).model_id
         from bot.redaction import redact_url
 
         return f"openai server at {redact_url(options.judge.url, service=True)} serves {served}"

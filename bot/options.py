@@ -62,10 +62,15 @@ def ini_text(values: dict[str, Any]) -> str:
 class JudgeOptions:
     backend: str = "transformers"
     model: str = "qwen2.5-coder-1.5b"
+    # The server's URL, or several (spaces or commas between) serving the same model: the requests are shared.
     url: str = "http://127.0.0.1:8000/v1"
     api_key: str = field(default="", repr=False)
     timeout: float = 120.0
-    in_flight: int = 4
+    in_flight: int = 4  # requests at once on each server
+    # Relations compared by their echoed prompt log-probabilities where the server gives them; no: by the first
+    # token's generation log-probabilities (vLLM's V1 engine reads a request for prompt log-probabilities past its
+    # prefix cache, in full).
+    echo: bool = True
     retries: int = 3
     context: int = 0
     # The weights' type for the in-process transformers judge on a CPU: bfloat16 (half the memory) or float32.
@@ -326,6 +331,11 @@ class Options:
         return {name: shown(self.value(name)) for name in FLAT if name not in SECRET_FIELDS}
 
 
+def judge_urls(url: str) -> list[str]:
+    """``[judge] url``: one server's URL, or several, with spaces or commas between."""
+    return [part for part in url.replace(",", " ").split() if part]
+
+
 def without_password(url: str) -> str:
     """``postgresql://refbot:secret@db/refbot`` → ``postgresql://refbot:***@db/refbot``."""
     try:
@@ -497,7 +507,8 @@ def _check(options: Options) -> Options:
         raise ConfigError(f"wikipedia wiki: not a Wikipedia site id: {options.wikipedia.wiki!r}",
                           hint="use a site id such as enwiki, cswiki, dewiki")
     for name in URL_OPTIONS:
-        _check_url(name, options.value(name))
+        for value in judge_urls(options.value(name)) if name == "judge_url" else [options.value(name)]:
+            _check_url(name, value)
     check_contact(options.contact)
     return options
 

@@ -53,7 +53,7 @@ from bot.judge.prompts import template_by_id
 from bot.judge.scripted import ScriptedBackend
 from bot.judge.transformers_backend import TransformersBackend
 from bot.options import (ArchiveOptions, AskOptions, CheckOptions, FetchOptions, JudgeOptions, Options,
-                         SearchOptions, SparqlOptions, uses)
+                         SearchOptions, SparqlOptions, judge_urls, uses)
 from bot.output.runs import TraceRecords
 from bot.properties import PropertyProfiles
 from bot.properties.cache import ProfileCache
@@ -74,7 +74,7 @@ def service_urls(options: Options) -> tuple[str, ...]:
     """The URLs refbot was configured to talk to (``bot.redaction``: their requests' query values are never
     written). The Wayback Machine's web address is left out: an archived copy is a document, evidence a reader must
     be able to open."""
-    urls = (options.judge.url, endpoint_url(options.sparql.endpoint), options.search.url,
+    urls = (*judge_urls(options.judge.url), endpoint_url(options.sparql.endpoint), options.search.url,
             options.archive.availability_url, options.archive.cdx_url, options.wikipedia.article_url,
             options.wikidata.api_url)
     return tuple(url for url in urls if url and "://" in url)
@@ -262,8 +262,8 @@ def make_backend(judge: JudgeOptions) -> Backend:
                                 max_wait_s=min(MAX_RETRY_WAIT_S, judge.timeout))
         # The default model name is a local catalogue entry; a server is asked what it serves instead.
         served = judge.model if judge.model and judge.model != JudgeOptions().model else None
-        backend = OpenAIBackend(session, judge.url, served, timeout_s=judge.timeout, max_in_flight=judge.in_flight,
-                                context_tokens=judge.context or None)
+        backend = OpenAIBackend(session, judge_urls(judge.url), served, timeout_s=judge.timeout,
+                                max_in_flight=judge.in_flight, context_tokens=judge.context or None, echo=judge.echo)
     elif judge.backend == "transformers":
         path = modelstore.resolve(judge.model, judge.model_cache, transformers=True)
         backend = TransformersBackend(path, threads=judge.threads, context_tokens=judge.context or 8192,

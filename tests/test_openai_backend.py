@@ -329,3 +329,55 @@ def test_a_vllm_server_renders_the_chat_prompt_by_tokenizing_the_messages(record
     sent = [json.loads(r.body) for r in recording_server.requests if r.path == "/v1/completions"]
     assert sent and all(body["add_special_tokens"] is False for body in sent)
     assert scored.tokens == 10  # 40 prompt tokens, 30 of them held in the server's prefix cache
+
+
+class ServerCountingSession(CountingSession):
+    """In flight at once, by server."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_server: dict[str, int] = {}
+        self.most_by_server: dict[str, int] = {}
+        self.servers: list[str] = []
+
+    def request(self, method, url, *args, **kwargs):
+        server = url.split("/v1", 1)[0]
+        with self._lock:
+            self.by_server[server] = self.by_server.get(server, 0) + 1
+            self.most_by_server[server] = max(self.most_by_server.get(server, 0), self.by_server[server])
+            self.servers.append(server)
+        try:
+            return super().request(method, url, *args, **kwargs)
+        finally:
+            with self._lock:
+                self.by_server[server] -= 1
+
+
+def test_several_servers_of_one_model_share_the_requests(llama_server, private_llama_server):
+    """Two llama.cpp servers in [judge] url: at most in_flight on each, both used when one is full, and one
+    question asked again goes to the server that has its prompt cached."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    session = ServerCountingSession()
+    backend = OpenAIBackend(session, [llama_server.url, private_llama_server.url], max_in_flight=1)
+    assert backend.max_in_flight == 2, "callers size their pools by the sum"
+    claims = [Claim(f"Person {n}", "award received", "Nobel Prize in Physics") for n in range(6)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(lambda claim: backend.choose(REFBOT.messages(claim, SNIPPET), ("yes", "no")), claims))
+    assert all(set(a.probabilities) == {"yes", "no"} for a in answers)
+    asked = {server for server in session.servers[-6:]}
+    assert len(asked) == 2 and max(session.most_by_server.values()) == 1, session.most_by_server
+    session.servers.clear()
+    for _ in range(3):
+        backend.choose(REFBOT.messages(claims[0], SNIPPET), ("yes", "no"))
+    assert len(set(session.servers)) == 1, "the same question, the same server"
+
+
+def test_a_server_of_another_model_in_the_list_is_refused(llama_server, recording_server):
+    from bot.errors import ConfigError
+    from servers import Reply
+
+    recording_server.script = lambda request: Reply(200, '{"data": [{"id": "another-model"}]}',
+                                                    {"Content-Type": "application/json"})
+    with pytest.raises(ConfigError, match=r"does not serve .*SmolLM2.*another-model"):
+        OpenAIBackend(make_session(retries=0), [llama_server.url, recording_server.url + "/v1"])

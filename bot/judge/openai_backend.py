@@ -2,14 +2,22 @@
 
 The session is passed in (see :func:`make_session` for retries with backoff on 429/5xx and connection
 errors); concurrency is the caller's: this class is thread-safe, and vLLM batches requests in flight.
+
+Several servers of the same model (``[judge] url`` lists them) share the requests: at most ``max_in_flight`` on each
+(the backend's own ``max_in_flight`` is their sum, what callers size their pools by). A request goes to the server
+its prompt names (a hash of the question asked, or of a comparison's shared prefix: the continuations of one
+comparison meet one server's prefix cache), or to the least busy one when that server is full. Chat templates,
+token counts and the context length are asked of the first server: all serve one model.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any
@@ -87,23 +95,68 @@ def make_session(retries: int = 3, backoff_s: float = 0.5, api_key: str | None =
 
 
 class OpenAIBackend:
-    def __init__(self, session: requests.Session, base_url: str, model: str | None = None, *,
+    def __init__(self, session: requests.Session, base_url: str | Sequence[str], model: str | None = None, *,
                  timeout_s: float = 120.0, max_in_flight: int = 4, context_tokens: int | None = None,
-                 top_logprobs: int = 20) -> None:
+                 top_logprobs: int = 20, echo: bool = True) -> None:
+        """``base_url``: one server, or several serving the same model; ``max_in_flight``: requests at once on each.
+        ``echo``: compare relations by their echoed prompt log-probabilities where the server gives them; False:
+        by the first token's generation log-probabilities (vLLM's V1 engine reads a prompt asking for prompt
+        log-probabilities again in full, past its prefix cache)."""
         self.session = session
-        self.base_url = base_url.rstrip("/")
+        urls = [base_url] if isinstance(base_url, str) else list(base_url)
+        if not urls:
+            raise ConfigError("no LLM server URL", hint="set [judge] url, e.g. http://127.0.0.1:8000/v1")
+        self.base_urls = [url.rstrip("/") for url in urls]
+        self.base_url = self.base_urls[0]
         self.timeout_s = timeout_s
-        self.max_in_flight = max_in_flight
+        self.per_server = max_in_flight
+        self.max_in_flight = max_in_flight * len(self.base_urls)
         self.top_logprobs = top_logprobs
         self._context_tokens = context_tokens
         self._lock = threading.Lock()
-        self._echoes: bool | None = None  # whether /completions echoes prompt log-probabilities; None: not yet known
+        self._busy = [0] * len(self.base_urls)
+        self._free = threading.Condition(self._lock)
+        self._echoes: bool | None = None if echo else False  # whether /completions echoes prompt log-probabilities
         self._renders: str | bool | None = None  # how the server renders a chat prompt (see render); False: it cannot
         self.model_id = model or self._served_model()
+        for url in self.base_urls[1:]:  # every server must serve the one model the trace names
+            served = [str(m.get("id")) for m in self._request("GET", "/models", base=url).get("data") or []]
+            if self.model_id not in served:
+                raise ConfigError(f"the LLM server at {url} does not serve {self.model_id} (it serves "
+                                  f"{', '.join(served) or 'nothing'})",
+                                  hint="list servers of one model in [judge] url")
+
+    @contextmanager
+    def _server(self, key: str = "") -> Iterator[str]:
+        """A server's base URL for one request: the one ``key`` names when it has room, else the least busy one
+        with room, waiting for room when all are full."""
+        count = len(self.base_urls)
+        named = int(hashlib.blake2s(key.encode(), digest_size=4).hexdigest(), 16) % count if key else 0
+        with self._free:
+            while True:
+                if self._busy[named] < self.per_server:
+                    chosen = named
+                    break
+                chosen = min(range(count), key=lambda n: self._busy[n])
+                if self._busy[chosen] < self.per_server:
+                    break
+                self._free.wait()
+            self._busy[chosen] += 1
+        try:
+            yield self.base_urls[chosen]
+        finally:
+            with self._free:
+                self._busy[chosen] -= 1
+                self._free.notify()
 
     # -- transport -------------------------------------------------------------------------------------------
-    def _request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
-        url = f"{self.base_url}{path}"
+    def _request(self, method: str, path: str, payload: dict[str, Any] | None = None, *, base: str | None = None,
+                 key: str = "") -> dict[str, Any]:
+        """``base``: this server; else the one :meth:`_server` gives for ``key``."""
+        if base is None:
+            with self._server(key) as chosen:
+                return self._request(method, path, payload, base=chosen)
+        url = f"{base}{path}"
         try:
             response = self.session.request(method, url, json=payload, timeout=self.timeout_s)
         except requests.exceptions.ConnectionError as error:
@@ -133,7 +186,7 @@ class OpenAIBackend:
         return data
 
     def _served_model(self) -> str:
-        models = self._request("GET", "/models").get("data") or []
+        models = self._request("GET", "/models", base=self.base_url).get("data") or []
         if not models:
             raise JudgeError(f"the LLM server at {self.base_url} serves no model",
                              hint="pass --judge-model with the served model's name")
@@ -152,7 +205,7 @@ class OpenAIBackend:
             return self._context_tokens
 
     def _discover_context(self) -> int:
-        for model in self._request("GET", "/models").get("data") or []:
+        for model in self._request("GET", "/models", base=self.base_url).get("data") or []:
             if model.get("id") == self.model_id and model.get("max_model_len"):  # vLLM
                 return int(model["max_model_len"])
         root = self._server_root
@@ -176,7 +229,7 @@ class OpenAIBackend:
 
     def complete(self, messages: Sequence[Message], generation: Generation) -> Completion:
         payload = {"model": self.model_id, "messages": list(messages), **generation.as_request()}
-        data = self._request("POST", "/chat/completions", payload)
+        data = self._request("POST", "/chat/completions", payload, key=str(messages[-1]["content"]))
         try:
             text = data["choices"][0]["message"]["content"] or ""
             usage = data.get("usage") or {}
@@ -242,7 +295,7 @@ class OpenAIBackend:
                 return echoed
         first = self._request("POST", "/completions", {
             "model": self.model_id, "prompt": prefix, "max_tokens": 1, "temperature": 0.0,
-            "logprobs": self.top_logprobs, **extra})
+            "logprobs": self.top_logprobs, **extra}, key=prefix)
         try:
             content = first["choices"][0]["logprobs"]["content"][0]
             candidates = {c["token"]: float(c["logprob"]) for c in content.get("top_logprobs") or [content]}
@@ -265,7 +318,7 @@ class OpenAIBackend:
         def ask(continuation: str) -> tuple[tuple[float, ...] | None, int]:
             data = self._request("POST", "/completions", {
                 "model": self.model_id, "prompt": prefix + continuation, "max_tokens": 1, "temperature": 0.0,
-                "echo": True, "logprobs": 1, **extra})
+                "echo": True, "logprobs": 1, **extra}, key=prefix)
             return (_prompt_logprobs(data, len(prefix), len(prefix) + len(continuation)),
                     _read(data))
 
@@ -290,7 +343,7 @@ class OpenAIBackend:
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
         payload = {"model": self.model_id, "messages": list(messages), "max_tokens": 1, "temperature": 0.0,
                    "logprobs": True, "top_logprobs": self.top_logprobs, "seed": 42}
-        data = self._request("POST", "/chat/completions", payload)
+        data = self._request("POST", "/chat/completions", payload, key=str(messages[-1]["content"]))
         try:
             first = data["choices"][0]["logprobs"]["content"][0]
             candidates = first.get("top_logprobs") or [first]

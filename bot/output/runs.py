@@ -15,7 +15,7 @@ from bot.checking.items import ItemContext
 from bot.checking.records import StatementCheck
 from bot.checking.statement import Tools
 from bot.judge.engine import Judge
-from bot.options import Options, uses
+from bot.options import Options, judge_urls, uses
 from bot.output import trace as traces
 from bot.output.report import write_report
 from bot.runledger import RunLedger
@@ -79,7 +79,7 @@ def run_info(result: RunResult, parts: RunParts) -> traces.RunInfo:
         endpoints += [("wayback-availability", options.archive.availability_url),
                       ("wayback-cdx", options.archive.cdx_url), ("wayback", options.archive.web_url)]
     if options.judge.backend == "openai":
-        endpoints.append(("judge", options.judge.url))
+        endpoints += [("judge", url) for url in judge_urls(options.judge.url)]
     return traces.RunInfo(
         mode="run" if result.kept else "check", started=result.started, finished=result.finished,
         duration_s=result.seconds, complete=result.complete, judge_backend=options.judge.backend,
