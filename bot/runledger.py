@@ -20,10 +20,10 @@ from typing import IO, Any
 
 from sqlalchemy import case, func, select, text
 from sqlalchemy.engine import Connection, Engine, Row
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 
 from bot.clock import Clock, stamp, system_clock
-from bot.errors import ConfigError, InputError
+from bot.errors import ConfigError, InputError, ServiceError
 from bot.ledger import database
 from bot.ledger.tables import checks, items, queued, run_elements, runs
 from bot.options import RunOptions
@@ -171,12 +171,18 @@ class RunLedger:
                 self._release.append(lock)
             yield self._connection
             return
-        with database.locked_transaction(self.engine, lock, release=self._release) as connection:
-            self._connection = connection
-            try:
-                yield connection
-            finally:
-                self._connection = None
+        try:
+            with database.locked_transaction(self.engine, lock, release=self._release) as connection:
+                self._connection = connection
+                try:
+                    yield connection
+                finally:
+                    self._connection = None
+        except (OperationalError, InterfaceError) as error:  # the server went away (restarted, unreachable)
+            reason = str(getattr(error, "orig", None) or error).strip().splitlines()
+            raise ServiceError(reason[0] if reason else type(error).__name__, service="the run ledger",
+                               url=str(self.path),
+                               hint="check that the database server runs; what was committed is kept") from None
 
     def _rows(self, statement: Any) -> list[Row]:
         with self.transaction() as connection:

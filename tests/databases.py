@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -60,6 +61,7 @@ class Server:
     user: str = ""
     password: str = ""
     made: list[str] = field(default_factory=list)
+    command: list[str] = field(default_factory=list)  # how it was started: :meth:`restart` starts it again
 
     def url(self, database: str, *, password: bool = True) -> str:
         secret = f":{self.password}" if password and self.password else ""
@@ -68,20 +70,43 @@ class Server:
             return f"redis://127.0.0.1:{self.port}/{database}"
         return f"{scheme}://{self.user}{secret}@127.0.0.1:{self.port}/{database}"
 
+    def _signal(self, number: int) -> None:
+        """To the server and every process it started (as root, ``runuser`` is the process started)."""
+        try:
+            os.killpg(self.process.pid, number)
+        except ProcessLookupError:
+            pass
+
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.terminate()
+            self._signal(signal.SIGTERM)
             try:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                self._signal(signal.SIGKILL)
                 self.process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def kill(self) -> None:
         """Gone at once, as a crashed server (the data stays for :meth:`restart`)."""
-        self.process.kill()
+        self._signal(signal.SIGKILL)
         self.process.wait()
+        time.sleep(0.2)  # its children go too
+
+    def restart(self) -> None:
+        """Started again on its port with its data (after :meth:`kill`)."""
+        log = self.folder / "log"
+        # A killed postmaster's pid file names a process that may linger as a zombie here (nothing reaps it in a
+        # container): PostgreSQL would take it for a running server.
+        (self.folder / "data" / "postmaster.pid").unlink(missing_ok=True)
+        for stale in self.folder.glob(".s.PGSQL.*"):  # its socket's lock file, and the socket
+            stale.unlink(missing_ok=True)
+        with log.open("ab") as out:
+            self.process = subprocess.Popen(self.command, stdout=out, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        _wait_port(self.port, self.process, log)
+        if self.kind == "postgresql":
+            _wait_ready(self)
 
 
 def start_postgres() -> Server:
@@ -94,13 +119,13 @@ def start_postgres() -> Server:
     subprocess.run([*prefix, str(POSTGRES_BIN / "initdb"), "-D", str(data), "-U", "refbot", "-A", "trust",
                     "--no-sync"], check=True, capture_output=True, timeout=120)
     # fsync off: the tests' data need not outlive a machine's crash (a server killed keeps what it committed)
+    command = [*prefix, str(POSTGRES_BIN / "postgres"), "-D", str(data), "-p", str(port),
+               "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={folder}",
+               "-c", "fsync=off", "-c", "max_connections=200"]
     with log.open("wb") as out:
-        process = subprocess.Popen([*prefix, str(POSTGRES_BIN / "postgres"), "-D", str(data), "-p", str(port),
-                                    "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={folder}",
-                                    "-c", "fsync=off", "-c", "max_connections=200"],
-                                   stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     _wait_port(port, process, log)
-    server = Server("postgresql", port, folder, process, user="refbot")
+    server = Server("postgresql", port, folder, process, user="refbot", command=command)
     _wait_ready(server)
     return server
 
@@ -116,11 +141,10 @@ def start_mariadb() -> Server:
                     "--auth-root-authentication-method=normal", "--skip-test-db"],
                    check=True, capture_output=True, timeout=180)
     with log.open("wb") as out:
-        process = subprocess.Popen(["/usr/sbin/mariadbd", "--no-defaults", f"--datadir={data}", *owner,
-                                    f"--port={port}", "--bind-address=127.0.0.1", f"--socket={folder}/mysqld.sock",
-                                    "--skip-name-resolve", "--innodb-flush-log-at-trx-commit=2",
-                                    "--max-connections=300", f"--pid-file={folder}/mysqld.pid"],
-                                   stdout=out, stderr=subprocess.STDOUT)
+        command = ["/usr/sbin/mariadbd", "--no-defaults", f"--datadir={data}", *owner, f"--port={port}",
+                   "--bind-address=127.0.0.1", f"--socket={folder}/mysqld.sock", "--skip-name-resolve",
+                   "--innodb-flush-log-at-trx-commit=2", "--max-connections=300", f"--pid-file={folder}/mysqld.pid"]
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     _wait_port(port, process, log)
     import pymysql
 
@@ -129,7 +153,7 @@ def start_mariadb() -> Server:
         cursor.execute("CREATE USER 'refbot'@'127.0.0.1' IDENTIFIED BY 'refbot-test-secret'")
         cursor.execute("GRANT ALL ON *.* TO 'refbot'@'127.0.0.1'")
     root.close()
-    return Server("mariadb", port, folder, process, user="refbot", password="refbot-test-secret")
+    return Server("mariadb", port, folder, process, user="refbot", password="refbot-test-secret", command=command)
 
 
 def start_redis() -> Server:
@@ -138,12 +162,13 @@ def start_redis() -> Server:
         raise RuntimeError(f"Redis is not installed: {MISSING}")
     folder, port = Path(tempfile.mkdtemp(prefix="refbot-redis-")), free_port()
     log = folder / "log"
+    # Every write in its append-only file: restarted, it has the queue it had (as a broker's Redis is run).
+    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
+               "--appendfsync", "always", "--dir", str(folder), "--protected-mode", "yes"]
     with log.open("wb") as out:
-        process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                    "--appendonly", "no", "--dir", str(folder), "--protected-mode", "yes"],
-                                   stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     _wait_port(port, process, log)
-    return Server("redis", port, folder, process)
+    return Server("redis", port, folder, process, command=command)
 
 
 def _wait_ready(server: Server, seconds: float = 60.0) -> None:

@@ -230,3 +230,25 @@ def test_a_run_with_its_ledger_on_a_server_ends_as_one_on_sqlite(server, request
                         for s in tree.getroot().iter(traces.tag("statement"))]
     assert outcomes["sqlite"] and outcomes["sqlite"] == outcomes[server]
     assert traced["sqlite"] == traced[server]
+
+
+def test_a_database_server_gone_is_an_error_naming_the_ledger_and_its_return_is_taken_up(tmp_path):
+    from databases import create_database, start_postgres
+
+    from bot.errors import ServiceError
+
+    server = start_postgres()
+    try:
+        ledger = RunLedger(create_database(server, "refbot_restarted"))
+        run = ledger.open_run("k", "")
+        assert ledger.record(run, "Q1$A", "Q1", "supported", "<s/>")
+        server.kill()
+        with pytest.raises(ServiceError, match=r"the run ledger at postgresql\+psycopg://.*127\.0\.0\.1") as gone:
+            ledger.record(run, "Q1$B", "Q1", "supported", "<s/>")
+        assert "database server runs" in str(gone.value)
+        server.restart()
+        assert ledger.record(run, "Q1$B", "Q1", "supported", "<s/>"), "the ledger reconnects"
+        assert ledger.done(run) == {"Q1$A", "Q1$B"}, "what was committed before is kept"
+        ledger.close()
+    finally:
+        server.stop()
