@@ -81,7 +81,12 @@ class JudgeError(RefbotError):
     pass
 
 
-class BackendUnavailable(JudgeError):
+class PartUnavailable(RefbotError):
+    """A part every statement needs is gone — the judge's server, the workers' shared Redis: the run stops, what it
+    finished is kept, and it is tried again later; never a statement's outcome."""
+
+
+class BackendUnavailable(JudgeError, PartUnavailable):
     def __init__(self, message: str, *, url: str, hint: str | None = None) -> None:
         super().__init__(redact_text(message, services=(url,)), hint=hint)
         self.url = redact_url(url, service=True)

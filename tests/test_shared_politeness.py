@@ -70,3 +70,18 @@ def test_a_worker_killed_holding_a_turn_keeps_the_host_one_lease_at_most(redis_s
     with other.turn("http://example.org/"):
         waited = time.monotonic() - started
     assert waited <= LEASE_S + 1.0, waited
+
+
+def test_redis_gone_stops_the_run_instead_of_becoming_a_pages_outcome():
+    """Without Redis no worker may take a host's turn: PartUnavailable (the run stops and its task is tried again),
+    never an error recorded as the page's or the statement's outcome."""
+    import pytest
+
+    from bot.errors import PartUnavailable
+    from databases import free_port
+
+    gone = SharedPoliteness(redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_connect_timeout=1),
+                            0.1)
+    with pytest.raises(PartUnavailable, match="Redis failed while waiting for example.org:80's turn"):
+        with gone.turn("http://example.org/"):
+            pass

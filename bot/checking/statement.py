@@ -23,7 +23,7 @@ from bot.documents.paragraphs import ParagraphRules
 from bot.documents.retrieval import Retrieved, Wanted, retrieve_many
 from bot.documents.search import SearchBackend, search_query, web_search
 from bot.documents.wikipedia import Article
-from bot.errors import BackendUnavailable, InternalError, JudgeError, QueryError, RefbotError
+from bot.errors import BackendUnavailable, InternalError, JudgeError, PartUnavailable, QueryError, RefbotError
 from bot.faults import Fault, fault_of
 from bot.judge.engine import Judge
 from bot.options import uses
@@ -73,7 +73,8 @@ class Tools:
 def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Article | None = None,
                     article_error: str = "", *, websites: Sequence[str] = ()) -> StatementCheck:
     """Never raises for a statement's own trouble (a failing search engine, dead pages, unreadable answers):
-    that becomes its outcome and reason. Only an unavailable judge stops the run (BackendUnavailable).
+    that becomes its outcome and reason. Only a part every statement needs, gone, stops the run (PartUnavailable:
+    the judge's server, the workers' Redis).
 
     An exception from refbot's own code or install (a missing library, a bug) is never blamed on the pages:
     the statement ends as ``error`` with the fault named, and ``fault`` is set for the run to act on."""
@@ -104,7 +105,7 @@ def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Art
                 documents.append(article_check)
             wanted = find.merge(cited, searched, limit=plan.documents)
             documents += _judge_documents(statement, claim, tools, plan, wanted, websites, watch)
-    except BackendUnavailable:
+    except PartUnavailable:  # the judge's server, the workers' Redis: the run stops and is tried again
         raise
     except InternalError as error:  # refbot's own failure, raised on purpose: never the statement's problem
         fault = fault_of(error)
@@ -216,6 +217,8 @@ def _search(statement: Statement, tools: Tools, plan: Plan, searches: list[Searc
     try:
         query, results = web_search(tools.search, statement, plan.search_results, allow=plan.allow_domains,
                                     deny=plan.deny_domains)
+    except PartUnavailable:
+        raise
     except RefbotError as error:
         searches.append(Search(tools.search.name, search_query(statement), error=str(error)))
         problems.append(f"web search failed: {error}")

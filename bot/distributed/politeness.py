@@ -14,7 +14,7 @@ from typing import Any
 import redis
 
 from bot.documents.politeness import host_key
-from bot.errors import ConfigError
+from bot.errors import PartUnavailable
 
 # A host's turn is a lease this long, renewed every third of it while its request runs: a worker that dies holding
 # a turn (killed, its machine gone) keeps the host from the others for at most this long.
@@ -38,31 +38,35 @@ class SharedPoliteness:
         seconds, microseconds = self.client.time()
         return float(seconds) + microseconds / 1e6
 
+    @contextmanager
+    def _redis(self, doing: str) -> Iterator[None]:
+        """Redis gone is a part every statement needs gone: the run stops and its task is tried again."""
+        try:
+            yield
+        except redis.RedisError as error:
+            raise PartUnavailable(f"Redis failed while {doing}: {error}",
+                                  hint="check [queue] broker and that Redis runs") from None
+
     def slow_down(self, key: str, delay: float) -> None:
         """Raise one host's pause for every worker (robots.txt Crawl-delay); capped at a minute."""
         wanted = min(delay, 60.0)
-        try:
+        with self._redis(f"raising {key}'s pause"):
             current = float(self.client.get(self._key(key, "delay")) or 0.0)
             if wanted > current:
                 self.client.set(self._key(key, "delay"), wanted, ex=86400)
-        except redis.RedisError as error:
-            raise ConfigError(f"Redis ({self.client.connection_pool.connection_kwargs.get('host')}) failed: {error}",
-                              hint="check [queue] broker and that Redis runs") from None
 
     def delay_for(self, key: str) -> float:
-        return max(self.delay, float(self.client.get(self._key(key, "delay")) or 0.0))
+        with self._redis(f"reading {key}'s pause"):
+            return max(self.delay, float(self.client.get(self._key(key, "delay")) or 0.0))
 
     @contextmanager
     def turn(self, url: str) -> Iterator[None]:
         """Wait for this host's turn (held by at most one request of all workers), hold it during the request, and
         start its pause when done."""
         key = host_key(url)
-        try:
+        with self._redis(f"waiting for {key}'s turn"):
             lock = self.client.lock(self._key(key, "turn"), timeout=LEASE_S, blocking_timeout=None, sleep=0.05)
             lock.acquire()
-        except redis.RedisError as error:
-            raise ConfigError(f"Redis failed while waiting for {key}'s turn: {error}",
-                              hint="check [queue] broker and that Redis runs") from None
         done = threading.Event()
 
         def renew() -> None:
@@ -75,11 +79,11 @@ class SharedPoliteness:
         renewing = threading.Thread(target=renew, name=f"turn {key}", daemon=True)
         renewing.start()
         try:
-            last = self.client.get(self._key(key, "last"))
-            if last is not None:
-                wait = float(last) + self.delay_for(key) - self._now()
-                if wait > 0:
-                    self._sleep(wait)
+            with self._redis(f"reading {key}'s last request"):
+                last = self.client.get(self._key(key, "last"))
+                wait = float(last) + self.delay_for(key) - self._now() if last is not None else 0.0
+            if wait > 0:
+                self._sleep(wait)
             yield
         finally:
             done.set()
