@@ -20,10 +20,14 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+import redis
+
 from bot import __version__
 from bot.errors import InternalError, RefbotError
 from bot.faults import FIX, REINSTALL, first_line
-from bot.options import Options, default_config_file, judge_urls, load_options
+from bot.ledger.database import is_url
+from bot.options import Options, default_config_file, judge_urls, load_options, without_password
+from bot.runledger import RunLedger
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 WIKIMEDIA = re.compile(r"(^|\.)(wikidata|wikipedia|wikimedia)\.org$")
@@ -289,6 +293,30 @@ def writable(options: Options) -> str:
     return f"reports ({options.check.reports}), model cache and HTTP cache can be written"
 
 
+def run_ledger(options: Options) -> str:
+    """A database ledger reachable and at the current shape (refbot migrates it); a SQLite one is made on first
+    use in a folder the "folders" check tries."""
+    target = options.run.ledger
+    if not is_url(target):
+        path = Path(target)
+        return f"SQLite file {path}" + ("" if path.exists() else " (made by the first `refbot run`)")
+    with RunLedger.of(options.run) as ledger:
+        return f"{ledger.path}: reachable, its tables at the current shape"
+
+
+def queue(options: Options) -> str:
+    """The broker of runs that workers share answers (none: `refbot run` checks in one process)."""
+    broker = options.queue.broker
+    if not broker:
+        return "none: runs are checked in one process ([queue] broker for `run --enqueue` and `worker`)"
+    try:
+        redis.Redis.from_url(broker, socket_connect_timeout=5, socket_timeout=5).ping()
+    except redis.RedisError as error:
+        raise Problem(FAIL, f"Redis at {without_password(broker)} does not answer: {first_line(error)}",
+                      "start Redis, or fix [queue] broker") from None
+    return f"Redis at {without_password(broker)} answers"
+
+
 def diagnose(config_file: Path | None = None, environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order; never raises for what it finds."""
     environ = os.environ if environ is None else environ
@@ -311,7 +339,8 @@ def diagnose(config_file: Path | None = None, environ: Mapping[str, str] | None 
     if options.check.embeddings:
         findings.append(_run("embedding model", lambda: model(options.check.embedding_model, options,
                                                               needed_for="pre-ranking (or use --no-embeddings)")))
-    findings += [_run("folders", lambda: writable(options)), _run("writes (apply)", lambda: writes(options)),
+    findings += [_run("folders", lambda: writable(options)), _run("run ledger", lambda: run_ledger(options)),
+                 _run("queue", lambda: queue(options)), _run("writes (apply)", lambda: writes(options)),
                  _run("oxigraph (demo)", oxigraph),
                  _run("chromium (tests)", chromium)]
     return findings

@@ -252,3 +252,22 @@ def test_a_database_server_gone_is_an_error_naming_the_ledger_and_its_return_is_
         ledger.close()
     finally:
         server.stop()
+
+
+def test_doctor_says_whether_the_ledger_and_the_queue_answer(postgres, redis_server, tmp_path):
+    from databases import create_database, free_port
+
+    from bot.doctor import FAIL, OK, diagnose
+
+    ini = tmp_path / "refbot.ini"
+    ini.write_text(f"[run]\nledger = {create_database(postgres, 'refbot_doctor')}\n"
+                   f"[queue]\nbroker = {redis_server.url('2')}\n", encoding="utf-8")
+    found = {finding.check: finding for finding in diagnose(ini, environ={})}
+    assert found["run ledger"].state == OK
+    assert "reachable, its tables at the current shape" in found["run ledger"].detail
+    assert found["queue"].state == OK and found["queue"].detail.startswith("Redis at redis://127.0.0.1:")
+    ini.write_text(f"[run]\nledger = postgresql://refbot@127.0.0.1:{free_port()}/nothing\n"
+                   f"[queue]\nbroker = redis://127.0.0.1:{free_port()}/0\n", encoding="utf-8")
+    found = {finding.check: finding for finding in diagnose(ini, environ={})}
+    assert found["run ledger"].state == FAIL and "cannot open the run ledger" in found["run ledger"].detail
+    assert found["queue"].state == FAIL and "does not answer" in found["queue"].detail
