@@ -85,3 +85,19 @@ def test_redis_gone_stops_the_run_instead_of_becoming_a_pages_outcome():
     with pytest.raises(PartUnavailable, match="Redis failed while waiting for example.org:80's turn"):
         with gone.turn("http://example.org/"):
             pass
+
+
+def test_a_retry_after_one_worker_is_told_holds_every_worker_off_the_host(redis_server):
+    from bot.documents.politeness import Politeness
+
+    told, other = (SharedPoliteness(redis.Redis.from_url(redis_server.url("1")), 0.0, prefix="t3") for _ in range(2))
+    told.hold_off("example.org:80", 1.0)
+    started = time.monotonic()
+    with other.turn("http://example.org/"):
+        waited = time.monotonic() - started
+    assert 0.9 <= waited < 3.0, waited
+    alone = Politeness(0.0)
+    alone.hold_off("example.org:80", 0.5)
+    started = time.monotonic()
+    with alone.turn("http://example.org/"):
+        assert time.monotonic() - started >= 0.45, "in one process too"

@@ -55,6 +55,14 @@ class SharedPoliteness:
             if wanted > current:
                 self.client.set(self._key(key, "delay"), wanted, ex=86400)
 
+    def hold_off(self, key: str, seconds: float) -> None:
+        """No worker sends the host a request for ``seconds`` (its Retry-After), capped at ten minutes."""
+        with self._redis(f"holding {key} off"):
+            until = self._now() + min(seconds, 600.0)
+            current = float(self.client.get(self._key(key, "not-before")) or 0.0)
+            if until > current:
+                self.client.set(self._key(key, "not-before"), repr(until), ex=3600)
+
     def delay_for(self, key: str) -> float:
         with self._redis(f"reading {key}'s pause"):
             return max(self.delay, float(self.client.get(self._key(key, "delay")) or 0.0))
@@ -80,8 +88,9 @@ class SharedPoliteness:
         renewing.start()
         try:
             with self._redis(f"reading {key}'s last request"):
-                last = self.client.get(self._key(key, "last"))
-                wait = float(last) + self.delay_for(key) - self._now() if last is not None else 0.0
+                last, not_before = self.client.mget(self._key(key, "last"), self._key(key, "not-before"))
+                ready = max(float(last) + self.delay_for(key) if last is not None else 0.0, float(not_before or 0.0))
+                wait = ready - self._now()
             if wait > 0:
                 self._sleep(wait)
             yield

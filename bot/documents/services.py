@@ -17,7 +17,7 @@ import requests
 from bot.documents import cache
 from bot.documents.addresses import RefusedAddress
 from bot.documents.fetching import RETRIED_STATUSES
-from bot.documents.politeness import HostTurns, Politeness
+from bot.documents.politeness import HostTurns, Politeness, host_key, parse_retry_after
 from bot.errors import ServiceError
 from bot.etiquette import require_contact
 
@@ -57,7 +57,11 @@ class ServiceClient:
                                        hint="check the URL in the configuration and that the service is up"
                                        ) from error
             if response.status_code in RETRIED_STATUSES and attempt < self.retries:
-                self._sleep(self.backoff * 2 ** attempt)
+                asked = parse_retry_after(response.headers.get("Retry-After"))
+                if asked:  # the host's wait, for every request to it (every worker's, with a shared queue)
+                    self.politeness.hold_off(host_key(url), asked)
+                else:
+                    self._sleep(self.backoff * 2 ** attempt)
                 continue
             break
         if response.status_code == 404 and missing_ok:

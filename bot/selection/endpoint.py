@@ -14,10 +14,10 @@ import time
 import urllib.error
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
+from bot.documents.politeness import parse_retry_after
 from bot.errors import QueryError
 from bot.redaction import redact_url
 from bot.selection.binding import Query
@@ -63,20 +63,6 @@ class _Retry(Exception):
         super().__init__(reason)
         self.status = status
         self.retry_after = retry_after
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdecimal():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when - (time.time() if now is None else now))
 
 
 def _body(error: Exception) -> str:
