@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,8 +69,9 @@ class RunLedger:
             None if target is None else Path(self.url.database or "") if database.is_url(target) else Path(target))
         self.clock = clock
         self._claims: dict[int, Any] = {}
-        self._connection: Connection | None = None
-        self._release: list[str] = []  # MariaDB's named locks taken inside a transaction, released after it
+        # Each thread's open transaction, and MariaDB's named locks taken inside it (released after it): a thread's
+        # call never joins another thread's transaction.
+        self._local = threading.local()
         try:
             if isinstance(self.path, Path):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -163,21 +165,23 @@ class RunLedger:
         """All or nothing; on SQLite no other process writes in between, and with ``lock`` on a server no other
         process runs a transaction with the same lock until this one commits. Inside another transaction: part of
         that one (its lock, on MariaDB, held until that one ends)."""
-        if self._connection is not None:
-            if lock is not None and self._connection.dialect.name == "postgresql":
-                self._connection.execute(text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": lock})
-            elif lock is not None and self._connection.dialect.name in ("mysql", "mariadb"):
-                database.take_named_lock(self._connection, lock)
-                self._release.append(lock)
-            yield self._connection
+        current: Connection | None = getattr(self._local, "connection", None)
+        if current is not None:
+            if lock is not None and current.dialect.name == "postgresql":
+                current.execute(text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": lock})
+            elif lock is not None and current.dialect.name in ("mysql", "mariadb"):
+                database.take_named_lock(current, lock)
+                self._local.release.append(lock)
+            yield current
             return
         try:
-            with database.locked_transaction(self.engine, lock, release=self._release) as connection:
-                self._connection = connection
+            self._local.release = []
+            with database.locked_transaction(self.engine, lock, release=self._local.release) as connection:
+                self._local.connection = connection
                 try:
                     yield connection
                 finally:
-                    self._connection = None
+                    self._local.connection = None
         except (OperationalError, InterfaceError) as error:  # the server went away (restarted, unreachable)
             reason = str(getattr(error, "orig", None) or error).strip().splitlines()
             raise ServiceError(reason[0] if reason else type(error).__name__, service="the run ledger",

@@ -271,3 +271,43 @@ def test_doctor_says_whether_the_ledger_and_the_queue_answer(postgres, redis_ser
     found = {finding.check: finding for finding in diagnose(ini, environ={})}
     assert found["run ledger"].state == FAIL and "cannot open the run ledger" in found["run ledger"].detail
     assert found["queue"].state == FAIL and "does not answer" in found["queue"].detail
+
+
+def test_threads_of_one_process_record_in_transactions_of_their_own(ledger_target):
+    """A ledger shared by a process's threads: one thread's call never joins another thread's open transaction."""
+    import threading
+
+    ledger = RunLedger(ledger_target)
+    run = ledger.open_run("threads", "")
+    inside, proceed = threading.Event(), threading.Event()
+
+    def holding() -> None:
+        with ledger.transaction():
+            ledger.record(run, "Q1$held", "Q1", "supported", "<s/>")
+            inside.set()
+            proceed.wait(timeout=2)  # (SQLite: the other thread waits for this one's write lock meanwhile)
+            raise RuntimeError("rolled back")  # its transaction, and only its, is undone
+
+    def record_beside() -> None:
+        inside.wait(timeout=30)
+        try:
+            ledger.record(run, "Q1$beside", "Q1", "supported", "<s/>")
+        finally:
+            proceed.set()
+
+    errors: list[BaseException] = []
+
+    def run_catching(target) -> None:
+        try:
+            target()
+        except BaseException as error:  # noqa: BLE001 (collected for the assertion below)
+            errors.append(error)
+
+    threads = [threading.Thread(target=run_catching, args=(target,)) for target in (holding, record_beside)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert [type(error) for error in errors] == [RuntimeError], errors
+    assert ledger.done(run) == {"Q1$beside"}, "the other thread's record was committed on its own"
+    ledger.close()
