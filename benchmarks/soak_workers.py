@@ -160,7 +160,7 @@ def main() -> int:
         for _ in range(args.workers):
             workers.start()
         kill_at = sorted(rng.uniform(0.1, 0.9) for _ in range(args.kills))
-        redis_at, database_at = 1 / 3, 2 / 3
+        restarts = [(1 / 3, "Redis", redis), (2 / 3, "PostgreSQL", database)]  # each killed once, started again
         finished = False
         while time.monotonic() - started < args.max_minutes * 60:
             rows = recorded(ledger, run_id)
@@ -169,18 +169,12 @@ def main() -> int:
                 kill_at.pop(0)
                 workers.kill_one(rng)
                 events.append(f"worker SIGKILLed at {len(rows or ())} statements")
-            if redis_at is not None and share >= redis_at:
-                redis.kill()
+            if restarts and share >= restarts[0][0]:
+                _, name, server = restarts.pop(0)
+                server.kill()
                 time.sleep(2.0)
-                redis.restart()
-                redis_at = None
-                events.append(f"Redis killed and started again at {len(rows or ())} statements")
-            if database_at is not None and share >= database_at:
-                database.kill()
-                time.sleep(2.0)
-                database.restart()
-                database_at = None
-                events.append(f"PostgreSQL killed and started again at {len(rows or ())} statements")
+                server.restart()
+                events.append(f"{name} killed and started again at {len(rows or ())} statements")
             workers.keep_up()
             if rows is not None:
                 try:
