@@ -65,8 +65,11 @@ class RunLedger:
         self.url = database.ledger_url(target, credentials=credentials, environ=environ)
         self.server = database.is_url(target) and self.url.get_backend_name() != "sqlite"
         # What the ledger is called in messages: its path, or its URL without the password.
-        self.path: Path | str | None = database.hidden(self.url) if self.server else (
-            None if target is None else Path(self.url.database or "") if database.is_url(target) else Path(target))
+        self.path: Path | str | None = None  # in memory
+        if self.server:
+            self.path = database.hidden(self.url)
+        elif target is not None:  # a file, named by its path or a sqlite:/// URL
+            self.path = Path(self.url.database or "") if database.is_url(target) else Path(target)
         self.clock = clock
         self._claims: dict[int, Any] = {}
         # Each thread's open transaction, and MariaDB's named locks taken inside it (released after it): a thread's
@@ -358,6 +361,14 @@ class RunLedger:
         return Queue(int(counts[0]), int(counts[1]), int(counts[2]), row.settings,
                      tuple(p for p in row.properties.split(",") if p))
 
+    def workers_settings(self, run_id: int) -> tuple[str, tuple[str, ...]] | None:
+        """What a task needs of its run, read without counting its queue: the settings digest its workers must
+        share and its worklist's properties. None: no such enqueued run."""
+        rows = self._rows(select(runs.c.settings, runs.c.properties).where(runs.c.id == run_id))
+        if not rows or not rows[0].settings:
+            return None
+        return rows[0].settings, tuple(p for p in rows[0].properties.split(",") if p)
+
     def start_item(self, run: Run, item: str) -> bool:
         """A worker starts on the item: its deliveries counted. False when the item is finished already (a task
         delivered again after its worker finished it but died before acknowledging: nothing to do)."""
@@ -378,9 +389,9 @@ class RunLedger:
     def finish_if_done(self, run: Run) -> bool:
         """Finish the run when none of its enqueued items is left; True when this finished it."""
         with self.transaction(lock=f"refbot-finish-{run.id}") as connection:
-            left = connection.execute(select(func.count()).where(queued.c.run_id == run.id,
-                                                                 queued.c.finished.is_(None))).scalar()
-            if left:
+            left = connection.execute(select(queued.c.id).where(queued.c.run_id == run.id,
+                                                                queued.c.finished.is_(None)).limit(1)).first()
+            if left is not None:  # (one row is enough to know: an index lookup, whatever the run's size)
                 return False
             return bool(connection.execute(runs.update().where(runs.c.id == run.id, runs.c.finished.is_(None))
                                            .values(finished=stamp(self.clock()))).rowcount)

@@ -70,18 +70,19 @@ def check_items(parts: Parts, ledger: RunLedger, run_id: int, items: Sequence[st
     ledger has no such enqueued run; the run's failure (the judge gone) is raised with the item left unfinished, for
     the task to be tried again."""
     record = ledger.run(run_id)
-    queue = ledger.queue(run_id) if record is not None else None
-    if record is None or queue is None:
+    shared = ledger.workers_settings(run_id) if record is not None else None
+    if record is None or shared is None:
         raise InputError(f"the ledger {ledger.path} has no enqueued run {run_id}",
                          hint="point the worker's [run] ledger at the ledger `refbot run --enqueue` used")
-    if queue.settings != settings_key(parts.options):
+    settings, properties = shared
+    if settings != settings_key(parts.options):
         raise InputError(f"run {run_id} was enqueued with other settings than this worker's",
                          hint="start workers with the configuration the run was enqueued with")
     counts: dict[str, int] = {}
     for item in items:
         if not ledger.start_item(record, item):
             continue  # finished by a worker that died before acknowledging the task
-        run = Run.part_of(parts, record, Worklist.of_items([item], properties=queue.properties), ledger)
+        run = Run.part_of(parts, record, Worklist.of_items([item], properties=properties), ledger)
         result = run.check()
         if result.failure is not None:
             raise result.failure

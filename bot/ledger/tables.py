@@ -111,4 +111,5 @@ queued = Table(
     Column("finished", Stamp),
     Column("deliveries", Integer, nullable=False, server_default="0"),  # tasks that started on the item
     UniqueConstraint("run_id", "item", name="queued_once_per_run"),
+    Index("queued_unfinished", "run_id", "finished"),
 )

@@ -33,6 +33,7 @@ def upgrade() -> None:
         sa.Column("deliveries", sa.Integer, nullable=False, server_default="0"),
         sa.UniqueConstraint("run_id", "item", name="queued_once_per_run"),
     )
+    op.create_index("queued_unfinished", "queued", ["run_id", "finished"])  # is any item of the run left?
     with op.batch_alter_table("runs") as runs:
         runs.add_column(sa.Column("settings", sa.String(64), nullable=False, server_default=""))
         runs.add_column(sa.Column("properties", sa.Text, nullable=False, server_default=""))
@@ -41,6 +42,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_index("checks_by_item_checked", table_name="checks")
+    op.drop_index("queued_unfinished", table_name="queued")
     with op.batch_alter_table("runs") as runs:
         runs.drop_column("properties")
         runs.drop_column("settings")
