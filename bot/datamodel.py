@@ -30,6 +30,10 @@ def parse_entity_id(text: str, kind: str = "item") -> str:
     return entity
 
 
+# The qualifiers that restrict a statement in time: P585 point in time, P580 start time, P582 end time.
+TIME_QUALIFIERS = ("P585", "P580", "P582")
+
+
 class Rank(str, Enum):
     PREFERRED = "preferred"
     NORMAL = "normal"
@@ -71,6 +75,30 @@ class Value:
         """For people reading a table: an item's label with its id."""
         return f"{self.text} ({self.raw})" if self.datatype.startswith("wikibase-") and self.text != self.raw \
             else self.text
+
+
+@dataclass(frozen=True)
+class Qualifier:
+    """A statement's qualifier (``pq:``): what it says about the claim, such as when it held (P585 point in time,
+    P580 start time, P582 end time) or in which role."""
+
+    property_id: str
+    property_label: str
+    value: Value
+
+    @property
+    def display(self) -> str:
+        """As people read it: "point in time: 2021"."""
+        return f"{self.property_label or self.property_id}: {self.value.text}"
+
+    def to_json(self) -> dict:
+        return {"property": self.property_id, "property_label": self.property_label,
+                "datatype": self.value.datatype, "value": self.value.raw, "value_text": self.value.text}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Qualifier":
+        return cls(data["property"], data.get("property_label", ""),
+                   Value(data["datatype"], data["value"], data.get("value_text") or data["value"]))
 
 
 @dataclass(frozen=True)
@@ -117,6 +145,9 @@ class Claim:
     # The property takes a country (country, citizenship, origin): the value is also found by its ISO names and
     # the places in it ("Kerala" for India, ``bot.values.countries``).
     country_valued: bool = False
+    # The statement's qualifiers that restrict it in time (P585, P580, P582): the claim holds then, and a text that
+    # gives the value only for another time does not state it (``bot.judge.periods``).
+    when: tuple[Qualifier, ...] = ()
 
     @property
     def relation(self) -> Relation:
@@ -135,6 +166,8 @@ class Statement:
     rank: Rank = Rank.NORMAL
     property_description: str = ""
     item_aliases: tuple[str, ...] = ()
+    # Its qualifiers, in the order Wikidata lists them; the judge is shown those that restrict it in time.
+    qualifiers: tuple[Qualifier, ...] = ()
 
     def __post_init__(self) -> None:
         if not QID_PATTERN.match(self.item):
@@ -148,7 +181,8 @@ class Statement:
                 "guid": self.guid, "property": self.property_id, "property_label": self.property_label,
                 "property_description": self.property_description, "rank": self.rank.value,
                 "datatype": self.value.datatype, "value": self.value.raw, "value_text": self.value.text,
-                "value_aliases": list(self.value.aliases)}
+                "value_aliases": list(self.value.aliases),
+                **({"qualifiers": [q.to_json() for q in self.qualifiers]} if self.qualifiers else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> "Statement":
@@ -158,12 +192,18 @@ class Statement:
                    value=Value(data["datatype"], data["value"], data.get("value_text") or data["value"],
                                tuple(data.get("value_aliases", ()))),
                    rank=Rank(data.get("rank", "normal")), property_description=data.get("property_description", ""),
-                   item_aliases=tuple(data.get("item_aliases", ())))
+                   item_aliases=tuple(data.get("item_aliases", ())),
+                   qualifiers=tuple(Qualifier.from_json(q) for q in data.get("qualifiers", ())))
+
+    @property
+    def time_qualifiers(self) -> tuple[Qualifier, ...]:
+        """The qualifiers that say when the statement holds: point in time, start time, end time."""
+        return tuple(q for q in self.qualifiers if q.property_id in TIME_QUALIFIERS and q.value.datatype == "time")
 
     @property
     def claim(self) -> Claim:
         return Claim(self.item_label or self.item, self.property_label or self.property_id,
-                     self.value.text, self.property_description, value=self.value)
+                     self.value.text, self.property_description, value=self.value, when=self.time_qualifiers)
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ SAMPLE = {"item": ["Q36233"], "after": ["Q1"], "property": ["P166"], "referenceP
 def test_the_expected_queries_exist():
     assert QUERIES == ["citation-needed-properties", "defining-triples", "entity-search", "equivalent-properties",
                        "identifier-counts", "identifier-items", "item-identifiers", "labels", "property-index",
-                       "property-links", "rdf-identifier-properties", "same-value-properties", "unsourced-statements",
-                       "value-names", "value-usage", "worklist"]
+                       "property-links", "rdf-identifier-properties", "same-value-properties", "statement-qualifiers",
+                       "unsourced-statements", "value-names", "value-usage", "worklist"]
 
 
 @pytest.mark.parametrize("name", QUERIES)

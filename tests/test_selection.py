@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
+import requests
 
+from bot.assets import query_text
 from bot.cli import main
 from bot.datamodel import Statement
 from bot.options import Options
+from bot.selection.binding import bind, load_query
+from bot.selection.endpoint import SparqlEndpoint
+from bot.selection.unsourced import SelectionRules, unsourced_statements
 from bot.selection.worklists import iter_worklist
 from bot.wiring import Wiring
+from servers import Reply
 
 IGNORED = ("P143", "P4656", "P813")
 
@@ -210,3 +216,39 @@ def test_a_query_that_returns_no_items_is_an_error_naming_it(wikidata_world, cap
 def test_impossible_combinations_are_usage_errors(capsys, args, message):
     assert exit_code(["select", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_statements_qualifiers_are_selected_with_them(wikidata_world, capsys):
+    _, rows, _ = select(capsys, wikidata_world, "Q36233", "--property", "P166")
+    qualifiers = {row["guid"]: row.get("qualifiers", []) for row in rows}
+    assert qualifiers[guid("Q36233", "a01")] == [
+        {"property": "P585", "property_label": "point in time", "datatype": "time",
+         "value": "+1989-00-00T00:00:00Z/9", "value_text": "1989"},
+        {"property": "P1027", "property_label": "conferred by", "datatype": "wikibase-item",
+         "value": "Q990121", "value_text": "Example Peace Foundation"}]
+    # Two values of one qualifier, each with its own precision; a quantity; the unknown start time left out.
+    assert [(q["property"], q["value"], q["value_text"]) for q in qualifiers[guid("Q36233", "a02")]] == [
+        ("P580", "+1990-05-12T00:00:00Z/11", "1990-05-12"), ("P580", "+1991-03-00T00:00:00Z/10", "March 1991"),
+        ("P1114", "2", "2")]
+    assert qualifiers[guid("Q36233", "a05")] == []
+    statement = Statement.from_json(next(row for row in rows if row["guid"] == guid("Q36233", "a01")))
+    assert [q.display for q in statement.qualifiers] == ["point in time: 1989", "conferred by: Example Peace Foundation"]
+    assert [q.property_id for q in statement.claim.when] == ["P585"]
+
+
+def test_qualifiers_cost_one_query_per_batch_that_selected_statements(wikidata_world, recording_server):
+    def forward(request):
+        answer = requests.post(wikidata_world, data={"query": request.params["query"][0]},
+                               headers={"Accept": "application/sparql-results+json"}, timeout=30)
+        return Reply(answer.status_code, answer.content, {"Content-Type": "application/sparql-results+json"})
+    recording_server.script = forward
+    endpoint = SparqlEndpoint(recording_server.url + "/sparql", "refbot/test")
+    selections = list(unsourced_statements(endpoint, ["Q990015", "Q36233"], SelectionRules(), ["P166"]))
+    sent = [request.params["query"][0] for request in recording_server.requests]
+    # The statements, then the qualifiers of the one item that has any selected (of their properties), then the
+    # labels of both in one look-up.
+    assert sent[1] == bind(load_query("statement-qualifiers"), item=["Q36233"], property=["P166"]).text
+    assert len(sent) == 3 and sent[2].startswith(query_text("labels")[:40])
+    assert sum(len(selection.statements) for selection in selections) == 6
+    list(unsourced_statements(endpoint, ["Q990015"], SelectionRules(), ["P166"]))
+    assert len(recording_server.requests) == 4  # nothing selected: no qualifiers asked for, nothing to label

@@ -1,13 +1,15 @@
 """The statements that need a reference: ``unsourced-statements.rq`` for a batch of items, values rendered
-and entities labelled; a value that cannot be looked for (unknown or no value) is skipped with its reason.
+and entities labelled; a value that cannot be looked for (unknown or no value) is skipped with its reason. Their
+qualifiers come from ``statement-qualifiers.rq``, one more query for a batch that selected any statement, and are
+labelled with the statements in one look-up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.datamodel import Rank, Statement
+from bot.datamodel import Qualifier, Rank, Statement
 from bot.selection.binding import bind, entity_id, entity_order, load_query
 from bot.selection.endpoint import Row, SparqlEndpoint
 from bot.selection.terms import fetch_terms
@@ -51,8 +53,34 @@ def guid_of(statement_iri: str) -> str:
     return f"{entity}${rest}" if rest else local
 
 
-def build_selection(rows: Sequence[Row], terms: dict, item_order: Sequence[str] = ()) -> Selection:
-    """Pure: rows of unsourced-statements.rq and looked-up terms → statements in item, property, GUID order."""
+def qualifier_entities(row: Row) -> set[str]:
+    """What a row of statement-qualifiers.rq needs labelled: the qualifier's property, an item value, a unit."""
+    return entities_to_label({**{name: term for name, term in row.items() if name != "item"},
+                              "property": row["qualifier"]})
+
+
+def build_qualifiers(rows: Sequence[Row], terms: Mapping) -> dict[str, tuple[Qualifier, ...]]:
+    """Pure: rows of statement-qualifiers.rq → each statement's qualifiers (by GUID), in property order, each value
+    once; an unknown value is left out (there is nothing to show or compare)."""
+    found: dict[str, dict[tuple[str, str], Qualifier]] = {}
+    for row in rows:
+        property_id = entity_id(row["qualifier"].value)
+        try:
+            value = render_value(row, datatype_of(row["propertyType"].value), terms)
+        except ValueSkipped:
+            continue
+        labelled = terms.get(property_id)
+        found.setdefault(guid_of(row["statement"].value), {}).setdefault(
+            (property_id, value.raw), Qualifier(property_id, labelled.label if labelled else property_id, value))
+    return {guid: tuple(sorted(qualifiers.values(), key=lambda q: (entity_order(q.property_id), q.value.raw)))
+            for guid, qualifiers in found.items()}
+
+
+def build_selection(rows: Sequence[Row], terms: Mapping, item_order: Sequence[str] = (),
+                    qualifiers: Mapping[str, tuple[Qualifier, ...]] | None = None) -> Selection:
+    """Pure: rows of unsourced-statements.rq, looked-up terms and the statements' qualifiers (by GUID) →
+    statements in item, property, GUID order."""
+    qualifiers = qualifiers or {}
     statements, skipped = [], []
     for row in rows:
         item, property_id = entity_id(row["item"].value), entity_id(row["property"].value)
@@ -68,7 +96,7 @@ def build_selection(rows: Sequence[Row], terms: dict, item_order: Sequence[str] 
             property_label=property_terms.label if property_terms else property_id, value=value,
             rank=RANKS.get(row["rank"].value, Rank.NORMAL),
             property_description=property_terms.description if property_terms else "",
-            item_aliases=item_terms.aliases if item_terms else ()))
+            item_aliases=item_terms.aliases if item_terms else (), qualifiers=qualifiers.get(guid, ())))
     position = {item: index for index, item in enumerate(item_order)}
 
     def key(entry):
@@ -80,13 +108,20 @@ def build_selection(rows: Sequence[Row], terms: dict, item_order: Sequence[str] 
 def unsourced_statements(endpoint: SparqlEndpoint, items: Sequence[str], rules: SelectionRules,
                          properties: Sequence[str] | None = None) -> Iterator[Selection]:
     """One Selection per batch of items, in the order the items were given."""
-    query = load_query("unsourced-statements")
+    query, qualifier_query = load_query("unsourced-statements"), load_query("statement-qualifiers")
     items = list(dict.fromkeys(items))
     properties = list(dict.fromkeys(properties)) if properties is not None else None
     for start in range(0, len(items), ITEMS_PER_QUERY):
         batch = items[start:start + ITEMS_PER_QUERY]
         rows = endpoint.select(bind(query, item=batch, property=properties,
                                     referenceProperty=rules.ignored_reference_properties))
-        wanted = set().union(*(entities_to_label(row) for row in rows)) if rows else set()
+        qualifier_rows: list[Row] = []
+        if rows:
+            selected = {entity_id(row["item"].value) for row in rows}
+            qualifier_rows = endpoint.select(bind(
+                qualifier_query, item=[item for item in batch if item in selected],
+                property=sorted({entity_id(row["property"].value) for row in rows}, key=entity_order)))
+        wanted = set().union(*(entities_to_label(row) for row in rows),
+                             *(qualifier_entities(row) for row in qualifier_rows))
         terms = fetch_terms(endpoint, wanted, rules.languages) if wanted else {}
-        yield build_selection(rows, terms, batch)
+        yield build_selection(rows, terms, batch, build_qualifiers(qualifier_rows, terms))
