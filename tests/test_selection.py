@@ -232,7 +232,8 @@ def test_the_statements_qualifiers_are_selected_with_them(wikidata_world, capsys
         ("P1114", "2", "2")]
     assert qualifiers[guid("Q36233", "a05")] == []
     statement = Statement.from_json(next(row for row in rows if row["guid"] == guid("Q36233", "a01")))
-    assert [q.display for q in statement.qualifiers] == ["point in time: 1989", "conferred by: Example Peace Foundation"]
+    assert [q.display for q in statement.qualifiers] == ["point in time: 1989",
+                                                         "conferred by: Example Peace Foundation"]
     assert [q.property_id for q in statement.claim.when] == ["P585"]
 
 
