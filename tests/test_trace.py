@@ -208,3 +208,30 @@ def test_a_records_huge_literal_is_shown_cut_in_the_trace():
     assert len(candidate.get("object")) == len(candidate.get("object-text")) == traces.SHOWN_FACT
     assert candidate.get("object").startswith("a very long note") and candidate.get("object").endswith("…")
     assert len(traces.to_string(tree)) < 50_000
+
+
+def test_the_statements_qualifiers_are_recorded_and_shown_with_it():
+    from bot.datamodel import Qualifier
+
+    qualified = replace(STATEMENT, qualifiers=(
+        Qualifier("P585", "point in time", Value("time", "+2021-00-00T00:00:00Z/9", "2021")),
+        Qualifier("P1027", "", Value("wikibase-item", "Q990299", "Purkyně Foundation"))))
+    check = replace(supported_check(), statement=qualified)
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
+    traces.validate(tree)
+    ns = {"t": traces.NS}
+    statement = tree.find("t:item/t:statement", ns)
+    assert [dict(q.attrib) for q in statement.findall("t:qualifier", ns)] == [
+        {"property": "P585", "label": "point in time", "datatype": "time", "value": "+2021-00-00T00:00:00Z/9",
+         "value-text": "2021"},
+        {"property": "P1027", "label": "P1027", "datatype": "wikibase-item", "value": "Q990299",
+         "value-text": "Purkyně Foundation"}]
+    assert statement[1].tag == traces.tag("qualifier")  # right after the reason
+    document = etree.HTML(render(tree))
+    heading = " ".join("".join(document.xpath("//section[@class='statement']/h3")[0].itertext()).split())
+    assert heading.startswith("award received: Purkyně Prize for Chemistry — point in time: 2021; "
+                              "P1027: Purkyně Foundation")
+    row = " ".join("".join(document.xpath("//tr[@class='statement-row']/td")[2].itertext()).split())
+    assert row == "Purkyně Prize for Chemistry — point in time: 2021; P1027: Purkyně Foundation"
+    # A statement without qualifiers is written as before.
+    assert build().find("t:item/t:statement/t:qualifier", ns) is None

@@ -156,7 +156,8 @@
                   <tr class="statement-row">
                     <td><xsl:value-of select="../@label"/> (<xsl:value-of select="../@id"/>)</td>
                     <td><xsl:value-of select="@property-label"/> (<xsl:value-of select="@property"/>)</td>
-                    <td><a href="#{concat('statement-', translate(@guid, ' ', '_'))}"><xsl:value-of select="@value-text"/></a></td>
+                    <td><a href="#{concat('statement-', translate(@guid, ' ', '_'))}"><xsl:value-of select="@value-text"/></a>
+                      <xsl:apply-templates select="t:qualifier"/></td>
                     <td><span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span>
                       <xsl:for-each select="t:review[../t:reference]">
                         <span class="badge review-state {@state}" data-guid="{../@guid}"><xsl:value-of select="@state"/></span>
@@ -229,10 +230,18 @@
     <xsl:apply-templates select="t:statement"/>
   </xsl:template>
 
+  <!-- A statement's qualifier after its value: "Purkyně Prize for Chemistry — point in time: 2021". -->
+  <xsl:template match="t:qualifier">
+    <span class="qualifier" data-property="{@property}">
+      <xsl:choose><xsl:when test="position() = 1"> — </xsl:when><xsl:otherwise>; </xsl:otherwise></xsl:choose>
+      <xsl:value-of select="@label"/>: <xsl:value-of select="@value-text"/></span>
+  </xsl:template>
+
   <xsl:template match="t:statement">
     <section class="statement" id="{concat('statement-', translate(@guid, ' ', '_'))}" data-guid="{@guid}">
       <h3>
-        <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/><xsl:text> </xsl:text>
+        <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/>
+        <xsl:apply-templates select="t:qualifier"/><xsl:text> </xsl:text>
         <span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span>
       </h3>
       <p class="meta">

@@ -130,6 +130,7 @@ def statement_element(context: ItemContext, check: StatementCheck, services: Seq
                        rank=statement.rank.value, outcome=check.outcome.value, started=check.started,
                        elapsed_s=_number(check.elapsed_s), judgements=check.asked, prompt_tokens=check.prompt_tokens)
     _element("reason", element, check.reason)
+    _qualifiers(element, statement)
     for stage, seconds in check.stages:
         _element("stage", element, name=stage, seconds=_number(seconds))
     if check.profile is not None:
@@ -156,6 +157,13 @@ def statement_element(context: ItemContext, check: StatementCheck, services: Seq
                      text=snak.text, datatype=snak.datatype or None)
         _element("quickstatements", node, check.quickstatements)
     return _redacted(element, services)
+
+
+def _qualifiers(parent: Any, statement: Any) -> None:
+    for qualifier in statement.qualifiers:
+        _element("qualifier", parent, property=qualifier.property_id,
+                 label=qualifier.property_label or qualifier.property_id, datatype=qualifier.value.datatype,
+                 value=qualifier.value.raw, value_text=qualifier.value.text)
 
 
 def _corroboration(parent: Any, corroboration: Corroboration) -> None:
@@ -244,6 +252,7 @@ def checked_statement_element(context: ItemContext, check: StatementCheck, servi
                         started=check.started, elapsed_s=_number(check.elapsed_s), judgements=check.asked,
                         prompt_tokens=check.prompt_tokens)
     _element("reason", fallback, f"refbot could not record this check ({problem}); this is a bug, please report it")
+    _qualifiers(fallback, statement)
     return _redacted(fallback, services)
 
 
