@@ -53,3 +53,23 @@ def test_an_id_longer_than_any_wikidata_has_is_refused_before_it_is_sent_anywher
     assert len(str(refused.value)) < 200, "the message does not repeat the whole input"
     with pytest.raises(ValueError):
         Statement("Q" + "1" * 13, "x", "Q1$A", "P31", "instance of", Value("wikibase-item", "Q5", "human"))
+
+
+def test_qualifiers_round_trip_through_the_json_lines_and_old_lines_still_load():
+    from bot.datamodel import Qualifier
+
+    when = Qualifier("P585", "point in time", Value("time", "+2021-00-00T00:00:00Z/9", "2021"))
+    by = Qualifier("P1027", "conferred by", Value("wikibase-item", "Q990299", "Purkyně Foundation"))
+    statement = Statement("Q990201", "Marta Novotná", "Q990201$1", "P166", "award received", AWARD,
+                          qualifiers=(when, by))
+    line = statement.to_json()
+    assert line["qualifiers"] == [
+        {"property": "P585", "property_label": "point in time", "datatype": "time",
+         "value": "+2021-00-00T00:00:00Z/9", "value_text": "2021"},
+        {"property": "P1027", "property_label": "conferred by", "datatype": "wikibase-item", "value": "Q990299",
+         "value_text": "Purkyně Foundation"}]
+    assert Statement.from_json(line) == statement
+    assert statement.time_qualifiers == (when,) and statement.claim.when == (when,)
+    old = Statement("Q7186", "Marie Curie", "Q7186$1", "P166", "award received", AWARD).to_json()
+    assert "qualifiers" not in old  # a statement without qualifiers writes the line it always wrote
+    assert Statement.from_json(old).qualifiers == ()

@@ -18,6 +18,7 @@ from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.calibration import Calibration, decide
 from bot.judge.focus import focus, likeliest_others, names_subject
+from bot.judge.periods import occurrences, other_time
 from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.judge.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
@@ -89,7 +90,20 @@ class Judge:
             return self._not_written(claim, snippet)
         written = found.how if found is not None else LITERAL if named else ""
         form = found.form if found is not None else claim.object if named else ""
+        elsewhen = self._other_time(claim, snippet) if found is not None else ""
+        if elsewhen:
+            return replace(self._judgement("c", 0.0, f"not asked: {elsewhen}", "", 0, 0, attempts=0),
+                           written=written, written_form=form)
         return replace(self._ask(claim, snippet, found, justify), written=written, written_form=form)
+
+    @staticmethod
+    def _other_time(claim: Claim, snippet: str) -> str:
+        """Why the snippet gives the value only for another time than the claim's (``bot.judge.periods``); "" when
+        it does not, or the claim has no time (a date's own value is its time: not looked at)."""
+        if not claim.when or claim.value is None or claim.value.datatype == "time":
+            return ""
+        spans = occurrences(_finder(claim), snippet)
+        return other_time(claim.when, spans, snippet) if spans else ""
 
     def _ask(self, claim: Claim, snippet: str, found: Found | None, justify: bool) -> Judgement:
         """The model's judgement of the claim on the snippet (split to fit its context, the best part kept)."""

@@ -18,6 +18,7 @@ from typing import Literal, Mapping
 
 from bot.datamodel import Claim, Relation
 from bot.errors import ConfigError
+from bot.judge.periods import when_text
 
 Message = dict[str, str]
 
@@ -67,14 +68,17 @@ class Template:
     summary_user: str = ""
 
     def messages(self, claim: Claim, snippet: str) -> list[Message]:
+        """The question about ``claim``; a claim restricted in time (``Claim.when``) says when it holds after the
+        claim ("… received the Purkyně Prize for Chemistry in 2021"), except in ``paper``'s published prompt."""
+        when = f" {when_text(claim.when)}" if claim.when and self.mode == "yes-no" else ""
         if self.sentence_user and claim.predicate_phrase and claim.as_sentence:
-            statement = claim.subject + summary_continuation(claim, claim.relation)
+            statement = claim.subject + summary_continuation(claim, claim.relation) + when
             user = self.sentence_user.format(snippet=snippet, statement=statement)
         else:
             label = self.predicate_label(claim.predicate)
             definition = f" ({label}: {claim.predicate_description})" if claim.predicate_description else ""
             user = self.user.format(subject=claim.subject, predicate=label, object=claim.object, snippet=snippet,
-                                    definition=definition)
+                                    definition=definition + when)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
     def summary_messages(self, snippet: str) -> list[Message]:

@@ -180,14 +180,14 @@ def build_profile(property_id: str, named: Named, links: Iterable[Link], names: 
 
 
 def statement_claim(statement: Statement, profile: PropertyProfile | None) -> Claim:
-    """The judge's claim: the statement's labels (Wikidata's, in the user's language), and its property's
-    phrase and contrasts when its profile is known."""
+    """The judge's claim: the statement's labels (Wikidata's, in the user's language), the qualifiers that say when
+    it holds, and its property's phrase and contrasts when its profile is known."""
     if profile is None:
         return statement.claim
     claim = profile.claim(statement.item_label or statement.item, statement.value.text)
     return replace(claim, predicate=statement.property_label or claim.predicate,
                    predicate_description=statement.property_description or claim.predicate_description,
-                   value=statement.value)
+                   value=statement.value, when=statement.time_qualifiers)
 
 
 def label_only(property_id: str, label: str, description: str = "", note: str = "") -> PropertyProfile:
