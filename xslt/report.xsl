@@ -117,6 +117,7 @@
             <ul>
               <xsl:for-each select="t:item/t:statement[@outcome = 'contradicted']">
                 <xsl:variable name="pages" select="t:document[@evidence = 'true']/t:judgement[@verdict = 'contradicts']"/>
+                <xsl:variable name="against" select="t:document[@evidence = 'true']/t:judgement[t:against]"/>
                 <xsl:variable name="supporting" select="count(t:document[@evidence = 'true']/t:judgement[@supports = 'true'])"/>
                 <li><a href="#{concat('statement-', translate(@guid, ' ', '_'))}"><xsl:value-of select="../@label"/>
                   (<xsl:value-of select="../@id"/>), <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/></a>
@@ -134,6 +135,17 @@
                             <xsl:with-param name="text" select="../@url"/></xsl:call-template>
                           gives <strong class="form"><xsl:value-of select="t:contradiction/@form"/></strong><xsl:if test="not(t:contradiction)">another value</xsl:if>:
                           “<span class="sentence"><xsl:value-of select="t:contradiction"/></span>”</li>
+                      </xsl:for-each>
+                    </ul>
+                  </xsl:if>
+                  <xsl:if test="$against">
+                    <ul class="page-contradictions">
+                      <xsl:for-each select="$against">
+                        <li class="page-against">
+                          <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+                            <xsl:with-param name="text" select="../@url"/></xsl:call-template>
+                          states otherwise (<xsl:call-template name="against"/>):
+                          “<span class="sentence"><xsl:value-of select="t:against"/></span>”</li>
                       </xsl:for-each>
                     </ul>
                   </xsl:if>
@@ -158,7 +170,7 @@
                     <td><xsl:value-of select="@property-label"/> (<xsl:value-of select="@property"/>)</td>
                     <td><a href="#{concat('statement-', translate(@guid, ' ', '_'))}"><xsl:value-of select="@value-text"/></a>
                       <xsl:apply-templates select="t:qualifier"/></td>
-                    <td><span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span>
+                    <td><span class="badge {@outcome}"><xsl:call-template name="outcome"/></span>
                       <xsl:for-each select="t:review[../t:reference]">
                         <span class="badge review-state {@state}" data-guid="{../@guid}"><xsl:value-of select="@state"/></span>
                       </xsl:for-each></td>
@@ -237,12 +249,29 @@
       <xsl:value-of select="@label"/>: <xsl:value-of select="@value-text"/></span>
   </xsl:template>
 
+  <!-- A statement's outcome as curators read it: "no record states it" where only authority records were read
+       (nothing searched) and none stated it. -->
+  <xsl:template name="outcome">
+    <xsl:choose>
+      <xsl:when test="@outcome = 'not-found' and t:corroboration and not(t:document) and not(t:search)">no record states it</xsl:when>
+      <xsl:otherwise><xsl:value-of select="@outcome"/></xsl:otherwise>
+    </xsl:choose>
+  </xsl:template>
+
+  <!-- Why a judged paragraph is evidence against (its t:against): "the value is negated (“not”)". -->
+  <xsl:template name="against">
+    <xsl:choose>
+      <xsl:when test="t:against/@kind = 'negated'">the value is negated (“<xsl:value-of select="t:against/@cue"/>”)</xsl:when>
+      <xsl:otherwise>it states another relation: <xsl:value-of select="t:against/@cue"/></xsl:otherwise>
+    </xsl:choose>
+  </xsl:template>
+
   <xsl:template match="t:statement">
     <section class="statement" id="{concat('statement-', translate(@guid, ' ', '_'))}" data-guid="{@guid}">
       <h3>
         <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/>
         <xsl:apply-templates select="t:qualifier"/><xsl:text> </xsl:text>
-        <span class="badge {@outcome}"><xsl:value-of select="@outcome"/></span>
+        <span class="badge {@outcome}"><xsl:call-template name="outcome"/></span>
       </h3>
       <p class="meta">
         <code><xsl:value-of select="@guid"/></code> ·
@@ -259,6 +288,18 @@
           undecided band. Nothing is proposed, and the statement is not called unsupported either: read the
           paragraphs under “Searches and documents” and decide.</p>
       </xsl:if>
+      <xsl:for-each select="t:document[@evidence = 'true']/t:judgement[t:against]">
+        <div class="contradiction against">
+          <p><strong>Evidence against:</strong>
+            <xsl:text> </xsl:text><xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+              <xsl:with-param name="text" select="concat(../@title, substring(../@url, 1, 2000 * not(string(../@title))))"/></xsl:call-template>
+            writes <strong><xsl:value-of select="../../@value-text"/></strong> but <xsl:call-template name="against"/></p>
+          <blockquote class="sentence"><xsl:value-of select="t:against"/></blockquote>
+          <p class="meta">Paragraph <xsl:value-of select="@position"/> of <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+              <xsl:with-param name="text" select="../@url"/></xsl:call-template></p>
+          <details><summary>The whole paragraph</summary><blockquote><xsl:apply-templates select="t:paragraph"/></blockquote></details>
+        </div>
+      </xsl:for-each>
       <xsl:for-each select="t:document[@evidence = 'true']/t:judgement[@verdict = 'contradicts']">
         <div class="contradiction">
           <p><strong>Another value:</strong>
@@ -394,6 +435,7 @@
           <xsl:call-template name="scores"/>
           <xsl:for-each select="t:contradiction"> · gives <strong><xsl:value-of select="@form"/></strong>
             (support <xsl:value-of select="@support"/>)</xsl:for-each>
+          <xsl:if test="t:against"> · <strong>evidence against</strong>: <xsl:call-template name="against"/></xsl:if>
           <xsl:if test="@asked = 'true'"> · <xsl:value-of select="@prompt-tokens"/> tokens, <xsl:value-of select="@latency-s"/> s</xsl:if>
           <xsl:if test="@justification-s"> · justification <xsl:value-of select="@justification-s"/> s</xsl:if>
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>

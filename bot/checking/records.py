@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 from enum import Enum
 
+from bot.checking.against import Against
 from bot.corroboration.stage import Corroboration
 from bot.datamodel import Judgement, Statement
 from bot.documents.retrieval import Retrieved
@@ -20,7 +21,8 @@ class Outcome(str, Enum):
     SUPPORTED = "supported"
     # An authority record states the value (a "stated in" reference is proposed).
     CORROBORATED = "corroborated"
-    # An authority record or a page states another value: flagged for curators, never proposed.
+    # An authority record or a page states another value, or a page that writes the value negates it or states a
+    # contrasting relation (and none supports it): flagged for curators, never proposed.
     CONTRADICTED = "contradicted"
     # Judged paragraphs lie in the calibrated judge's undecided band, none supports or contradicts: neither
     # proposed nor called unsupported.
@@ -28,6 +30,10 @@ class Outcome(str, Enum):
     NOT_FOUND = "not-found"
     IRRETRIEVABLE = "irretrievable"
     ERROR = "error"
+
+
+# How a not-found statement reads when only authority records were read for it and none stated it.
+NO_RECORD = "no record states it"
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,9 @@ class Judged:
 
     ranked: Ranked
     judgement: Judgement
+    # Why the paragraph says the statement is false though it writes the value (``bot.checking.against``): it
+    # negates the value or states a contrasting relation. Only for paragraphs that do not support it.
+    against: Against | None = None
 
     @property
     def asked(self) -> bool:
@@ -91,6 +100,11 @@ class DocumentCheck:
         """Paragraphs that give another value for the statement's property."""
         return tuple(judged for judged in self.judged if judged.judgement.contradicted)
 
+    @property
+    def stating_otherwise(self) -> tuple[Judged, ...]:
+        """Paragraphs that write the value but negate it or state a contrasting relation."""
+        return tuple(judged for judged in self.judged if judged.against is not None)
+
 
 @dataclass(frozen=True)
 class StatementCheck:
@@ -111,6 +125,15 @@ class StatementCheck:
     stages: tuple[tuple[str, float], ...] = ()
     # What the item's authority records said (``--source`` kg or all); None when they were not read.
     corroboration: Corroboration | None = None
+
+    @property
+    def shown_outcome(self) -> str:
+        """The outcome as curators read it: "no record states it" for a statement only records were read for and
+        none stated (nothing was searched: "not found" would say more than was looked at)."""
+        if self.outcome is Outcome.NOT_FOUND and not self.documents and not self.searches and \
+                self.corroboration is not None:
+            return NO_RECORD
+        return self.outcome.value
 
     @property
     def judgements(self) -> list[Judged]:

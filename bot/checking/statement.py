@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from bot.checking import candidates as find
+from bot.checking.against import evidence_against
 from bot.clock import Clock, stamp, system_clock
 from bot.checking.judging import Strategy, judge_in_rounds, not_ranked, queue
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
@@ -29,9 +30,10 @@ from bot.judge.engine import Judge
 from bot.options import uses
 from bot.properties import PropertyProfile, PropertyProfiles
 from bot.properties.profile import statement_claim
-from bot.checking.ranking import Embed, rank, supporting_sentence
+from bot.checking.ranking import Embed, rank, subject_names, supporting_sentence
 from bot.references import ProposedReference, StatedIn, quickstatements, wayback_date
 from bot.checking.subject_check import on_official_site
+from bot.values import statement_finder
 
 SUMMARY = "reference proposed by refbot"
 
@@ -273,9 +275,23 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
     with watch.stage("judge"):
         judged = judge_in_rounds(tools.judge, claim, queues, justify=False,
                                  first_only=plan.strategy.name == "ranked")
-    return [DocumentCheck(candidate, result, tuple(answers), len(result.paragraphs) - len(answers),
-                          not_ranked(len(result.paragraphs), plan.strategy))
+    return [DocumentCheck(candidate, result, tuple(_read_against(statement, claim, answers)),
+                          len(result.paragraphs) - len(answers), not_ranked(len(result.paragraphs), plan.strategy))
             for candidate, result, answers in zip(wanted, retrieved, judged)]
+
+
+def _read_against(statement: Statement, claim: Claim, answers: Sequence[Judged]) -> Iterator[Judged]:
+    """The judged paragraphs, each that writes the value about the subject without supporting it marked with why
+    it says otherwise (``bot.checking.against``)."""
+    find_value = statement_finder(statement)
+    names = subject_names(statement)
+    for judged in answers:
+        judgement = judged.judgement
+        if judgement.supported or judgement.contradicted or not judgement.written or not judged.ranked.subject_rule:
+            yield judged
+            continue
+        yield replace(judged, against=evidence_against(judged.ranked.paragraph.text, find_value, names,
+                                                       claim.alternatives))
 
 
 def decide(documents: list[DocumentCheck], problems: list[str], *, has_candidates: bool) -> tuple[Outcome, str]:
@@ -285,11 +301,19 @@ def decide(documents: list[DocumentCheck], problems: list[str], *, has_candidate
     evidence = [document for document in documents if document.evidence]
     contradicting = [(document, judged) for document in evidence for judged in document.contradicting]
     supporting = [judged for document in evidence for judged in document.supporting]
+    otherwise = [(document, judged) for document in evidence for judged in document.stating_otherwise]
     if contradicting:
         return Outcome.CONTRADICTED, _contradicted(contradicting, evidence)
     if supporting:
         sources = sum(1 for document in evidence if document.supporting)
-        return Outcome.SUPPORTED, f"{len(supporting)} supporting paragraph(s) in {sources} document(s)"
+        against = f"; {len(otherwise)} paragraph(s) state otherwise: {_states_otherwise(*otherwise[0])}" \
+            if otherwise else ""
+        return Outcome.SUPPORTED, f"{len(supporting)} supporting paragraph(s) in {sources} document(s){against}"
+    if otherwise:
+        said = [_states_otherwise(document, judged) for document, judged in otherwise[:SHOWN_CONTRADICTIONS]]
+        if len(otherwise) > SHOWN_CONTRADICTIONS:
+            said.append(f"{len(otherwise) - SHOWN_CONTRADICTIONS} more paragraph(s) state otherwise")
+        return Outcome.CONTRADICTED, "; ".join(said)
     unreadable = sum(1 for document in documents for judged in document.judged
                      if judged.judgement.verdict is Verdict.UNPARSEABLE)
     if problems:
@@ -346,6 +370,15 @@ def _gives(document: DocumentCheck, judged: Judged) -> str:
     return f'{url} gives another value: "{contradiction.form}" ("{sentence}")'
 
 
+def _states_otherwise(document: DocumentCheck, judged: Judged) -> str:
+    """``https://… states otherwise: the value is negated (“not”) ("… but not the European Catalysis Medal").``"""
+    against = judged.against
+    assert against is not None
+    sentence = against.sentence if len(against.sentence) <= SHOWN_SENTENCE else \
+        against.sentence[:SHOWN_SENTENCE - 1] + "…"
+    return f'{document.candidate.url} states otherwise, {against.reason}: "{sentence}"'
+
+
 def _why_unreadable(retrieved: Retrieved) -> str:
     return retrieved.outcome.value if retrieved.outcome.value != "ok" else "no paragraph"
 
@@ -363,7 +396,9 @@ def _best_support(documents: Sequence[DocumentCheck]) -> tuple[DocumentCheck, Ju
 
 
 def propose(statement: Statement, documents: list[DocumentCheck]) -> ProposedReference | None:
-    """The reference for the best supporting paragraph (highest support; the earlier document on a tie)."""
+    """The reference for the best supporting paragraph (highest support; the earlier document on a tie). Its P813
+    is when the page cited was read: the day refbot fetched a live page; for an archived copy, the access date the
+    citation gave (none when it gave none: refbot read the archive, dated by P2960, not the page)."""
     best = _best_support(documents)
     if best is None:
         return None
@@ -373,7 +408,8 @@ def propose(statement: Statement, documents: list[DocumentCheck]) -> ProposedRef
     used, page = retrieved.used, retrieved.document
     archived = retrieved.archived is not None and used is retrieved.archived
     return ProposedReference(
-        url=document.candidate.url, retrieved=_day(used.retrieved),
+        url=document.candidate.url,
+        retrieved=document.candidate.access_date if archived else _day(used.retrieved),
         title=(page.title if page else "") or document.candidate.title, language=page.language if page else "",
         archive_url=used.archive_url if archived else "",
         archive_date=wayback_date(used.archive_timestamp) if archived else None,

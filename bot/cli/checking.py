@@ -108,6 +108,8 @@ def _contradiction(check: StatementCheck) -> str:
             if r.finding.value == "contradicted" and r.chosen is not None] if corroboration is not None else []
     said += [f'{document.candidate.url}: "{judged.judgement.contradiction.form}"' for document in check.documents
              if document.evidence for judged in document.contradicting if judged.judgement.contradiction is not None]
+    said += [f"{document.candidate.url}: evidence against, {judged.against.reason}" for document in check.documents
+             if document.evidence for judged in document.stating_otherwise if judged.against is not None]
     return f"  ({'; '.join(said)})" if said else ""
 
 
@@ -165,7 +167,7 @@ def run_check(args: argparse.Namespace, options: Options) -> Ended:
         xml, html = _written(run, result, parts)
     print(f"{run.worklist.items[0]}: {len(run.selected)} statement(s) need a reference; {result.summary}")
     for check in result.checked:
-        print(f"  {check.outcome.value:<13} {check.statement.property_label} → {check.statement.value.text}"
+        print(f"  {check.shown_outcome:<13} {check.statement.property_label} → {check.statement.value.text}"
               + (f"  ({check.reference.url})" if check.reference else "") + _contradiction(check))
     print(f"trace: {xml}\nreport: {html}")
     return _ended(result)

@@ -95,7 +95,7 @@ class RunInfo:
 def _redacted(element: Any, services: Sequence[str]) -> Any:
     """``element`` with every URL in its attributes and texts redacted (``bot.redaction``), but for the text of
     a page's paragraph and of the sentence that gives another value, evidence quoted as it was published."""
-    quoted = (tag("paragraph"), tag("match"), tag("contradiction"))
+    quoted = (tag("paragraph"), tag("match"), tag("contradiction"), tag("against"))
     for node in element.iter():
         for name, value in node.attrib.items():
             if "://" in value:
@@ -317,6 +317,8 @@ def _judgement(parent: Any, judged: Judged) -> None:
         contradiction = judgement.contradiction
         _element("contradiction", node, contradiction.sentence, form=contradiction.form,
                  support=_number(contradiction.support))
+    if judged.against is not None:
+        _element("against", node, judged.against.sentence, kind=judged.against.kind, cue=judged.against.cue)
     _element("answer", node, judgement.answer)
     if judgement.justification:
         _element("justification", node, judgement.justification)
