@@ -257,7 +257,7 @@ class ApplyOptions:
     """Writes ([apply]): the BotPassword login name (Example@refbot); its password from REFBOT_APPLY_PASSWORD or
     pywikibot's password file; seconds between edits (pywikibot's put_throttle), maxlag, retries and their wait;
     where refbot keeps pywikibot's configuration; the published report the edit summary links to ({run}: the
-    run)."""
+    run); the wiki page documenting the bot, which every edit summary links (default: the account's user page)."""
 
     user: str = ""
     password: str = field(default="", repr=False)
@@ -268,6 +268,13 @@ class ApplyOptions:
     retry_wait: float = 5.0
     pywikibot_dir: Path = field(default_factory=lambda: default_cache().parent / "pywikibot")
     report_url: str = ""
+    documentation: str = ""
+
+    @property
+    def documentation_page(self) -> str:
+        """``[apply] documentation``, else the bot account's user page (``User:Example`` for Example@refbot)."""
+        user = self.user.partition("@")[0].strip()
+        return self.documentation.strip() or (f"User:{user}" if user else "")
 
 
 @dataclass(frozen=True)
@@ -484,6 +491,8 @@ def _check(options: Options) -> Options:
         (options.apply.edit_delay < 0 or options.apply.retry_wait < 0 or options.apply.retries < 0,
          "apply edit_delay, retries and retry_wait cannot be negative"),
         (not 0 < options.apply.maxlag <= 30, "apply maxlag must be between 1 and 30 seconds (Wikidata asks for 5)"),
+        (bool(re.search(r"[][{}|<>#\n]", options.apply.documentation)),
+         "apply documentation must be a wiki page title (such as User:Example/refbot), with no [ ] { } | < > #"),
         ("{title}" not in options.wikipedia.article_url, "wikipedia article_url must contain {title}"),
     ]
     for wrong, message in problems:

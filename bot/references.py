@@ -4,6 +4,13 @@ Properties (../shared/docs/wikidata.md, "Writing references"): P854 reference UR
 precision), P1476 title (monolingual), P407 language of work (an item), P1065 archive URL and P2960 archive date
 when the evidence came from an archived copy, P1683 quotation (the supporting sentence, monolingual, short).
 
+P813 says when the page cited was read: the day refbot fetched a live page; for an archived copy (the live page
+dead), the access date the Wikipedia citation gave, or none: refbot read the archive, whose date is P2960.
+
+Strings are written as they are, whitespace collapsed: QuickStatements reads a string as everything between its
+first and last double quote, with no escapes. A line QuickStatements would not write faithfully (see
+:func:`quickstatements_hazard`) is for `refbot apply`, which writes the values verbatim.
+
 A statement an authority record corroborates gets the reference editors add by hand for such facts
 (:class:`StatedIn`): P248 stated in (the database's item, P1629 of the identifier's property), the identifier
 property with the record's identifier, P813 retrieved, and P854 only when the record was not where the identifier
@@ -25,6 +32,26 @@ LANGUAGE_ITEMS = {
     "ko": "Q9176", "la": "Q397", "nb": "Q25167", "nl": "Q7411", "pl": "Q809", "pt": "Q5146", "ru": "Q7737",
     "sk": "Q9058", "sv": "Q9027", "tr": "Q256", "uk": "Q8798", "zh": "Q7850",
 }
+# Their English labels, which a curator reads beside the item (P407's text).
+LANGUAGE_NAMES = {
+    "ar": "Arabic", "ca": "Catalan", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek", "en": "English",
+    "es": "Spanish", "fi": "Finnish", "fr": "French", "he": "Hebrew", "hu": "Hungarian", "it": "Italian",
+    "ja": "Japanese", "ko": "Korean", "la": "Latin", "nb": "Norwegian Bokmål", "nl": "Dutch", "pl": "Polish",
+    "pt": "Portuguese", "ru": "Russian", "sk": "Slovak", "sv": "Swedish", "tr": "Turkish", "uk": "Ukrainian",
+    "zh": "Chinese",
+}
+# What QuickStatements does with characters a string may hold, the first found is the reason a line is not exported:
+# magnus's QuickStatements and quickstatements_rs take a string as everything between its first and last double
+# quote (an inner " survives); QuickStatements 3 turns typographic quotes into straight ones, and older releases of it
+# read every | as a column break; all of them read /* … */ as the edit summary.
+QUICKSTATEMENTS_HAZARDS = (
+    ("|", "older QuickStatements 3 reads every | as a column break"),
+    ("“", "QuickStatements 3 turns typographic quotes into straight ones"),
+    ("”", "QuickStatements 3 turns typographic quotes into straight ones"),
+    ("/*", "QuickStatements reads /* … */ as the edit summary"),
+    ("*/", "QuickStatements reads /* … */ as the edit summary"),
+    ('\\"', "QuickStatements has no escapes: it may read it as an escaped quote or as a backslash and a quote"),
+)
 QUOTATION_MAX = 400
 TITLE_MAX = 400
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*\Z")
@@ -43,7 +70,7 @@ class Snak:
 @dataclass(frozen=True)
 class ProposedReference:
     url: str
-    retrieved: date
+    retrieved: date | None  # when the page cited was read (None: an archived copy whose citation gave no date)
     title: str = ""
     language: str = ""  # the page's language code ("" when unknown)
     archive_url: str = ""
@@ -57,14 +84,15 @@ class ProposedReference:
         return code if _LANGUAGE.match(code) else "und"
 
     def snaks(self) -> list[Snak]:
-        snaks = [Snak("P854", quoted(self.url), self.url),
-                 Snak("P813", day(self.retrieved), self.retrieved.isoformat())]
+        snaks = [Snak("P854", quoted(self.url), self.url)]
+        if self.retrieved is not None:
+            snaks.append(Snak("P813", day(self.retrieved), self.retrieved.isoformat()))
         if self.title:
             title = clip(self.title, TITLE_MAX)
             snaks.append(Snak("P1476", f"{self.monolingual_code}:{quoted(title)}", title))
         item = LANGUAGE_ITEMS.get(self.monolingual_code)
         if item:
-            snaks.append(Snak("P407", item, self.monolingual_code))
+            snaks.append(Snak("P407", item, LANGUAGE_NAMES[self.monolingual_code]))
         if self.archive_url:
             snaks.append(Snak("P1065", quoted(self.archive_url), self.archive_url))
             if self.archive_date:
@@ -116,9 +144,19 @@ def day(when: date) -> str:
 
 
 def quoted(text: str) -> str:
-    """A QuickStatements string: it has no escapes, so straight double quotes become typographic ones and
-    tabs and line breaks (its separators) become spaces."""
-    return '"' + " ".join(text.replace('"', "”").split()) + '"'
+    """A QuickStatements string: the text as it is, its tabs and line breaks (QuickStatements' separators) and runs
+    of spaces made one space. Nothing is replaced: QuickStatements takes everything between the first and the last
+    double quote, so one inside stays."""
+    return '"' + " ".join(text.split()) + '"'
+
+
+def quickstatements_hazard(text: str) -> str:
+    """Why QuickStatements would not write ``text`` as it is ("" when it would): the character and what
+    QuickStatements does with it."""
+    for characters, what in QUICKSTATEMENTS_HAZARDS:
+        if characters in text:
+            return f"holds {characters}: {what}"
+    return ""
 
 
 def clip(text: str, limit: int) -> str:

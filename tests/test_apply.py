@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import date
@@ -107,6 +108,16 @@ def edits(world: DemoWorld) -> list[dict[str, str]]:
     return [r.params for r in world.requests if r.site == "wikidata" and r.params.get("action") == "wbsetreference"]
 
 
+BATCH_TAG = re.compile(r" \(\[\[:toolforge:editgroups/b/CB/([0-9a-f]{8,32})\|details\]\]\)$")
+
+
+def batch_of(edit: dict[str, str]) -> str:
+    """The EditGroups batch id at the end of an edit's summary."""
+    match = BATCH_TAG.search(edit["summary"])
+    assert match, edit["summary"]
+    return match.group(1)
+
+
 def reviews(tmp_path: Path, run: int):
     store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
     try:
@@ -155,8 +166,15 @@ def test_apply_writes_exactly_the_approved_references_once_and_simulates_without
     assert int(sent[1]["baserevid"]) > base  # the item as the first edit left it
     assert first["maxlag"] == "5" and first["bot"] == "" and first["assert"] == "bot"
     assert first["token"].endswith("+\\") and len(first["token"]) > 10
-    assert first["summary"] == (f"refbot {__version__}: reference for P69 (educated at) found by qwen2.5-coder-1.5b, "
-                                "support 0.91, approved by Ada; report: https://reports.example/run-1.html")
+    batch = batch_of(first)
+    assert first["summary"] == (
+        f"[[User:RefbotDemo|refbot]] {__version__}: reference for P69 (educated at): page judged by "
+        "qwen2.5-coder-1.5b, support 0.91, approved by Ada; report: https://reports.example/run-1.html "
+        f"([[:toolforge:editgroups/b/CB/{batch}|details]])")
+    assert batch_of(sent[1]) == batch, "one batch tag for every edit of one apply"
+    assert f"refbot apply: batch {batch}: review or undo its edits at https://editgroups.toolforge.org/b/CB/{batch}/" \
+        in live.stderr
+    assert f"batch {batch}: https://editgroups.toolforge.org/b/CB/{batch}/" in live.stdout
 
     written = reviews(tmp_path, run)
     revisions = [revision.revid for revision in world.wikibase.revisions if revision.action == "wbsetreference"]
@@ -211,7 +229,9 @@ def test_a_refused_edit_stays_approved_and_the_next_apply_writes_it(world, setup
     second = refbot(tmp_path, "apply", "--live", password=world.bot_password)
     assert second.returncode == 0, second.stderr
     assert reviews(tmp_path, run)[PROPOSED[0][0]].state == "written"
-    assert [edit["statement"] for edit in edits(world)] == [PROPOSED[0][0], PROPOSED[1][0], PROPOSED[0][0]]
+    sent = edits(world)
+    assert [edit["statement"] for edit in sent] == [PROPOSED[0][0], PROPOSED[1][0], PROPOSED[0][0]]
+    assert batch_of(sent[0]) == batch_of(sent[1]) != batch_of(sent[2]), "each apply is a batch of its own"
 
 
 def test_a_blocked_account_or_a_lagged_wiki_stops_the_apply_and_loses_nothing(world, setup, tmp_path):
@@ -416,6 +436,10 @@ def test_a_stated_in_reference_from_an_authority_record_is_written_with_its_item
                               "datavalue": {"type": "string", "value": "1099020101"}}]
     assert snaks["P813"][0]["datavalue"]["value"]["time"] == "+2026-11-24T00:00:00Z"
     assert "P854" not in snaks  # the identifier leads to the record
+    assert json.loads(sent["snaks-order"]) == ["P248", "P227", "P813"]
+    assert sent["summary"] == (
+        f"[[User:RefbotDemo|refbot]] {__version__}: reference for P569 (date of birth): stated in Integrated "
+        f"Authority File, GND ID 1099020101, approved by Ada ([[:toolforge:editgroups/b/CB/{batch_of(sent)}|details]])")
     assert {review.state for review in reviews(tmp_path, run).values()} == {"written"}
     written = world.wikibase.statement(BORN)["references"]
     assert [sorted(reference["snaks"]) for reference in written] == [["P227", "P248", "P813"]]
@@ -427,3 +451,39 @@ def test_a_stated_in_reference_from_an_authority_record_is_written_with_its_item
     (proposal,) = proposals(traces.read(trace).getroot())
     assert skip_reason(proposal, world.wikibase.statement(BORN)) == \
         "the statement already has a reference to P227 1099020101 (stated in Integrated Authority File)"
+
+
+def test_an_archived_copy_is_written_with_the_citations_access_date_and_the_archives(world, tmp_path):
+    """The live page dead, the Wayback copy read: P854 the page, P813 the day the article's citation says it was
+    read, P1065 and P2960 the copy; the summary links the documentation page [apply] documentation names."""
+    guid, property_id, label, url = PROPOSED[2]
+    context = ItemContext(ITEM, "Marta Novotná", world.base("wikidata"), int(world.wikibase.entity(ITEM)["lastrevid"]))
+    value = item_value(world, guid)
+    statement = Statement(ITEM, "Marta Novotná", guid, property_id, label, Value("wikibase-item", value, value))
+    archive = f"https://web.archive.org/web/20190612083015/{url}"
+    reference = ProposedReference(url, date(2019, 6, 14), 'The "Brno" chemist | Herald', "en", archive,
+                                  date(2019, 6, 12), "Novotná received the “Brno” award.")
+    check = supported_check()
+    check = check.__class__(**{**check.__dict__, "statement": statement, "reference": reference,
+                               "quickstatements": quickstatements(statement, reference)})
+    trace = traces.write(traces.assemble(run_info(model="qwen2.5-coder-1.5b"), [(
+        traces.item_element(context), [traces.statement_element(context, check)])]), tmp_path / "check.xml")
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(trace), trace)
+    store.ledger.close()
+    write_config(world, tmp_path, "documentation = User:RefbotDemo/About\n")
+    decide(tmp_path, run, "approved", [guid])
+
+    live = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert live.returncode == 0, live.stderr
+    (sent,) = edits(world)
+    snaks = json.loads(sent["snaks"])
+    assert json.loads(sent["snaks-order"]) == ["P854", "P813", "P1476", "P407", "P1065", "P2960", "P1683"]
+    assert {pid: snaks[pid][0]["datavalue"]["value"] for pid in ("P854", "P1065", "P1476", "P1683")} == {
+        "P854": url, "P1065": archive, "P1476": {"text": 'The "Brno" chemist | Herald', "language": "en"},
+        "P1683": {"text": "Novotná received the “Brno” award.", "language": "en"}}  # verbatim
+    assert snaks["P813"][0]["datavalue"]["value"]["time"] == "+2019-06-14T00:00:00Z"
+    assert snaks["P2960"][0]["datavalue"]["value"]["time"] == "+2019-06-12T00:00:00Z"
+    assert sent["summary"] == (
+        f"[[User:RefbotDemo/About|refbot]] {__version__}: reference for P166 (award received): page judged by "
+        f"qwen2.5-coder-1.5b, support 0.91, approved by Ada ([[:toolforge:editgroups/b/CB/{batch_of(sent)}|details]])")

@@ -4,6 +4,7 @@ what `refbot apply` decides before it writes (the values as Wikibase JSON, the s
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -161,7 +162,7 @@ def test_the_proposed_reference_as_wbsetreference_takes_it():
     assert values["P813"][0]["datavalue"] == {"type": "time", "value": {
         "time": "+2026-11-21T00:00:00Z", "timezone": 0, "before": 0, "after": 0, "precision": 11,
         "calendarmodel": "http://www.wikidata.org/entity/Q1985727"}}
-    # the title as the page has it: QuickStatements' form had to turn its straight quotes typographic
+    # the title as the page has it, straight quotes and all
     assert values["P1476"][0]["datavalue"] == {"type": "monolingualtext",
                                                "value": {"text": 'A "quoted" title', "language": "cs"}}
     assert values["P407"][0]["datavalue"] == {"type": "wikibase-entityid",
@@ -323,4 +324,25 @@ def test_a_value_with_a_double_quote_is_left_out_of_the_quickstatements_batch(op
     path = traces.write(tree, tmp_path / "quoted.xml")
     with reviewing(options, trace=path) as (store, run):
         batch, left_out = export_quickstatements(store, run, tmp_path / "batch.tsv", approved_only=False)
-    assert batch == [] and [p.guid for p in left_out] == ["Q990201$QUOTE"]
+    assert batch == [] and [(p.guid, why) for p, why in left_out] == [
+        ("Q990201$QUOTE", "its value holds a double quote, which QuickStatements cannot match (it has no escapes)")]
+
+
+def test_a_long_summary_cuts_its_free_text_never_the_batch_tag_and_the_documentation_must_be_a_page(tmp_path,
+                                                                                                    trace_file):
+    from bot.review.applying import SUMMARY_MAX, batch_tag, new_batch
+
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(trace_file), trace_file)
+    proposal = store.proposals(run)[0]
+    store.ledger.close()
+    batch = new_batch()
+    assert re.fullmatch(r"[0-9a-f]{16}", batch) and batch != new_batch()
+    text = summary(proposal, model="m", curator="Ada " * 200, report_url="https://r.example/1",
+                   documentation="User:Example", batch=batch)
+    assert len(text) == SUMMARY_MAX and text.endswith("…" + batch_tag(batch))
+    assert text.startswith("[[User:Example|refbot]] ") and ": page judged by m, support 0.91, approved by Ada" in text
+    assert load_options(None, environ={}, overrides={"apply_user": "Example@refbot"}).apply.documentation_page == \
+        "User:Example"
+    with pytest.raises(ConfigError, match="wiki page title"):
+        load_options(None, environ={}, overrides={"apply_documentation": "[[User:Example]]"})

@@ -101,7 +101,7 @@ def test_the_review_page_shows_every_snak_as_apply_writes_it_with_labels_for_ids
                                                   f"{rows[property_id]!r}"
     stated = shown(html, BORN)
     assert stated["P248"] == "Q36578 Integrated Authority File"
-    assert shown(html, WEB)["P407"] == "Q1860 en"
+    assert shown(html, WEB)["P407"] == "Q1860 English"
     assert 'action="/a-secret-path-for-tests/decide"' in html
 
 
@@ -109,7 +109,7 @@ def test_the_review_page_shows_every_snak_as_apply_writes_it_with_labels_for_ids
     # the probe's case: the page showed "Integrated Authority File" and S248 Q36578; apply would have written Q42
     ({(BORN, "P248"): {"value": "Q42"}}, "P248 (stated in)", "its value Q42 is not the QuickStatements line's "
                                                              "(S248 Q36578)"),
-    ({(WEB, "P407"): {"value": "Q150"}}, "P407 (language of work)", "it shows “en” but its value is Q150"),
+    ({(WEB, "P407"): {"value": "Q150"}}, "P407 (language of work)", "it shows “English” but its value is Q150"),
     ({(BORN, "P813"): {"value": "+2020-01-01T00:00:00Z/11"}}, "P813 (retrieved)", "it shows “2026-11-24”"),
     ({(WEB, "P854"): {"text": "https://news.example.org/other"}}, "P854 (reference URL)",
      "it shows “https://news.example.org/other”"),

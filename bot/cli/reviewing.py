@@ -12,8 +12,8 @@ from bot.cli.arguments import ledger_target, positive_int
 from bot.cli.exits import Ended
 from bot.errors import WriteError
 from bot.options import Options
-from bot.review.actions import apply, chosen_guids, decide, export_quickstatements, reviewing
-from bot.review.applying import Outcome
+from bot.review.actions import apply, chosen_guids, decide, export_quickstatements, preview, reviewing
+from bot.review.applying import Outcome, editgroups_url
 from bot.wiring import Wiring
 
 
@@ -48,13 +48,17 @@ def add_parsers(commands: Any) -> None:
             name, help=f"record proposed references as {verb}, without the browser",
             description=f"Record the proposed references of these statements (GUIDs, as the report lists them) as "
                         f"{verb}, with your name and the time, and rewrite the run's report.")
-        decide.add_argument("guids", nargs="*", metavar="GUID", help="statement GUIDs (Q42$…)")
+        decide.add_argument("guids", nargs="*", metavar="GUID",
+                            help="statement GUIDs as Wikidata or the query service print them: 'Q42$…' (quoted: a "
+                                 "shell eats an unquoted $), Q42-…, wds:Q42-… or …/entity/statement/Q42-…")
         _run_arguments(decide)
         decide.add_argument("--all-supported", action="store_true",
                             help=f"every proposal of the run not decided yet is {verb}")
         decide.add_argument("--min-support", type=_fraction, default=0.0, metavar="P",
                             help="with --all-supported: only proposals whose support is at least P")
         decide.add_argument("--note", default="", help="a note kept with the decision")
+        decide.add_argument("--dry-run", action="store_true",
+                            help=f"only list what would be {verb} (labels and support); record nothing")
         decide.add_argument("--curator", dest="review_curator", metavar="NAME",
                             help="your name (default [review] curator)")
 
@@ -100,11 +104,18 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
     with reviewing(options, run_id=args.run_id) as (store, run_id):
         guids = chosen_guids(store, run_id, args.guids, all_supported=args.all_supported,
                              min_support=args.min_support)
-        changed = decide(options, store, run_id, guids, decision, curator=options.review.curator, note=args.note)
-    print(f"run {run_id}: {len(changed)} reference(s) {decision}" +
-          (f", {len(guids) - len(changed)} already were" if len(guids) > len(changed) else ""))
-    for guid in changed:
-        print(f"  {decision:<9} {guid}")
+        would = preview(store, run_id, guids, decision, note=args.note)
+        if not args.dry_run:
+            changed = set(decide(options, store, run_id, guids, decision, curator=options.review.curator,
+                                 note=args.note))
+            would = [proposal for proposal in would if proposal.guid in changed]
+    already = f", {len(guids) - len(would)} already were" if len(guids) > len(would) else ""
+    if args.dry_run:
+        print(f"run {run_id}: {len(would)} reference(s) would be {decision}{already} (dry run: nothing recorded)")
+    else:
+        print(f"run {run_id}: {len(would)} reference(s) {decision}{already}")
+    for proposal in would:
+        print(f"  {decision:<9} {proposal.shown} ({proposal.guid})  support {proposal.support:.2f}")
 
 
 def run_export(args: argparse.Namespace, options: Options) -> None:
@@ -112,19 +123,23 @@ def run_export(args: argparse.Namespace, options: Options) -> None:
         out = args.out or options.check.reports / f"run-{run_id}-quickstatements.tsv"
         chosen, left_out = export_quickstatements(store, run_id, out, approved_only=args.approved)
     print(f"run {run_id}: {len(chosen)} command(s) written to {out}")
-    for proposal in left_out:
-        print(f"  left out {proposal.guid}: its value holds a double quote, which QuickStatements cannot match "
-              "(use refbot apply)", file=sys.stderr)
+    for proposal, problem in left_out:
+        print(f"  left out {proposal.shown} ({proposal.guid}): {problem}; use refbot apply, which writes it "
+              "verbatim", file=sys.stderr)
 
 
 def run_apply(args: argparse.Namespace, options: Options) -> Ended:
-    def started(account: str) -> None:
+    batches: list[str] = []
+
+    def started(account: str, batch: str) -> None:
+        batches.append(batch)
         mode = "writing to" if args.live else "simulating (nothing is sent; add --live to write) on"
         print(f"refbot apply: {mode} {options.wikidata.api_url} as {account}", file=sys.stderr)
+        print(f"refbot apply: batch {batch}: review or undo its edits at {editgroups_url(batch)}", file=sys.stderr)
 
     def show(outcome: Outcome) -> None:
         proposal = outcome.proposal
-        head = f"{outcome.state:<9} {proposal.guid} {proposal.property_id} → {proposal.value_text}"
+        head = f"{outcome.state:<9} {proposal.shown} ({proposal.guid})"
         if outcome.state == "written":
             print(f"{head}  revision {outcome.revision}" if outcome.revision is not None
                   else f"{head}  ({outcome.reason})")
@@ -147,6 +162,8 @@ def run_apply(args: argparse.Namespace, options: Options) -> Ended:
         print("refbot apply: no approved reference waits to be written")
     else:
         print(", ".join(f"{count} {state}" for state, count in counts.items() if count))
+        if counts["written"] and batches:
+            print(f"batch {batches[0]}: {editgroups_url(batches[0])}")
     return Ended(failed=counts["failed"])
 
 

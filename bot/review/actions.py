@@ -16,8 +16,9 @@ from bot.output import trace as traces
 from bot.output.report import write_report as write_html
 from bot.output.trace import read
 from bot.redaction import write_private
-from bot.review.applying import Outcome, Wiki, apply_approved
-from bot.review.proposals import Proposal, quickstatements_batch
+from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
+from bot.review.guids import resolve
+from bot.review.proposals import Proposal, quickstatements_batch, quickstatements_problem
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
 
@@ -50,10 +51,11 @@ def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Pa
 
 def chosen_guids(store: ReviewLedger, run_id: int, guids: Sequence[str], *, all_supported: bool = False,
                  min_support: float = 0.0, states: tuple[str, ...] = ("proposed",)) -> list[str]:
-    """The GUIDs named, or (``all_supported``) every proposal still in one of ``states`` with at least
-    ``min_support``."""
+    """The run's GUIDs that ``guids`` name in any form Wikidata or its query service prints (InputError with a hint
+    for one that names none: :func:`bot.review.guids.resolve`), or (``all_supported``) every proposal still in
+    one of ``states`` with at least ``min_support``."""
     if not all_supported:
-        return list(guids)
+        return resolve(list(guids), [proposal.guid for proposal in store.proposals(run_id)], run_id)
     reviews = store.reviews(run_id)
     return [proposal.guid for proposal in store.proposals(run_id)
             if proposal.support >= min_support and reviews[proposal.guid].state in states]
@@ -68,27 +70,41 @@ def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[s
     return changed
 
 
+def preview(store: ReviewLedger, run_id: int, guids: Sequence[str], decision: str, *,
+            note: str = "") -> list[Proposal]:
+    """The proposals :func:`decide` would change, in order, recording nothing; InputError, as it raises, for one
+    written or skipped already (its decision is final)."""
+    reviews = store.reviews(run_id)
+    proposals = {proposal.guid: proposal for proposal in store.proposals(run_id)}
+    for guid in guids:
+        if reviews[guid].state in ("written", "skipped"):
+            raise InputError(f"statement {guid} was {reviews[guid].state} already; its decision is final")
+    return [proposals[guid] for guid in dict.fromkeys(guids)
+            if reviews[guid].state != decision or reviews[guid].note != note.strip()]
+
+
 def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *,
-                           approved_only: bool) -> tuple[list[Proposal], list[Proposal]]:
+                           approved_only: bool) -> tuple[list[Proposal], list[tuple[Proposal, str]]]:
     """The V1 batch of the run's proposals (only the approved, unwritten ones with ``approved_only``) at ``path``:
-    (the proposals written, those left out). QuickStatements finds the statement by its value and has no escapes,
-    so a statement whose value holds a double quote cannot be named: it is left out."""
+    (the proposals written, those left out with the reason). A line QuickStatements would not write faithfully (a
+    value it cannot match, a string it would change: :func:`quickstatements_problem`) is left out."""
     reviews = store.reviews(run_id)
     wanted = ("approved",) if approved_only else ("proposed", "approved")
     chosen = [proposal for proposal in store.proposals(run_id) if reviews[proposal.guid].state in wanted]
-    left_out = [proposal for proposal in chosen if '\\"' in proposal.value]
-    batch = [proposal for proposal in chosen if proposal not in left_out]
+    left_out = [(proposal, problem) for proposal in chosen if (problem := quickstatements_problem(proposal))]
+    batch = [proposal for proposal in chosen if not quickstatements_problem(proposal)]
     path.parent.mkdir(parents=True, exist_ok=True)
     write_private(path, quickstatements_batch(batch))
     return batch, left_out
 
 
 def apply(options: Options, connect: Callable[[], Wiki], *, run_id: int | None, live: bool,
-          limit: int | None = None, on_start: Callable[[str], None] | None = None,
-          on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+          limit: int | None = None, on_start: Callable[[str, str], None] | None = None,
+          on_outcome: Callable[[Outcome], None] | None = None, batch: str = "") -> list[Outcome]:
     """Write (``live``) or simulate the approved references of one run, or of every run with approvals, on the
     wiki ``connect`` gives (asked only when something is to be written); the reports of the runs touched are
-    rewritten. WriteError when the wiki refuses for good (the login, a block)."""
+    rewritten. Every edit carries the EditGroups tag of ``batch`` (a new one when not given), which ``on_start``
+    hears with the account. WriteError when the wiki refuses for good (the login, a block)."""
     ledger = RunLedger.of(options.run)
     try:
         store = ReviewLedger(ledger)
@@ -97,13 +113,15 @@ def apply(options: Options, connect: Callable[[], Wiki], *, run_id: int | None, 
         if not chosen:
             return []
         wiki = connect()
+        batch = batch or new_batch()
         if on_start is not None:
-            on_start(wiki.account)
+            on_start(wiki.account, batch)
         reviews = {run: store.reviews(run) for run in runs}
         try:
             return apply_approved(store, wiki, chosen, live=live, model_of=store.model,
                                   curator_of=lambda run, guid: reviews[run][guid].curator,
                                   report_url=lambda run: options.apply.report_url.replace("{run}", str(run)),
+                                  documentation=options.apply.documentation_page, batch=batch,
                                   limit=limit, on_outcome=on_outcome)
         finally:
             if live:

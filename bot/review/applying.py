@@ -6,12 +6,18 @@ proposed reference in one edit, based on the revision just read. Without ``live`
 wiki is read, nothing is sent, nothing is recorded. A refused edit is recorded as failed and stays approved, to
 be tried by the next apply; a fatal refusal (login, block, a wiki that stays lagged) ends the apply there.
 
+Each edit's summary says what happened (the model and the support for a judged page; the database and the
+identifier for an authority record), links the bot's documentation page, and ends with the apply's EditGroups
+tag: one random batch id per apply, so that curators can review or undo an apply's edits together on
+https://editgroups.toolforge.org (Wikidata:Edit_groups/Adding_a_tool, "For custom bots").
+
 The wiki is reached through a :class:`Wiki` (``bot.review.wikibase`` does it with pywikibot).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,6 +32,7 @@ from bot.review.store import ReviewLedger
 
 SUMMARY_MAX = 480  # MediaWiki cuts edit summaries at 500 characters
 URL_MAX = 500  # the longest value Wikibase's URL datatype takes
+EDITGROUPS = "https://editgroups.toolforge.org/b/CB/{batch}/"
 
 
 @dataclass(frozen=True)
@@ -71,13 +78,47 @@ class Wiki(Protocol):
         """Send the edit; the new revision id. WriteError when the wiki refuses it."""
 
 
-def summary(proposal: Proposal, *, model: str, curator: str, report_url: str = "") -> str:
-    """The edit summary: refbot, its version, the model that found the support, who approved it, the report."""
-    text = (f"refbot {__version__}: reference for {proposal.property_id} ({proposal.property_label}) found by "
-            f"{model or 'the judge'}, support {proposal.support:.2f}, approved by {curator or 'a curator'}")
+def new_batch() -> str:
+    """An EditGroups batch id for one apply: 16 random lowercase hex digits."""
+    return secrets.token_hex(8)
+
+
+def editgroups_url(batch: str) -> str:
+    """Where curators review, and may undo, the batch's edits."""
+    return EDITGROUPS.format(batch=batch)
+
+
+def batch_tag(batch: str) -> str:
+    """The summary's ending EditGroups reads a custom bot's batch from."""
+    return f" ([[:toolforge:editgroups/b/CB/{batch}|details]])" if batch else ""
+
+
+def summary(proposal: Proposal, *, model: str, curator: str, report_url: str = "", documentation: str = "",
+            batch: str = "") -> str:
+    """The edit summary: refbot (linked to its ``documentation`` page) and its version, what found the reference
+    (the model and the support of a judged page; the database and the identifier of an authority record), who
+    approved it, the report, and the batch's EditGroups tag, which is never cut."""
+    bot = f"[[{documentation}|refbot]]" if documentation else "refbot"
+    text = (f"{bot} {__version__}: reference for {proposal.property_id} ({proposal.property_label}): "
+            f"{_found_by(proposal, model)}, approved by {curator or 'a curator'}")
     if report_url:
         text += f"; report: {report_url}"
-    return text if len(text) <= SUMMARY_MAX else text[:SUMMARY_MAX - 1] + "…"
+    tag = batch_tag(batch)
+    room = SUMMARY_MAX - len(tag)
+    return (text if len(text) <= room else text[:room - 1] + "…") + tag
+
+
+def _found_by(proposal: Proposal, model: str) -> str:
+    """``page judged by MODEL, support 0.87``, or for an authority record's reference (stated in, an identifier)
+    ``stated in Integrated Authority File, GND ID 1099020101``: no model wrote it."""
+    stated = proposal.snak("P248")
+    identifier = next((snak for snak in proposal.snaks if snak.datatype == "external-id"), None)
+    if stated is None and identifier is None:
+        return f"page judged by {model or 'the judge'}, support {proposal.support:.2f}"
+    parts = [f"stated in {stated.text}"] if stated is not None else []
+    if identifier is not None:
+        parts.append(f"{identifier.label or identifier.property_id} {identifier.text}")
+    return ", ".join(parts)
 
 
 def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
@@ -105,10 +146,11 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
 
 def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, Proposal]], *, live: bool,
                    model_of: Callable[[int], str], curator_of: Callable[[int, str], str],
-                   report_url: Callable[[int], str] = lambda run: "", limit: int | None = None,
-                   on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+                   report_url: Callable[[int], str] = lambda run: "", documentation: str = "", batch: str = "",
+                   limit: int | None = None, on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Apply ``chosen`` (run id, approved proposal) in order; at most ``limit`` edits sent (or simulated), failed
-    ones included. A WriteError that is ``fatal`` ends the apply (after recording the statement it hit)."""
+    ones included; every summary links ``documentation`` and carries ``batch``'s EditGroups tag. A WriteError that
+    is ``fatal`` ends the apply (after recording the statement it hit)."""
     outcomes: list[Outcome] = []
     attempts = 0
     for run_id, proposal in chosen:
@@ -116,8 +158,9 @@ def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, 
             break
         if live and store.decision(run_id, proposal.guid) != "approved":
             continue  # a curator changed their mind while this apply ran
-        outcome = _apply_one(store, wiki, run_id, proposal, live=live, model=model_of(run_id),
-                             curator=curator_of(run_id, proposal.guid), report_url=report_url(run_id))
+        written_as = summary(proposal, model=model_of(run_id), curator=curator_of(run_id, proposal.guid),
+                             report_url=report_url(run_id), documentation=documentation, batch=batch)
+        outcome = _apply_one(store, wiki, run_id, proposal, live=live, edit_summary=written_as)
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
@@ -126,8 +169,8 @@ def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, 
     return outcomes
 
 
-def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal, *, live: bool, model: str,
-               curator: str, report_url: str) -> Outcome:
+def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal, *, live: bool,
+               edit_summary: str) -> Outcome:
     def record(state: str, **details: Any) -> None:
         if live:
             store.record_write(run_id, proposal.guid, state, site=wiki.api_url, **details)
@@ -154,8 +197,7 @@ def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal,
     if reason:
         record("skipped", reason=reason)
         return Outcome(run_id, proposal, "skipped", reason=reason)
-    edit = Edit(proposal.item, proposal.guid, snaks, order, revision,
-                summary(proposal, model=model, curator=curator, report_url=report_url))
+    edit = Edit(proposal.item, proposal.guid, snaks, order, revision, edit_summary)
     if not live:
         return Outcome(run_id, proposal, "simulated", edit=edit)
     record("sending")

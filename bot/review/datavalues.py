@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
-from bot.references import LANGUAGE_ITEMS, Snak, quoted
+from bot.references import LANGUAGE_ITEMS, LANGUAGE_NAMES, Snak, quoted
 
 GREGORIAN = "http://www.wikidata.org/entity/Q1985727"
 JULIAN = "http://www.wikidata.org/entity/Q1985786"
@@ -26,6 +26,8 @@ _TIME = re.compile(r"^([+-])(\d+)-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z(?:/(\d+))?
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?\d+)?)(?:~([0-9.]+)|\[([^,\]]+),([^\]]+)\])?(?:U(\d+))?$")
 _MONOLINGUAL = re.compile(r'^([a-z][a-z0-9-]*):"(.*)"$', re.S)
 _ITEM = re.compile(r"^Q[1-9][0-9]*$")
+# A language's item by its name (what P407 shows) or its code (what traces before names showed).
+_LANGUAGE_BY_TEXT = LANGUAGE_ITEMS | {LANGUAGE_NAMES[code]: item for code, item in LANGUAGE_ITEMS.items()}
 
 
 class ValueFormError(ValueError):
@@ -83,7 +85,8 @@ def reference_snaks(snaks: tuple[Snak, ...]) -> tuple[dict[str, list[dict[str, A
 def snak_disagreement(snak: Snak) -> str:
     """Why a reference snak's text, which the review page shows, and its value, which `refbot apply` writes, do not
     say the same ("" when they do). refbot writes both from one value; they differ only in a trace changed since.
-    An item's text is its label, which only a language's code (P407) can be checked against offline."""
+    An item's text is its label, which only a language's (P407: its name, or its code in traces before names) can be
+    checked against offline."""
     known = REFERENCE_DATATYPES.get(snak.property_id)
     datatype = snak.datatype or known
     if datatype is None:
@@ -100,12 +103,21 @@ def snak_disagreement(snak: Snak) -> str:
     elif datatype == "wikibase-item":
         if not _ITEM.match(snak.value):
             return f"its value {snak.value} is not an item"
-        expected = (LANGUAGE_ITEMS.get(snak.text) if snak.property_id == "P407" else None) or snak.value
+        expected = (_LANGUAGE_BY_TEXT.get(snak.text) if snak.property_id == "P407" else None) or snak.value
     else:
         return f"refbot does not write {datatype} values"
-    if snak.value != expected:
+    if snak.value not in (expected, _as_once_quoted(expected)):
         return f"it shows “{snak.text}” but its value is {snak.value} (“{snak.text}” is {expected})"
     return ""
+
+
+def _as_once_quoted(value: str) -> str:
+    """A quoted value as traces written before quotations were verbatim have it: its inner straight quotes made ”
+    (the text, which apply writes, kept them)."""
+    head, quote, rest = value.partition('"')
+    if not quote or not rest.endswith('"'):
+        return value
+    return f'{head}"{rest[:-1].replace(chr(34), "”")}"'
 
 
 def _decimal(text: Any) -> Decimal:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import InputError
-from bot.references import Snak
+from bot.references import Snak, quickstatements_hazard
 from bot.review.datavalues import snak_disagreement
 from bot.output.trace import tag
 
@@ -40,6 +40,28 @@ class Proposal:
 
     def snak(self, property_id: str) -> Snak | None:
         return next((snak for snak in self.snaks if snak.property_id == property_id), None)
+
+    @property
+    def shown(self) -> str:
+        """The statement as a curator names it: ``Marta Novotná · award received · Purkyně Prize for Chemistry``."""
+        return " · ".join(part for part in (self.item_label or self.item, self.property_label or self.property_id,
+                                            self.value_text or self.value) if part)
+
+
+def quickstatements_problem(proposal: Proposal) -> str:
+    """Why the proposal's QuickStatements line would not add exactly this reference to exactly this statement (""
+    when it would): a value QuickStatements cannot match, or a string it would change (see
+    :func:`bot.references.quickstatements_hazard`)."""
+    if '\\"' in proposal.value:
+        return "its value holds a double quote, which QuickStatements cannot match (it has no escapes)"
+    hazard = quickstatements_hazard(proposal.value)
+    if hazard:
+        return f"its value {hazard}"
+    for snak in proposal.snaks:
+        hazard = quickstatements_hazard(snak.value)
+        if hazard:
+            return f"the {snak.label or snak.property_id} ({snak.property_id}) {hazard}"
+    return ""
 
 
 def disagreement(proposal: Proposal) -> str:

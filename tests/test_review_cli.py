@@ -1,0 +1,129 @@
+"""`refbot approve`, `reject` and `export` as a curator types them: statements named by label, every GUID form
+Wikidata and the query service print accepted, a GUID the shell mangled named with the fix, `--dry-run` recording
+nothing, and QuickStatements lines left out with the reason when QuickStatements would not write them faithfully."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.checking.records import StatementCheck
+from bot.cli import main
+from bot.output import trace as traces
+from bot.references import quickstatements
+from bot.review.store import ReviewLedger
+from bot.runledger import RunLedger
+from test_review import GUIDS, checks
+from test_trace import CONTEXT, run_info
+
+UUID = "963B5C52-0B6A-4C9B-9F5B-2B6F1D0E7A11"
+PURKYNE = f"Q990201${UUID}"  # the first proposal, with a GUID as Wikidata makes them
+
+
+def with_guid(check: StatementCheck, guid: str) -> StatementCheck:
+    statement = replace(check.statement, guid=guid)
+    return replace(check, statement=statement, quickstatements=quickstatements(statement, check.reference, "refbot"))
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    """Run 1: the Purkyně Prize (support 0.91), Prize 2 (0.62), Prize 3 (0.91), and one statement not found."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REFBOT_REVIEW_CURATOR", "Ada")
+    found = checks()
+    found[0] = with_guid(replace(found[0], statement=replace(found[0].statement, value=replace(
+        found[0].statement.value, text="Purkyně Prize for Chemistry"))), PURKYNE)
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT),
+                                         [traces.statement_element(CONTEXT, check) for check in found])])
+    path = traces.write(tree, tmp_path / "check.xml")
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    number = store.import_trace(traces.read(path), path)
+    store.ledger.close()
+    return number
+
+
+def states(tmp_path, run: int) -> dict[str, str]:
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    try:
+        return {guid: review.state for guid, review in store.reviews(run).items()}
+    finally:
+        store.ledger.close()
+
+
+@pytest.mark.parametrize("form", [
+    PURKYNE,
+    f"q990201${UUID}",
+    f"Q990201-{UUID}",
+    f"wds:Q990201-{UUID}",
+    f"http://www.wikidata.org/entity/statement/Q990201-{UUID}",
+    f"https://www.wikidata.org/entity/statement/q990201-{UUID.lower()}",
+])
+def test_every_guid_form_names_the_statement_and_the_confirmation_names_it_by_label(tmp_path, run, capsys, form):
+    assert main(["approve", form, "--ledger", "runs.sqlite"]) == 0
+    out = capsys.readouterr().out
+    assert f"run {run}: 1 reference(s) approved" in out
+    assert f"  approved  Marta Novotná · award received · Purkyně Prize for Chemistry ({PURKYNE})  support 0.91" \
+        in out.splitlines()
+    assert states(tmp_path, run)[PURKYNE] == "approved"
+
+
+@pytest.mark.parametrize("mangled, named", [
+    ("Q990201", "'Q990201' is not a whole statement GUID"),  # "Q990201$…" unquoted: $… was a variable
+    ("Q990201-", "'Q990201-' is not a whole statement GUID"),
+    ("Q99020163B5C52-0B6A-4C9B-9F5B-2B6F1D0E7A11", "'Q99020163B5C52-0B6A-4C9B-9F5B-2B6F1D0E7A11' is not a whole"),
+    ("Q990201-0B6A-4C9B-9F5B-2B6F1D0E7A11", "run 1 proposes no reference for statement "
+                                            "Q990201-0B6A-4C9B-9F5B-2B6F1D0E7A11"),
+])
+def test_a_guid_the_shell_mangled_is_named_with_the_fix(tmp_path, run, capsys, mangled, named):
+    assert main(["approve", mangled, "--ledger", "runs.sqlite"]) == 2
+    err = capsys.readouterr().err
+    assert named in err and "quote the GUID ('Q990201$…') or use the Q990201-… form" in err
+    assert set(states(tmp_path, run).values()) == {"proposed"}
+
+
+def test_all_supported_dry_run_lists_what_would_be_decided_and_records_nothing(tmp_path, run, capsys):
+    report = tmp_path / "reports" / f"run-{run}.html"
+    assert main(["approve", "--all-supported", "--min-support", "0.9", "--dry-run", "--ledger", "runs.sqlite"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"run {run}: 2 reference(s) would be approved (dry run: nothing recorded)",
+                   f"  approved  Marta Novotná · award received · Purkyně Prize for Chemistry ({PURKYNE})  "
+                   "support 0.91",
+                   f"  approved  Marta Novotná · award received · Prize 3 ({GUIDS[2]})  support 0.91"]
+    assert set(states(tmp_path, run).values()) == {"proposed"} and not report.exists()
+
+    assert main(["reject", f"wds:Q990201-{UUID}", GUIDS[1], "--dry-run", "--ledger", "runs.sqlite"]) == 0
+    assert "2 reference(s) would be rejected" in capsys.readouterr().out
+    assert main(["approve", "--all-supported", "--min-support", "0.9", "--ledger", "runs.sqlite"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [line for line in out[1:]]
+    assert states(tmp_path, run)[PURKYNE] == "approved" and report.exists()
+
+
+def test_export_leaves_out_a_line_quickstatements_would_change_saying_why(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    found = checks()[:3]
+    found[0] = replace(found[0], reference=replace(found[0].reference, title="Výsledky | 1968"))
+    found[1] = replace(found[1], reference=replace(found[1].reference, quotation="the jury cited her “patience”"))
+    found[2] = replace(found[2], reference=replace(found[2].reference, title='The "Brno" chemist',
+                                                   quotation='She said: "we want\tyour pots back".'))
+    found = [replace(check, quickstatements=quickstatements(check.statement, check.reference, "refbot"))
+             for check in found]
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT),
+                                         [traces.statement_element(CONTEXT, check) for check in found])])
+    path = traces.write(tree, tmp_path / "check.xml")
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(path), path)
+    store.ledger.close()
+
+    assert main(["export", "--quickstatements", "--out", "batch.tsv", "--ledger", "runs.sqlite"]) == 0
+    captured = capsys.readouterr()
+    assert f"run {run}: 1 command(s) written to batch.tsv" in captured.out
+    assert captured.err.splitlines() == [
+        f"  left out Marta Novotná · award received · Prize 1 ({GUIDS[0]}): the title (P1476) holds |: older "
+        "QuickStatements 3 reads every | as a column break; use refbot apply, which writes it verbatim",
+        f"  left out Marta Novotná · award received · Prize 2 ({GUIDS[1]}): the quotation (P1683) holds “: "
+        "QuickStatements 3 turns typographic quotes into straight ones; use refbot apply, which writes it verbatim"]
+    (line,) = (tmp_path / "batch.tsv").read_text(encoding="utf-8").splitlines()
+    columns = line.split("\t")
+    assert columns[:3] == ["Q990201", "P166", "Q990213"]
+    assert 'en:"The "Brno" chemist"' in columns and 'en:"She said: "we want your pots back"."' in columns
