@@ -462,8 +462,11 @@
             <xsl:value-of select="@database-label"/><xsl:if test="not(@database-label)"><xsl:value-of select="@property-label"/></xsl:if>
             (<xsl:value-of select="@property-label"/>, <xsl:value-of select="@property"/>
             <xsl:text> </xsl:text><code><xsl:value-of select="@identifier"/></code>) — <xsl:value-of select="t:reason"/></summary>
-          <p class="meta">Record: <xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
-              <xsl:with-param name="text" select="@url"/></xsl:call-template>
+          <p class="meta">Record: <xsl:if test="@page"><xsl:call-template name="link"><xsl:with-param name="url" select="@page"/>
+              <xsl:with-param name="text" select="'record page'"/></xsl:call-template> · </xsl:if>
+            <xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+              <xsl:with-param name="text" select="'RDF'"/></xsl:call-template>
+            <xsl:text> </xsl:text><code class="meta"><xsl:value-of select="@url"/></code>
             <xsl:if test="@final-url"> (moved to <xsl:call-template name="link"><xsl:with-param name="url" select="@final-url"/>
               <xsl:with-param name="text" select="@final-url"/></xsl:call-template>)</xsl:if>
             <xsl:if test="@format"> · <xsl:value-of select="@format"/></xsl:if>
@@ -510,9 +513,20 @@
               <xsl:when test="@property = 'P854' or @property = 'P1065'">
                 <xsl:call-template name="link"><xsl:with-param name="url" select="@text"/>
                   <xsl:with-param name="text" select="@text"/></xsl:call-template></xsl:when>
-              <!-- an item (Q123): its id is what is written, the text its label -->
+              <!-- an authority record's identifier: its page for people first, then the RDF refbot read -->
+              <xsl:when test="@datatype = 'external-id'">
+                <xsl:variable name="record" select="ancestor::t:statement[1]/t:corroboration/t:record[@property = current()/@property and @identifier = current()/@text]"/>
+                <code class="id"><xsl:value-of select="@text"/></code>
+                <xsl:if test="$record/@page"> · <xsl:call-template name="link"><xsl:with-param name="url" select="$record/@page"/>
+                  <xsl:with-param name="text" select="'record page'"/></xsl:call-template></xsl:if>
+                · <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+                  <xsl:with-param name="text" select="'RDF'"/></xsl:call-template></xsl:when>
+              <!-- an item (Q123): its id is what is written (linked to the item), the text its label -->
               <xsl:when test="starts-with(@value, 'Q') and string-length(@value) &gt; 1 and translate(substring(@value, 2), '0123456789', '') = ''">
-                <code class="id"><xsl:value-of select="@value"/></code>
+                <xsl:variable name="item" select="ancestor::t:item[1]"/>
+                <code class="id"><xsl:call-template name="link">
+                  <xsl:with-param name="url" select="concat(substring-before($item/@url, $item/@id), @value)"/>
+                  <xsl:with-param name="text" select="@value"/></xsl:call-template></code>
                 <xsl:if test="@text != @value"><xsl:text> </xsl:text><span class="label"><xsl:value-of select="@text"/></span></xsl:if></xsl:when>
               <!-- a monolingual text (en:"…"): the text and its language -->
               <xsl:when test="not(starts-with(@value, '&quot;')) and contains(@value, ':&quot;')">

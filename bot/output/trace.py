@@ -176,6 +176,7 @@ def _corroboration(parent: Any, corroboration: Corroboration) -> None:
         element = _element("record", node, property=prop.property_id, property_label=prop.label,
                            identifier=check.identifier.value, database=prop.database or None,
                            database_label=prop.database_label or None, url=record.url,
+                           page=prop.page_url(check.identifier.value) or None,
                            final_url=record.final_url if record.final_url != record.url else None,
                            status=record.status, format=record.format_name if record.format else None,
                            retrieved=record.retrieved or None, sha256=record.sha256 or None, triples=record.triples,
