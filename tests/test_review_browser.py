@@ -5,9 +5,7 @@ another machine."""
 
 from __future__ import annotations
 
-import shutil
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -101,36 +99,6 @@ def start_server(options: Options, run_id: int) -> ReviewServer:
 def server(tmp_path_factory) -> ReviewServer:
     options = review_options(tmp_path_factory.mktemp("review"))
     return start_server(options, imported(options))
-
-
-@pytest.fixture
-def http() -> Iterator[requests.Session]:
-    with requests.Session() as session:
-        session.trust_env = False  # no proxy from the environment for 127.0.0.1
-        yield session
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory) -> Iterator[object]:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if chromium is None or chromedriver is None:
-        pytest.skip("Debian's chromium and chromium-driver are needed (scripts/setup --test installs them)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-proxy-server",
-                 "--disable-extensions", "--no-first-run", "--window-size=1280,2000",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
-    driver.set_page_load_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def detached(element) -> bool:

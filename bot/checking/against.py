@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from bot.checking.subject_check import named_in
 from bot.datamodel import Relation
 from bot.documents.sentences import sentence_spans
+from bot.values import Finder
 
 NEGATED = "negated"
 CONTRAST = "contrast"
@@ -57,7 +58,7 @@ class Against:
         return f"it states another relation: {self.cue}"
 
 
-def evidence_against(text: str, find_value: object, subject_names: Sequence[str],
+def evidence_against(text: str, find_value: Finder, subject_names: Sequence[str],
                      contrasts: Sequence[Relation]) -> Against | None:
     """The first sentence of ``text`` about the subject that writes the value (``find_value``, a
     ``bot.values`` finder) and negates it in its clause or states it with a contrasting relation; None when none
@@ -71,7 +72,7 @@ def evidence_against(text: str, find_value: object, subject_names: Sequence[str]
         about_previous = bool(named_in(sentence, subject_names)[0]) or (about_previous and about)
         if not about:
             continue
-        found = find_value(sentence)  # type: ignore[operator]
+        found = find_value(sentence)
         if found is None:
             continue
         before = _clause_before(sentence[:found.start])
@@ -111,7 +112,7 @@ def _contrast_cues(contrasts: Sequence[Relation]) -> list[tuple[frozenset[str], 
     """For each contrasting relation, the stems of its phrases' telling words, and how to name it."""
     cues = []
     for relation in contrasts:
-        stems = set()
+        stems: set[str] = set()
         for phrase in (relation.phrase or relation.label, *relation.other_phrases):
             stems.update(word.casefold()[:STEM] for word in re.findall(r"\w+", phrase)
                          if word.casefold() not in _GLUE and len(word) >= 4)

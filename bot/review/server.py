@@ -21,14 +21,15 @@ import re
 import secrets
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
-from flask import Flask, Response, redirect, request
+from flask import Flask, Response, redirect, render_template, request
 from markupsafe import escape
 
 from bot.errors import ConfigError, InputError
 from bot.options import Options
 from bot.output.report import render
+from bot.review import queue as cards
 from bot.review.actions import decide
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -49,6 +50,7 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 COOKIE = "refbot_review"  # + "_PORT"
 MAX_NOTE = 1000
 _SEEN = re.compile(r"[0-9]{1,18}")
+_PROPERTY = re.compile(r"P[1-9][0-9]{0,11}")
 
 
 def _curator(options: Options, curator: str) -> str:
@@ -59,9 +61,9 @@ def _curator(options: Options, curator: str) -> str:
     return name
 
 
-def _page(status: int, title: str, message: str, home: str = "") -> Response:
+def _page(status: int, title: str, message: str, home: str = "", back_to: str = "Back to the report") -> Response:
     """A short page; ``home``: the report's address, for a link back (never on a refusal: it is a secret)."""
-    back = f"<p><a href=\"{escape(home)}\">Back to the report</a></p>" if home else ""
+    back = f"<p><a href=\"{escape(home)}\">{escape(back_to)}</a></p>" if home else ""
     body = (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title></head>"
             f"<body><h1>{escape(title)}</h1><p>{escape(message)}</p>{back}</body></html>")
     return Response(body, status=status, mimetype="text/html")
@@ -82,6 +84,14 @@ def _meanwhile(error: DecidedMeanwhile, decision: str) -> str:
     return (f"A colleague decided this statement meanwhile: {review.curator or 'a curator'} {review.state} it at "
             f"{review.decided}{note}. Your decision ({decision}) was not recorded; the report now shows theirs, "
             "decide again there if you still disagree.")
+
+
+def _flash(every: list[cards.Card], done: str, guid: str) -> tuple[str, str]:
+    """The line confirming the decision just recorded ("Approved: Marta Novotná · award received · …")."""
+    card = next((card for card in every if card.guid == guid), None)
+    if card is None or done not in ("approved", "rejected"):
+        return "", ""
+    return f"{done.capitalize()}: {card.title}", done
 
 
 def _loopback(address: str | None) -> bool:
@@ -106,6 +116,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
 
     def answer(status: int, title: str, message: str) -> Response:
+        if request.form.get("back") == "queue":
+            return _page(status, title, message, base + "queue", "Back to the review queue")
         return _page(status, title, message, base)
 
     def refused(why: str) -> Response:
@@ -139,7 +151,10 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.after_request
     def secure(response: Response) -> Response:
+        policy = response.headers.get("Content-Security-Policy", "")
         response.headers.update(HEADERS)
+        if policy.startswith(CONTENT_SECURITY_POLICY + "; script-src 'nonce-"):  # the queue's one keyboard script
+            response.headers["Content-Security-Policy"] = policy
         if request.args.get("token") == token:
             port = request.environ.get("SERVER_PORT", "")
             response.set_cookie(cookie_name(port), token, httponly=True, samesite="Strict", path=base)
@@ -154,6 +169,41 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
             ledger.close()
         html = render(tree, review_token=token, review_run=str(run_id), review_curator=name, review_base=base)
         return Response(html, mimetype="text/html")
+
+    @app.get(base + "queue")
+    def queue_page() -> Response:
+        chosen = request.args.get("show", cards.DEFAULT_FILTER)
+        chosen = chosen if chosen in cards.FILTERS else cards.DEFAULT_FILTER
+        prop = request.args.get("property", "")
+        prop = prop if _PROPERTY.fullmatch(prop) else ""
+        ledger = RunLedger.of(options.run)
+        try:
+            every = cards.cards(ReviewLedger(ledger).trace(run_id).getroot())
+        finally:
+            ledger.close()
+        at = request.args.get("at", "")
+        card = next((card for card in every if card.guid == at and card.shown_in(chosen, prop)), None) if at else \
+            None
+        if card is None:
+            card = cards.next_card(every, chosen, prop, after=request.args.get("after", ""))
+        flash, flash_state = _flash(every, request.args.get("done", ""), request.args.get("of", ""))
+        proposals = [entry for entry in every if entry.proposed]
+
+        def link(name: str, pid: str, *, after: str = "", at: str = "") -> str:
+            query = {"show": name, "property": pid, "after": after, "at": at}
+            return base + "queue?" + urlencode({key: value for key, value in query.items() if value})
+
+        nonce = secrets.token_urlsafe(16)
+        html = render_template(
+            "queue.html", card=card, run_id=run_id, curator=name, token=token, base=base, nonce=nonce,
+            chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=cards.properties(proposals),
+            left=sum(1 for entry in cards.chosen(every, "undecided", prop)),
+            proposals=len(proposals), decided=sum(1 for entry in proposals if not entry.undecided),
+            shown=len(cards.chosen(every, chosen, prop)), flash=flash, flash_state=flash_state, link=link,
+            previous=cards.neighbour(every, chosen, prop, card.guid, -1) if card is not None else None)
+        response = Response(html, mimetype="text/html")
+        response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY + f"; script-src 'nonce-{nonce}'"
+        return response
 
     @app.post(base + "decide")
     def decide_one() -> Any:
@@ -177,6 +227,11 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
             return answer(400, "Not recorded", str(error))
         finally:
             ledger.close()
+        if request.form.get("back") == "queue":
+            query = {"show": request.form.get("show", ""), "property": request.form.get("property", ""),
+                     "after": guid, "done": decision, "of": guid}
+            return redirect(base + "queue?" + urlencode({key: value for key, value in query.items() if value}),
+                            code=303)
         return redirect(base + "#" + quote("statement-" + guid.replace(" ", "_"), safe="$"), code=303)
 
     return app

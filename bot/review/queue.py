@@ -1,0 +1,330 @@
+"""The review queue's cards, read from a run's trace: one compact card per proposed reference (and per statement a
+page or a record says is false), in the trace's order. Pure: takes the lxml tree ``ReviewLedger.trace`` gives.
+
+A card holds what a curator decides on: the statement with its qualifiers, the source (site, title, date, archived or
+live), the supporting paragraph with the quotation marked, the reference's snaks with their labels, the support, and
+the evidence against (paragraphs that negate the value, state a contrasting relation or give another value). The
+judge's internals and the records that said nothing stay in the trace: the card links to them in the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from bot.output.trace import tag
+
+FILTERS = {
+    "undecided": "undecided",
+    "supported": "supported by a page",
+    "corroborated": "stated in a record",
+    "contradicted": "evidence against",
+    "all": "all",
+}
+DEFAULT_FILTER = "undecided"
+
+
+@dataclass(frozen=True)
+class Marked:
+    """A text in parts, each marked or not (the quotation in its paragraph, the names a paragraph matched)."""
+
+    parts: tuple[tuple[str, bool], ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(part for part, _ in self.parts)
+
+
+@dataclass(frozen=True)
+class Source:
+    url: str
+    site: str
+    title: str
+    language: str
+    read: str  # "read 2026-11-27", "archived copy of 2019-06-12 (the page is gone)"
+    archive_url: str = ""
+    link: str = ""  # the URL when a page may link it (:func:`web`)
+    archive_link: str = ""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A paragraph that says the statement is false: ``why`` (negated, a contrasting relation, another value)."""
+
+    url: str
+    site: str
+    why: str
+    paragraph: Marked
+
+    @property
+    def link(self) -> str:
+        return web(self.url)
+
+
+@dataclass(frozen=True)
+class ShownSnak:
+    property_id: str
+    label: str
+    text: str
+    link: str = ""  # where the value leads (an item, a URL)
+
+
+@dataclass(frozen=True)
+class Card:
+    guid: str
+    item: str
+    item_label: str
+    statement_url: str
+    property_id: str
+    property_label: str
+    value_text: str
+    rank: str
+    qualifiers: tuple[tuple[str, str], ...]  # (property label, value text)
+    outcome: str
+    reason: str
+    state: str  # proposed, approved, rejected, written, skipped; "" for a statement with nothing proposed
+    curator: str
+    decided: str
+    decision_id: int
+    kind: str  # web, stated-in, or "" (nothing proposed: a statement with evidence against)
+    source: Source | None
+    paragraph: Marked | None  # the supporting paragraph, the quotation marked
+    snaks: tuple[ShownSnak, ...]
+    support: float
+    how: str  # "judged by MODEL, support 0.87" / "stated in Integrated Authority File, GND ID 1099020101"
+    against: tuple[Evidence, ...]
+
+    @property
+    def proposed(self) -> bool:
+        return bool(self.kind)
+
+    @property
+    def undecided(self) -> bool:
+        return self.state == "proposed"
+
+    @property
+    def title(self) -> str:
+        """"Marta Novotná · award received · Purkyně Prize for Chemistry"."""
+        return f"{self.item_label or self.item} · {self.property_label or self.property_id} · {self.value_text}"
+
+    def shown_in(self, name: str, property_id: str = "") -> bool:
+        """Whether the filter ``name`` (and the property, when one is given) shows this card."""
+        if property_id and self.property_id != property_id:
+            return False
+        if name == "undecided":
+            return self.undecided
+        if name == "supported":
+            return self.kind == "web"
+        if name == "corroborated":
+            return self.kind == "stated-in"
+        if name == "contradicted":
+            return bool(self.against) or self.outcome == "contradicted"
+        return True
+
+
+def cards(root: Any) -> list[Card]:
+    """Every card of a trace (its root element), in the trace's order."""
+    judge = root.find(f"{tag('run')}/{tag('judge')}")
+    model = judge.get("model", "") if judge is not None else ""
+    found = []
+    for item in root.iter(tag("item")):
+        for statement in item.iter(tag("statement")):
+            card = _card(item, statement, model)
+            if card is not None:
+                found.append(card)
+    return found
+
+
+def chosen(every: Sequence[Card], name: str, property_id: str = "") -> list[Card]:
+    return [card for card in every if card.shown_in(name, property_id)]
+
+
+def next_card(every: Sequence[Card], name: str, property_id: str = "", *, after: str = "") -> Card | None:
+    """The card to show: in the filter, the first undecided one after ``after`` (wrapping round), else the first
+    one after it; None when the filter shows nothing (or, for "undecided", nothing is left)."""
+    shown = chosen(every, name, property_id)
+    if not shown:
+        return None
+    start = next((index + 1 for index, card in enumerate(shown) if card.guid == after), 0)
+    order = shown[start:] + shown[:start]
+    if after and name == "undecided":
+        order = [card for card in order if card.guid != after] or order
+    return next((card for card in order if card.undecided), None if name == "undecided" else order[0])
+
+
+def neighbour(every: Sequence[Card], name: str, property_id: str, guid: str, step: int) -> Card | None:
+    """The card before (``step`` -1) or after (+1) ``guid`` in the filter, wrapping round."""
+    shown = chosen(every, name, property_id)
+    index = next((index for index, card in enumerate(shown) if card.guid == guid), None)
+    if index is None or len(shown) < 2:
+        return None
+    return shown[(index + step) % len(shown)]
+
+
+def properties(every: Iterable[Card]) -> list[tuple[str, str, int]]:
+    """(property id, label, cards) of the properties with cards, by label."""
+    counts: dict[tuple[str, str], int] = {}
+    for card in every:
+        key = (card.property_id, card.property_label or card.property_id)
+        counts[key] = counts.get(key, 0) + 1
+    return sorted(((pid, label, count) for (pid, label), count in counts.items()), key=lambda entry: entry[1])
+
+
+def _card(item: Any, statement: Any, model: str) -> Card | None:
+    reference = statement.find(tag("reference"))
+    outcome = statement.get("outcome")
+    proposed = reference is not None and outcome in ("supported", "corroborated")
+    against = tuple(_against(statement))
+    if not proposed and not against and outcome != "contradicted":
+        return None
+    review = statement.find(tag("review"))
+    kind = (reference.get("kind") or "web") if proposed else ""
+    snaks = tuple(_snak(snak) for snak in reference.iter(tag("snak"))) if proposed else ()
+    support, paragraph, source = 0.0, None, None
+    if kind == "web":
+        document, judgement = _supporting(statement, reference.get("url"))
+        if judgement is not None:
+            support = float(judgement.get("support"))
+            quotation = next((snak.text for snak in snaks if snak.property_id == "P1683"), "")
+            paragraph = _with_quotation(judgement, quotation)
+        source = _source(document, reference)
+    how = ""
+    if kind == "web":
+        how = f"judged by {model or 'the judge'}, support {support:.2f}"
+    elif kind == "stated-in":
+        how = _stated_in(snaks, statement)
+    return Card(
+        guid=statement.get("guid"), item=item.get("id"), item_label=item.get("label") or "",
+        statement_url=web(statement.get("url")), property_id=statement.get("property"),
+        property_label=statement.get("property-label") or "", value_text=statement.get("value-text") or "",
+        rank=statement.get("rank") or "normal", qualifiers=tuple(_qualifiers(statement)), outcome=outcome,
+        reason=statement.findtext(tag("reason")) or "",
+        state=review.get("state") if review is not None else ("proposed" if proposed else ""),
+        curator=review.get("curator", "") if review is not None else "",
+        decided=review.get("decided", "") if review is not None else "",
+        decision_id=int(review.get("decision-id") or 0) if review is not None else 0,
+        kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against)
+
+
+def _qualifiers(statement: Any) -> Iterable[tuple[str, str]]:
+    for qualifier in statement.iter(tag("qualifier")):
+        yield (qualifier.get("label") or qualifier.get("property"), qualifier.get("value-text") or
+               qualifier.get("value") or "")
+
+
+def _snak(snak: Any) -> ShownSnak:
+    property_id, text = snak.get("property"), snak.get("text") or ""
+    value = snak.get("value") or ""
+    link = ""
+    if property_id in ("P854", "P1065"):
+        link = web(text)
+    elif value[:1] == "Q" and value[1:].isdigit():
+        link = f"https://www.wikidata.org/wiki/{value}"
+    return ShownSnak(property_id, snak.get("label") or property_id, text, link)
+
+
+def _supporting(statement: Any, url: str) -> tuple[Any, Any]:
+    """The document the reference cites and its best supporting paragraph."""
+    best: tuple[Any, Any] = (None, None)
+    for document in statement.iter(tag("document")):
+        if document.get("url") != url or document.get("evidence") != "true":
+            continue
+        for judgement in document.iter(tag("judgement")):
+            if judgement.get("supports") == "true" and (
+                    best[1] is None or float(judgement.get("support")) > float(best[1].get("support"))):
+                best = (document, judgement)
+        if best[0] is None:
+            best = (document, None)
+    return best
+
+
+def _with_quotation(judgement: Any, quotation: str) -> Marked:
+    paragraph = judgement.find(tag("paragraph"))
+    text = "".join(paragraph.itertext()) if paragraph is not None else ""
+    return mark(text, quotation)
+
+
+def mark(text: str, quotation: str) -> Marked:
+    """``text`` with ``quotation`` marked where it occurs (whitespace aside); unmarked when it does not."""
+    squeezed = " ".join(text.split())
+    wanted = " ".join(quotation.rstrip("…").split())
+    at = squeezed.find(wanted) if wanted else -1
+    if at < 0:
+        return Marked(((squeezed, False),))
+    end = at + len(wanted)
+    return Marked(tuple(part for part in ((squeezed[:at], False), (squeezed[at:end], True), (squeezed[end:], False))
+                        if part[0]))
+
+
+def web(url: str | None) -> str:
+    """``url`` when it is an http(s) address a page may link to, else "" (a trace's ``javascript:`` URL is shown as
+    text, never linked)."""
+    url = url or ""
+    return url if urlsplit(url).scheme.lower() in ("http", "https") and "\n" not in url else ""
+
+
+def _site(url: str) -> str:
+    host = urlsplit(url).hostname or url
+    return host[4:] if host.startswith("www.") else host
+
+
+def _source(document: Any, reference: Any) -> Source:
+    url = reference.get("url")
+    snaks = {snak.get("property"): snak for snak in reference.iter(tag("snak"))}
+    title = snaks["P1476"].get("text") if "P1476" in snaks else (document.get("title") if document is not None
+                                                                 else "") or ""
+    language = snaks["P407"].get("text") if "P407" in snaks else (document.get("language") if document is not None
+                                                                  else "") or ""
+    archive_url = reference.get("archive-url") or (snaks["P1065"].get("text") if "P1065" in snaks else "")
+    if archive_url:
+        archived = snaks["P2960"].get("text") if "P2960" in snaks else ""
+        read = f"archived copy of {archived}" if archived else "archived copy"
+        access = snaks["P813"].get("text") if "P813" in snaks else ""
+        read += f"; the article's access date {access}" if access else ""
+        read += " (the live page could not be read)"
+    else:
+        retrieved = snaks["P813"].get("text") if "P813" in snaks else ""
+        read = f"live page, read {retrieved}" if retrieved else "live page"
+    return Source(url, _site(url), title, language, read, archive_url, web(url), web(archive_url))
+
+
+def _stated_in(snaks: Sequence[ShownSnak], statement: Any) -> str:
+    database = next((snak.text for snak in snaks if snak.property_id == "P248"), "")
+    identifier = next((snak for snak in snaks if snak.property_id not in ("P248", "P813", "P854")), None)
+    said = f"stated in {database}" if database else "stated in a record"
+    if identifier is not None:
+        said += f", {identifier.label} {identifier.text}"
+    corroboration = statement.find(tag("corroboration"))
+    if corroboration is not None:
+        said += f": {corroboration.findtext(tag('reason')) or ''}".rstrip(": ")
+    return said
+
+
+def _against(statement: Any) -> Iterable[Evidence]:
+    for document in statement.iter(tag("document")):
+        if document.get("evidence") != "true":
+            continue
+        url = document.get("url")
+        for judgement in document.iter(tag("judgement")):
+            paragraph = judgement.find(tag("paragraph"))
+            text = "".join(paragraph.itertext()) if paragraph is not None else ""
+            against = judgement.find(tag("against"))
+            contradiction = judgement.find(tag("contradiction"))
+            if against is not None:
+                cue = against.get("cue")
+                why = (f"the value is negated (“{cue}”)" if against.get("kind") == "negated"
+                       else f"it states another relation: {cue}")
+                yield Evidence(url, _site(url), why, mark(text, against.text or ""))
+            elif contradiction is not None:
+                why = f"it gives another value: “{contradiction.get('form')}”"
+                yield Evidence(url, _site(url), why, mark(text, contradiction.text or ""))
+    corroboration = statement.find(tag("corroboration"))
+    if corroboration is not None and corroboration.get("finding") == "contradicted":
+        for record in corroboration.iter(tag("record")):
+            if record.get("finding") == "contradicted":
+                url = record.get("url")
+                yield Evidence(url, _site(url), f"{record.get('database-label') or 'a record'} "
+                               f"{record.get('identifier')} states another value",
+                               Marked(((record.findtext(tag("reason")) or "", False),)))

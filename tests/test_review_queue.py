@@ -1,0 +1,224 @@
+"""`refbot review`'s queue in a real browser (Debian's chromium through chromedriver and Selenium), over a real run
+of the demo world (its SPARQL store, sites, records and the real embedding model; the judge's model scripted, since
+what is under test is the queue): a curator decides every proposal with one key each, never scrolling, the decisions
+survive a reload, filters and skipping work, a hostile trace stays inert, and the server's checks hold for the queue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+from lxml import etree
+
+from bot.demo.world import DemoWorld
+from bot.judge.scripted import ScriptedBackend
+from bot.options import Options
+from bot.output.runs import default_stem, run_trace, write_run
+from bot.review.queue import cards, next_card
+from bot.review.store import ReviewLedger, keep_for_review
+from bot.runledger import RunLedger
+from bot.runs import Run
+from bot.selection.worklists import Worklist
+from bot.wiring import Wiring
+from test_review_browser import CURATOR, GUIDS, HOSTILE, ReviewServer, detached, imported, review_options, start_server
+
+ITEMS = [f"Q99020{n}" for n in range(1, 9)]
+MEDAL = "Q990201$B6C2B84D-6CC2-431B-8F79-CA1BC893485E"
+
+
+def queue_url(server: ReviewServer, query: str = "") -> str:
+    return server.url + "queue?" + (query + "&" if query else "") + "token=" + server.page.split("token=")[1]
+
+
+def read_off(prefix: str, continuation: str) -> list[float]:
+    text = prefix.lower()
+    return [0.0 if word.lower() in text else -3.0 for word in continuation.split()]
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory) -> ReviewServer:
+    """A run over the demo world's eight items, its trace in the ledger, and `refbot review`'s server for it. The
+    scripted model supports every paragraph it is asked about but the one that negates the Catalysis Medal."""
+    tmp = tmp_path_factory.mktemp("queue")
+    with DemoWorld(workdir=tmp) as world:
+        options = Options.flat(**world.options(), check_reports=tmp / "reports", run_ledger=tmp / "runs.sqlite",
+                               check_workers=1, review_curator=CURATOR)
+        model = ScriptedBackend(support=lambda prompt: 0.05 if "but not the European" in prompt else 0.95,
+                                logprobs=read_off)
+        parts = Wiring(options, backend=model)
+        with RunLedger(options.run.ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
+            result = run.check()
+            tree = run_trace(result, ledger, parts)
+            keep_for_review(ledger, result.run_id, tree)  # as `refbot run` does: the run is reviewed from the ledger
+            write_run(tree, default_stem(result, options.check.reports))
+            run_id = run.id
+    return start_server(options, run_id)
+
+
+def every_card(server: ReviewServer):
+    ledger = RunLedger(server.options.run.ledger)
+    try:
+        return cards(ReviewLedger(ledger).trace(server.run_id).getroot())
+    finally:
+        ledger.close()
+
+
+def card_guid(driver) -> str:
+    from selenium.webdriver.common.by import By
+
+    found = driver.find_elements(By.ID, "card")
+    return found[0].get_attribute("data-guid") if found else ""
+
+
+def in_view(driver, element_id: str) -> bool:
+    return driver.execute_script(
+        "var r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.bottom <= window.innerHeight && window.scrollY === 0;", element_id)
+
+
+def press(driver, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    before = driver.find_element("tag name", "main")
+    ActionChains(driver).send_keys(key).perform()
+    WebDriverWait(driver, 15).until(lambda _: detached(before))
+
+
+def test_a_curator_decides_every_proposal_of_a_demo_run_with_one_key_each_and_never_scrolls(demo_run, browser):
+    from selenium.webdriver.common.by import By
+
+    proposals = [card for card in every_card(demo_run) if card.proposed]
+    assert len(proposals) >= 10 and all(card.undecided for card in proposals)
+    browser.set_window_size(1280, 900)
+    browser.get(queue_url(demo_run))
+    keys, decided, flashes = 0, {}, []
+    while browser.find_elements(By.ID, "card"):
+        guid = card_guid(browser)
+        assert guid not in decided, "a decided proposal came round again"
+        assert in_view(browser, "approve") and in_view(browser, "reject"), "the actions are in view without scrolling"
+        assert browser.switch_to.active_element.get_attribute("id") == "approve"
+        left = int(browser.find_element(By.ID, "left").text.split()[0])
+        assert left == len(proposals) - len(decided)
+        key = "a" if len(decided) % 3 else "r"
+        press(browser, key)
+        keys += 1
+        decided[guid] = "approved" if key == "a" else "rejected"
+        flashes.append(browser.find_element(By.ID, "flash").text)
+    assert keys == len(proposals) and set(decided) == {card.guid for card in proposals}
+    assert browser.find_element(By.ID, "done").text.startswith("Nothing left to decide")
+    title = next(card.title for card in proposals if card.guid == next(iter(decided)))
+    assert flashes[0] == f"Rejected: {title}"
+
+    reviews = demo_run.reviews()
+    assert {guid: reviews[guid].state for guid in decided} == decided
+    assert {reviews[guid].curator for guid in decided} == {CURATOR}
+    browser.refresh()  # decisions are kept: nothing is left after a reload, and each card shows its state
+    assert browser.find_element(By.ID, "done")
+    for guid, state in list(decided.items())[:3]:
+        browser.get(queue_url(demo_run, f"show=all&at={guid.replace('$', '%24')}"))
+        assert card_guid(browser) == guid
+        assert browser.find_element(By.ID, "card").get_attribute("data-state") == state
+
+
+def test_the_medal_shows_its_evidence_against_and_the_filters_choose_the_cards(demo_run, browser):
+    from selenium.webdriver.common.by import By
+
+    every = every_card(demo_run)
+    medal = next(card for card in every if card.guid == MEDAL)
+    assert medal.outcome == "contradicted" and not medal.proposed
+    assert [evidence.why for evidence in medal.against] == ["the value is negated (“not”)"]
+    browser.get(queue_url(demo_run, "show=contradicted"))
+    shown = []
+    while card_guid(browser) not in shown:
+        shown.append(card_guid(browser))
+        browser.find_element(By.ID, "skip").click()
+    assert MEDAL in shown and set(shown) == {card.guid for card in every if card.shown_in("contradicted")}
+    browser.get(queue_url(demo_run, f"show=contradicted&at={MEDAL.replace('$', '%24')}"))
+    text = browser.find_element(By.ID, "card").text
+    assert "Evidence against (1)" in text and "but not the European Catalysis Medal itself" in text
+    assert browser.find_elements(By.ID, "approve") == [], "nothing to approve on a statement with nothing proposed"
+    marked = browser.find_element(By.CSS_SELECTOR, "blockquote.against mark").text
+    assert "not the European Catalysis Medal" in marked
+
+    award = next(card for card in every if card.property_id == "P166" and card.proposed)
+    browser.get(queue_url(demo_run, "show=all&property=P166"))
+    assert card_guid(browser) and all(card.property_id == "P166" for card in every if card.guid == card_guid(browser))
+    assert {card.property_id for card in every if card.shown_in("all", "P166")} == {"P166"}
+    assert award.shown_in("supported") and not award.shown_in("corroborated")
+
+
+def test_a_qualifier_and_the_source_are_on_the_card(demo_run):
+    every = {card.guid: card for card in every_card(demo_run)}
+    population = next(card for card in every.values() if card.property_id == "P1082")
+    assert population.qualifiers == (("point in time", "2021"),), "the census year is on the card"
+    brno = next(card for card in every.values() if card.value_text == "Brno Innovation Award")
+    assert brno.source is not None and brno.source.archive_url.startswith("https://web.archive.org/")
+    assert "archived copy of 2019-06-12" in brno.source.read
+    assert brno.paragraph is not None and any(marked for _, marked in brno.paragraph.parts)
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory) -> ReviewServer:
+    options = review_options(tmp_path_factory.mktemp("hostile"))
+    return start_server(options, imported(options))
+
+
+def test_a_hostile_trace_stays_inert_in_the_queue(hostile_server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(queue_url(hostile_server, f"show=all&at={HOSTILE.replace('$', '%24')}"))
+    assert card_guid(browser) == HOSTILE and "pwned" not in browser.title
+    scripts = browser.find_elements(By.TAG_NAME, "script")
+    assert len(scripts) == 1 and "keydown" in scripts[0].get_attribute("textContent"), "only the queue's own script"
+    assert browser.find_elements(By.TAG_NAME, "img") == []
+    assert browser.find_elements(By.CSS_SELECTOR, "[onerror], [onmouseover], [onclick]") == []
+    assert all(href.startswith(("http://", "https://"))
+               for href in (a.get_attribute("href") for a in browser.find_elements(By.TAG_NAME, "a")))
+    assert "<script>" in browser.find_element(By.ID, "card").text, "the page's markup is shown as text"
+
+
+def test_the_queue_keeps_the_servers_checks(hostile_server, http):
+    server = hostile_server
+    page = http.get(queue_url(server), timeout=10)
+    policy = page.headers["Content-Security-Policy"]
+    nonce = policy.split("'nonce-", 1)[1].split("'", 1)[0]
+    scripts = policy.split("script-src", 1)[1]
+    assert scripts.strip().startswith("'nonce-") and "unsafe" not in scripts, "only the page's own script runs"
+    assert f'<script nonce="{nonce}">' in page.text and page.text.count("<script") == 1
+    assert http.get(queue_url(server), timeout=10).headers["Content-Security-Policy"] != policy, "a nonce per page"
+    with requests.Session() as stranger:
+        stranger.trust_env = False
+        assert stranger.get(server.url + "queue", timeout=10).status_code == 403
+        assert stranger.get(server.url + "queue?token=guess", timeout=10).status_code == 403
+    port = urlsplit(server.url).port
+    assert http.get(queue_url(server), headers={"Host": f"rebound.example:{port}"}, timeout=10).status_code == 403
+    token = etree.HTML(page.text).xpath("//form[@class='decide']/input[@name='token']/@value")[0]
+    seen = etree.HTML(page.text).xpath("//form[@class='decide']/input[@name='seen']/@value")[0]
+    guid = etree.HTML(page.text).xpath("//form[@class='decide']/input[@name='guid']/@value")[0]
+    form = {"guid": guid, "decision": "approved", "token": token, "seen": seen, "back": "queue", "show": "undecided"}
+    forged = http.post(server.url + "decide", data=form, headers={"Origin": "http://evil.example"},
+                       allow_redirects=False, timeout=10)
+    assert forged.status_code == 403 and server.reviews()[guid].state == "proposed"
+    accepted = http.post(server.url + "decide", data=form, headers={"Origin": server.origin},
+                         allow_redirects=False, timeout=10)
+    assert accepted.status_code == 303
+    location = accepted.headers["Location"]
+    assert location.startswith(urlsplit(server.url).path + "queue?show=undecided&after=")
+    assert "done=approved" in location
+    again = http.post(server.url + "decide", data={**form, "decision": "rejected"}, headers={"Origin": server.origin},
+                      allow_redirects=False, timeout=10)
+    assert again.status_code == 409 and "Back to the review queue" in again.text
+
+
+def test_the_next_card_is_the_first_undecided_after_the_one_decided(hostile_server):
+    every = every_card(hostile_server)
+    first = next_card(every, "undecided")
+    assert first is not None and first.undecided
+    later = next_card(every, "undecided", after=first.guid)
+    assert later is None or later.guid != first.guid
+    assert next_card(every, "undecided", "P99999") is None
+    assert all(card.guid in GUIDS for card in every)
+    assert Path(hostile_server.options.run.ledger).exists()
