@@ -57,18 +57,31 @@ def test_an_award_written_for_another_year_is_not_support_for_this_years():
     "In 2021 Kamenná Lhota had 12,480 inhabitants.",
     # the nearest date is the claim's; the earlier figure's year is farther
     "Kamenná Lhota had 12,480 inhabitants in 2021, up from 12,080 in 2011.",
-    # no date beside the value: the model decides, as before
+    # one occurrence for another year, one for the claim's
+    "In 2011 the town had 12,480 inhabitants. By 2021 it still had 12,480 inhabitants.",
+])
+def test_the_value_beside_the_claims_year_is_asked_about_with_the_year(text):
+    judgement, backend = judged(POPULATION, text)
+    assert judgement.verdict is Verdict.SUPPORTS and len(backend.asked("choose")) == 1
+    assert 'Claim: "Kamenná Lhota" - population - "12480" in 2021\n' in backend.asked("choose")[0].prompt
+
+
+@pytest.mark.parametrize("text", [
+    # no date beside the value: a page dated by its byline ("at the last census" in 2022)
     "At the last census Kamenná Lhota had 12,480 inhabitants, four hundred more than ten years earlier.",
     # another year in the sentence, but far from the value
     "Kamenná Lhota had 12,480 inhabitants according to the count of the statistical office, which moved its "
     "regional branch from Olomouc to the new building on the square in 2011.",
-    # one occurrence for another year, one for the claim's
-    "In 2011 the town had 12,480 inhabitants. By 2021 it still had 12,480 inhabitants.",
 ])
-def test_the_same_year_or_no_year_beside_the_value_is_judged_by_the_model(text):
+def test_a_value_the_text_dates_nowhere_is_asked_about_as_before(text):
+    """The judge sees only the paragraph: asked "in 2021" of a text that gives no year, a small model says no to a
+    page that supports the statement, so the claim is asked as if it had no time."""
     judgement, backend = judged(POPULATION, text)
-    assert judgement.verdict is Verdict.SUPPORTS and len(backend.asked("choose")) == 1
-    assert 'Claim: "Kamenná Lhota" - population - "12480" in 2021\n' in backend.asked("choose")[0].prompt
+    assert judgement.verdict is Verdict.SUPPORTS
+    assert backend.asked("choose")[0].prompt == judged(replace(POPULATION, when=()), text)[1].asked("choose")[0].prompt
+    justified = Judge(ScriptedBackend(0.97), REFBOT, justify=True)
+    justified.explain(POPULATION, text)
+    assert "in 2021" not in justified.backend.asked("complete")[0].messages[1]["content"]
 
 
 def test_without_a_time_qualifier_nothing_changes():

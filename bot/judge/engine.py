@@ -18,7 +18,7 @@ from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.calibration import Calibration, decide
 from bot.judge.focus import focus, likeliest_others, names_subject
-from bot.judge.periods import occurrences, other_time
+from bot.judge.periods import occurrences, timing
 from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.judge.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
@@ -90,20 +90,23 @@ class Judge:
             return self._not_written(claim, snippet)
         written = found.how if found is not None else LITERAL if named else ""
         form = found.form if found is not None else claim.object if named else ""
-        elsewhen = self._other_time(claim, snippet) if found is not None else ""
+        elsewhen, in_time = self._timing(claim, snippet) if found is not None and claim.when else ("", False)
         if elsewhen:
             return replace(self._judgement("c", 0.0, f"not asked: {elsewhen}", "", 0, 0, attempts=0),
                            written=written, written_form=form)
+        if claim.when and not in_time:
+            claim = replace(claim, when=())  # the text dates the value nowhere: the judge cannot be asked when
         return replace(self._ask(claim, snippet, found, justify), written=written, written_form=form)
 
     @staticmethod
-    def _other_time(claim: Claim, snippet: str) -> str:
-        """Why the snippet gives the value only for another time than the claim's (``bot.judge.periods``); "" when
-        it does not, or the claim has no time (a date's own value is its time: not looked at)."""
+    def _timing(claim: Claim, snippet: str) -> tuple[str, bool]:
+        """Why the snippet gives the value only for another time than the claim's, and whether it writes it beside
+        a date within the claim's time (``bot.judge.periods.timing``). A date's own value is its time: not looked
+        at."""
         if not claim.when or claim.value is None or claim.value.datatype == "time":
-            return ""
+            return "", False
         spans = occurrences(_finder(claim), snippet)
-        return other_time(claim.when, spans, snippet) if spans else ""
+        return timing(claim.when, spans, snippet) if spans else ("", False)
 
     def _ask(self, claim: Claim, snippet: str, found: Found | None, justify: bool) -> Judgement:
         """The model's judgement of the claim on the snippet (split to fit its context, the best part kept)."""
@@ -160,6 +163,8 @@ class Judge:
         the yes/no templates ask it separately (a generated answer is its own justification)."""
         if self.template.mode != "yes-no" or not self.template.justification:
             return Explanation("", 0, 0, 0.0)
+        if claim.when and not self._timing(claim, snippet)[1]:
+            claim = replace(claim, when=())  # as ``judge`` asked it
         claim, shown = self._shown(claim, snippet, _finder(claim)(snippet) if claim.value else None)
         with self._slots:
             started = time.monotonic()

@@ -7,6 +7,11 @@ inhabitants" for the 2021 figure, "she won the prize in 2004" for the prize of 2
 whatever a model would say (``other_time``). A date counts as the value's when it is the date nearest the value in
 its sentence, at most ``NEAR_WORDS`` words away; a text that writes the value anywhere without such a date, or
 beside a date within the claim's time, is judged as any other.
+
+The judge is asked about the time only where the text writes the value beside a date within it (``timing``): a
+page often dates an event by its own date alone ("earlier this month she received the prize", in a feature of June
+2021), which the judge, shown only the paragraph, cannot see; asked about "in 2021" there, a small model answers
+no to a page that supports the statement.
 """
 
 from __future__ import annotations
@@ -121,19 +126,30 @@ def date_beside(text: str, span: tuple[int, int], dates: Sequence[DateMention]) 
     return min(near, key=lambda pair: (pair[0], pair[1].start))[1] if near else None
 
 
-def other_time(when: Sequence[Qualifier], spans: Sequence[tuple[int, int]], text: str) -> str:
-    """Why the text gives the value only for another time than the claim's ("the paragraph gives the value for 2011;
-    the statement holds in 2021"), or "" when it does not: it writes the value somewhere with no date beside it, or
-    with a date within the claim's time (``spans``: where it writes the value)."""
+def timing(when: Sequence[Qualifier], spans: Sequence[tuple[int, int]], text: str) -> tuple[str, bool]:
+    """Where the text writes the value (``spans``) against the claim's time: why it gives the value only for another
+    time ("the paragraph gives the value for 2011; the statement holds in 2021"; "" when it writes it somewhere with
+    no date beside it, or with a date within the claim's time), and whether it writes it beside a date within the
+    claim's time (then the text can state the time, and the judge is asked about it)."""
     held = period(when)
     if held is None or not spans:
-        return ""
+        return "", False
     dates = find_dates(text)
     others: list[str] = []
+    undated = False
     for span in spans:
         mention = date_beside(text, span, dates)
-        if mention is None or any(held.holds_in(reading.year) for reading in mention.readings):
-            return ""
-        if mention.form not in others:
+        if mention is not None and any(held.holds_in(reading.year) for reading in mention.readings):
+            return "", True
+        if mention is None:
+            undated = True
+        elif mention.form not in others:
             others.append(mention.form)
-    return f"the paragraph gives the value for {' and '.join(others)}; the statement holds {when_text(when)}"
+    if undated:
+        return "", False
+    return f"the paragraph gives the value for {' and '.join(others)}; the statement holds {when_text(when)}", False
+
+
+def other_time(when: Sequence[Qualifier], spans: Sequence[tuple[int, int]], text: str) -> str:
+    """Why the text gives the value only for another time than the claim's, or "" (see ``timing``)."""
+    return timing(when, spans, text)[0]
