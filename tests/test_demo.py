@@ -128,6 +128,18 @@ def test_check_writes_a_valid_trace_and_a_report_with_the_supporting_paragraphs_
     employer = educated.find("t:contrast[@property='P108']", NS)
     assert "shared type constraints" in employer.get("sources")
     assert (educated.get("other-phrases"), employer.get("other-phrases")) == ("graduated from", "taught at")
+    # The award statements carry their point in time (P585) from the world's qualifiers: in the trace, the output
+    # and the report, with the statement.
+    purkyne = found["Q990201$FD23D3AF-2C9B-4A49-A6AB-C6A9F40FEBC2"].find("t:qualifier", NS)
+    assert dict(purkyne.attrib) == {"property": "P585", "label": "point in time", "datatype": "time",
+                                    "value": "+2021-00-00T00:00:00Z/9", "value-text": "2021"}
+    assert found["Q990201$E3079FD3-74F2-4226-A9F1-CA27692B5767"].find("t:qualifier", NS).get("value-text") == "2019"
+    assert found["Q990201$B6C2B84D-6CC2-431B-8F79-CA1BC893485E"].find("t:qualifier", NS) is None
+    assert "award received → Purkyně Prize for Chemistry — point in time: 2021  (" in out
+    heading = etree.HTML(html.read_text(encoding="utf-8")).xpath(
+        "//section[@data-guid='Q990201$FD23D3AF-2C9B-4A49-A6AB-C6A9F40FEBC2']/h3")[0]
+    assert " ".join("".join(heading.itertext()).split()).startswith(
+        "award received: Purkyně Prize for Chemistry — point in time: 2021")
     asked = [j for j in tree.iterfind(".//t:judgement[@asked='true']", NS)]
     assert asked
     for judgement in asked:

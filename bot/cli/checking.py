@@ -167,7 +167,9 @@ def run_check(args: argparse.Namespace, options: Options) -> Ended:
         xml, html = _written(run, result, parts)
     print(f"{run.worklist.items[0]}: {len(run.selected)} statement(s) need a reference; {result.summary}")
     for check in result.checked:
+        qualifiers = "; ".join(qualifier.display for qualifier in check.statement.qualifiers)
         print(f"  {check.shown_outcome:<13} {check.statement.property_label} → {check.statement.value.text}"
+              + (f" — {qualifiers}" if qualifiers else "")
               + (f"  ({check.reference.url})" if check.reference else "") + _contradiction(check))
     print(f"trace: {xml}\nreport: {html}")
     return _ended(result)
