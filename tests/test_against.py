@@ -90,3 +90,13 @@ def test_support_elsewhere_is_still_proposed_and_the_reason_names_the_evidence_a
     assert outcome is Outcome.SUPPORTED
     assert reason.startswith("1 supporting paragraph(s) in 1 document(s); 1 paragraph(s) state otherwise: "
                              "https://b.example/ states otherwise")
+
+
+def test_a_contrasting_relation_alone_is_evidence_against_shown_beside_not_found(monkeypatch):
+    monkeypatch.setattr(DocumentCheck, "readable", property(lambda self: True))
+    taught = Against(CONTRAST, "employer", "Beneš has taught guest studios at ČVUT since 2016.")
+    outcome, reason = decide([document("https://news.example/studio", judged("…", Verdict.NOT_INFERRABLE, taught))],
+                             [], has_candidates=True)
+    assert outcome is Outcome.NOT_FOUND
+    assert reason.endswith('; evidence against: https://news.example/studio states otherwise, it states another '
+                           'relation: employer: "Beneš has taught guest studios at ČVUT since 2016."')

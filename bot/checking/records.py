@@ -21,8 +21,8 @@ class Outcome(str, Enum):
     SUPPORTED = "supported"
     # An authority record states the value (a "stated in" reference is proposed).
     CORROBORATED = "corroborated"
-    # An authority record or a page states another value, or a page that writes the value negates it or states a
-    # contrasting relation (and none supports it): flagged for curators, never proposed.
+    # An authority record or a page states another value, or a page that writes the value negates it (and none
+    # supports it): flagged for curators, never proposed.
     CONTRADICTED = "contradicted"
     # Judged paragraphs lie in the calibrated judge's undecided band, none supports or contradicts: neither
     # proposed nor called unsupported.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from bot.checking import candidates as find
-from bot.checking.against import evidence_against
+from bot.checking.against import NEGATED, evidence_against
 from bot.clock import Clock, stamp, system_clock
 from bot.checking.judging import Strategy, judge_in_rounds, not_ranked, queue
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
@@ -309,11 +309,25 @@ def decide(documents: list[DocumentCheck], problems: list[str], *, has_candidate
         against = f"; {len(otherwise)} paragraph(s) state otherwise: {_states_otherwise(*otherwise[0])}" \
             if otherwise else ""
         return Outcome.SUPPORTED, f"{len(supporting)} supporting paragraph(s) in {sources} document(s){against}"
-    if otherwise:
-        said = [_states_otherwise(document, judged) for document, judged in otherwise[:SHOWN_CONTRADICTIONS]]
-        if len(otherwise) > SHOWN_CONTRADICTIONS:
-            said.append(f"{len(otherwise) - SHOWN_CONTRADICTIONS} more paragraph(s) state otherwise")
+    # A paragraph that negates the value says the statement is false; one that states a contrasting relation (taught
+    # at, nominated for) does not rule the statement out (one may study and teach at a university): it is shown as
+    # evidence against beside whatever else is decided.
+    negating = [(document, judged) for document, judged in otherwise
+                if judged.against is not None and judged.against.kind == NEGATED]
+    if negating:
+        said = [_states_otherwise(document, judged) for document, judged in negating[:SHOWN_CONTRADICTIONS]]
+        if len(negating) > SHOWN_CONTRADICTIONS:
+            said.append(f"{len(negating) - SHOWN_CONTRADICTIONS} more paragraph(s) negate it")
         return Outcome.CONTRADICTED, "; ".join(said)
+    outcome, reason = _unsupported(documents, evidence, problems, has_candidates)
+    if otherwise and outcome in (Outcome.NOT_FOUND, Outcome.UNDECIDED):
+        reason += f"; evidence against: {_states_otherwise(*otherwise[0])}"
+    return outcome, reason
+
+
+def _unsupported(documents: list[DocumentCheck], evidence: list[DocumentCheck], problems: list[str],
+                 has_candidates: bool) -> tuple[Outcome, str]:
+    """The outcome of a statement no paragraph supports, contradicts or negates."""
     unreadable = sum(1 for document in documents for judged in document.judged
                      if judged.judgement.verdict is Verdict.UNPARSEABLE)
     if problems:

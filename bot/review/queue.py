@@ -101,6 +101,11 @@ class Card:
         return bool(self.kind)
 
     @property
+    def quoted(self) -> bool:
+        """Whether the quotation (P1683) is marked in the paragraph shown."""
+        return self.paragraph is not None and any(marked for _, marked in self.paragraph.parts)
+
+    @property
     def undecided(self) -> bool:
         return self.state == "proposed"
 
@@ -194,7 +199,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
     if kind == "web":
         how = f"judged by {model or 'the judge'}, support {support:.2f}"
     elif kind == "stated-in":
-        how = _stated_in(snaks, statement)
+        how, source = _stated_in(snaks, statement)
     return Card(
         guid=statement.get("guid"), item=item.get("id"), item_label=item.get("label") or "",
         statement_url=web(statement.get("url")), property_id=statement.get("property"),
@@ -290,16 +295,24 @@ def _source(document: Any, reference: Any) -> Source:
     return Source(url, _site(url), title, language, read, archive_url, web(url), web(archive_url))
 
 
-def _stated_in(snaks: Sequence[ShownSnak], statement: Any) -> str:
+def _stated_in(snaks: Sequence[ShownSnak], statement: Any) -> tuple[str, Source | None]:
+    """What the record states ("Integrated Authority File 1099020101 states it: place of birth Brno …") and the
+    record as the card's source: its page for people (P1630) first, the RDF it was read from beside it."""
     database = next((snak.text for snak in snaks if snak.property_id == "P248"), "")
     identifier = next((snak for snak in snaks if snak.property_id not in ("P248", "P813", "P854")), None)
-    said = f"stated in {database}" if database else "stated in a record"
-    if identifier is not None:
-        said += f", {identifier.label} {identifier.text}"
     corroboration = statement.find(tag("corroboration"))
-    if corroboration is not None:
-        said += f": {corroboration.findtext(tag('reason')) or ''}".rstrip(": ")
-    return said
+    record = next((record for record in corroboration.iter(tag("record")) if record.get("finding") == "corroborated"),
+                  None) if corroboration is not None else None
+    named = f"{database or 'a record'}" + (f", {identifier.label} {identifier.text}" if identifier is not None else "")
+    if record is None:
+        return f"stated in {named}", None
+    said = f"stated in {named}: {record.findtext(tag('reason')) or ''}".rstrip(": ")
+    page, rdf = record.get("page") or "", record.get("url") or ""
+    retrieved = (record.get("retrieved") or "")[:10]
+    read = (f"record read {retrieved}" if retrieved else "record read") + (f" ({record.get('format')})"
+                                                                            if record.get("format") else "")
+    return said, Source(page or rdf, _site(page or rdf), named, "", read, "", web(page or rdf),
+                        web(rdf) if page else "")
 
 
 def _against(statement: Any) -> Iterable[Evidence]:
