@@ -17,9 +17,11 @@ repeats without a turn.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import http.client
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -217,7 +219,8 @@ class Fetcher:
             except requests.exceptions.Timeout as error:
                 raise _Stop(Outcome.IRRETRIEVABLE, f"timed out ({_timeout_kind(error)})") from error
             except requests.exceptions.ConnectionError as error:
-                raise _Stop(Outcome.IRRETRIEVABLE, f"cannot connect: {_first_line(error)}") from error
+                raise _Stop(Outcome.IRRETRIEVABLE, f"cannot connect to {_host_of(url)}: {connection_failure(error)}") \
+                    from error
             status = response.status_code
             if status in RETRIED_STATUSES and attempt < self.rules.retries:
                 response.close()
@@ -426,6 +429,44 @@ def _retry_after(response: requests.Response) -> float:
 
 def _timeout_kind(error: Exception) -> str:
     return "no connection" if isinstance(error, requests.exceptions.ConnectTimeout) else "no answer"
+
+
+def connection_failure(error: BaseException) -> str:
+    """Why a connection failed, as a reader says it ("connection refused", "the host name does not resolve"), from
+    the innermost cause requests and urllib3 wrap it in; the first line of the error when none is recognised."""
+    seen: list[BaseException] = []
+    pending: list[BaseException | None] = [error]
+    while pending:
+        current = pending.pop(0)
+        if current is None or any(current is known for known in seen):
+            continue
+        seen.append(current)
+        pending += [getattr(current, "reason", None), current.__cause__, current.__context__,
+                    *(arg for arg in current.args if isinstance(arg, BaseException))]
+    for cause in reversed(seen):
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, socket.gaierror) or type(cause).__name__ == "NameResolutionError":
+            return "the host name does not resolve"
+        if isinstance(cause, ssl.SSLError):
+            return f"the TLS handshake failed ({cause.reason or type(cause).__name__})"
+        if isinstance(cause, ConnectionResetError):
+            return "the server reset the connection"
+        if isinstance(cause, OSError) and cause.errno in _UNREACHABLE:
+            return _UNREACHABLE[cause.errno]
+        if type(cause).__name__ in ("RemoteDisconnected", "IncompleteRead"):
+            return "the server closed the connection without an answer"
+    text = " ".join(str(error).split())
+    return text if len(text) <= 160 else text[:159].rsplit(" ", 1)[0] + "…"
+
+
+_UNREACHABLE = {errno.EHOSTUNREACH: "the host is unreachable", errno.ENETUNREACH: "the network is unreachable",
+                errno.ECONNREFUSED: "connection refused", errno.ETIMEDOUT: "the connection timed out"}
+
+
+def _host_of(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.netloc or url
 
 
 def _first_line(error: Exception) -> str:
