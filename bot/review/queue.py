@@ -57,6 +57,7 @@ class Evidence:
     site: str
     why: str
     paragraph: Marked
+    title: str = ""
 
     @property
     def link(self) -> str:
@@ -309,8 +310,9 @@ def _stated_in(snaks: Sequence[ShownSnak], statement: Any) -> tuple[str, Source 
     said = f"stated in {named}: {record.findtext(tag('reason')) or ''}".rstrip(": ")
     page, rdf = record.get("page") or "", record.get("url") or ""
     retrieved = (record.get("retrieved") or "")[:10]
-    read = (f"record read {retrieved}" if retrieved else "record read") + (f" ({record.get('format')})"
-                                                                            if record.get("format") else "")
+    read = f"record read {retrieved}" if retrieved else "record read"
+    if record.get("format"):
+        read += f" ({record.get('format')})"
     return said, Source(page or rdf, _site(page or rdf), named, "", read, "", web(page or rdf),
                         web(rdf) if page else "")
 
@@ -329,10 +331,10 @@ def _against(statement: Any) -> Iterable[Evidence]:
                 cue = against.get("cue")
                 why = (f"the value is negated (“{cue}”)" if against.get("kind") == "negated"
                        else f"it states another relation: {cue}")
-                yield Evidence(url, _site(url), why, mark(text, against.text or ""))
+                yield Evidence(url, _site(url), why, mark(text, against.text or ""), document.get("title") or "")
             elif contradiction is not None:
                 why = f"it gives another value: “{contradiction.get('form')}”"
-                yield Evidence(url, _site(url), why, mark(text, contradiction.text or ""))
+                yield Evidence(url, _site(url), why, mark(text, contradiction.text or ""), document.get("title") or "")
     corroboration = statement.find(tag("corroboration"))
     if corroboration is not None and corroboration.get("finding") == "contradicted":
         for record in corroboration.iter(tag("record")):
