@@ -107,6 +107,10 @@ def test_source_kg_reads_only_the_records_and_source_web_never_reads_them(world,
     statements = by_property(tree, "Q990203")
     assert statements["P19"].get("outcome") == "corroborated"
     assert statements["P166"].get("outcome") == "not-found"  # no record states an award; nothing else is asked
+    # Only records were read: the statement reads "no record states it", not "not-found", on screen and in the report.
+    assert "  no record states it award received → " in out
+    row = etree.HTML(html.read_bytes()).xpath(f"//section[@data-guid='{statements['P166'].get('guid')}']//h3")[0]
+    assert "no record states it" in "".join(row.itertext())
     assert not [r for r in world.requests if r.site in ("search", "chronicle")]
 
     world.requests.clear()
