@@ -3,8 +3,14 @@ selection renders them."""
 
 from __future__ import annotations
 
+import pytest
+import requests
+
 from bot.datamodel import Qualifier, Value
+from bot.demo.world import DemoWorld
 from bot.review.qualifiers import snak_value, statement_qualifiers
+from bot.selection.endpoint import SparqlEndpoint
+from bot.selection.unsourced import SelectionRules, unsourced_statements
 
 GREGORIAN = "http://www.wikidata.org/entity/Q1985727"
 JULIAN = "http://www.wikidata.org/entity/Q1985786"
@@ -79,3 +85,29 @@ def test_a_statement_without_qualifiers_or_with_unreadable_ones_has_none():
     assert statement_qualifiers({"mainsnak": STATEMENT["mainsnak"]}) == ()
     assert statement_qualifiers({"qualifiers": {"P585": [snak("P585", "time", "time", {"time": "2021"})]}}) == ()
     assert statement_qualifiers({"qualifiers": []}) == ()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with DemoWorld(workdir=tmp_path_factory.mktemp("store")) as running:
+        yield running
+
+
+def test_the_api_and_the_query_service_give_a_statement_the_same_qualifiers(world):
+    """The demo world's Wikidata API serves the store's qualifiers as wbgetentities writes them; read from there
+    (labels asked of the API), they are the ones the SPARQL selection attaches to the statement."""
+    api = f"{world.base('wikidata')}/w/api.php"
+    entities = requests.get(api, params={"action": "wbgetentities", "ids": "Q990201|Q990207|P585", "format": "json"},
+                            timeout=10).json()["entities"]
+    labels = {entity_id: entity["labels"]["en"]["value"] for entity_id, entity in entities.items()}
+    selected = {statement.guid: statement for selection in unsourced_statements(
+        SparqlEndpoint(world.sparql_url, "refbot/test"), ["Q990201", "Q990207"], SelectionRules())
+        for statement in selection.statements}
+    for item, guid, year in (("Q990201", "Q990201$FD23D3AF-2C9B-4A49-A6AB-C6A9F40FEBC2", "2021"),
+                             ("Q990201", "Q990201$E3079FD3-74F2-4226-A9F1-CA27692B5767", "2019"),
+                             ("Q990207", "Q990207$6817B70B-A25D-4E24-93A9-8623B5E932D6", "2021")):
+        statement = next(c for claims in entities[item]["claims"].values() for c in claims if c["id"] == guid)
+        read = statement_qualifiers(statement, labels)
+        assert [q.display for q in read] == [f"point in time: {year}"]
+        assert read == selected[guid].qualifiers
+    assert selected["Q990201$B6C2B84D-6CC2-431B-8F79-CA1BC893485E"].qualifiers == ()
