@@ -294,6 +294,13 @@ def test_refbot_review_serves_the_run_on_loopback_until_stopped(world, setup, tm
     try:
         line = server.stdout.readline()
         assert line.startswith("review: http://127.0.0.1:"), server.stderr.read() if not line else line
+        queue = line.split()[-1]
+        assert "/queue?token=" in queue
+        card = lxml.html.fromstring(requests.get(queue, timeout=10).text)
+        assert len(card.xpath('//article[@id="card"]')) == 1 and card.xpath('//button[@id="approve"]')
+        assert card.get_element_by_id("left").text_content() == "3 left to decide"
+        line = server.stdout.readline()
+        assert line.startswith("report: http://127.0.0.1:")
         address = line.split()[-1]
         assert requests.get(address.split("?")[0], timeout=10).status_code == 403  # the token is needed
         page = requests.get(address, timeout=10)
@@ -306,6 +313,16 @@ def test_refbot_review_serves_the_run_on_loopback_until_stopped(world, setup, tm
         server.wait(timeout=10)
     missing = refbot(tmp_path, "review", "--run", "9")
     assert missing.returncode == 2 and "has no run 9" in missing.stderr
+
+
+def test_refbot_review_without_a_curator_name_stops_before_it_serves(world, setup, tmp_path):
+    environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
+    environ |= {"PYTHONPATH": str(ROOT)}
+    ended = subprocess.run([sys.executable, "-m", "bot.cli", "review", "--run", str(setup)], cwd=tmp_path,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, env=environ, timeout=60)
+    assert ended.returncode != 0 and ended.stdout == ""
+    assert "no curator name" in ended.stderr and "REFBOT_REVIEW_CURATOR" in ended.stderr
+    assert "Ctrl-C" not in ended.stderr and "serving" not in ended.stderr
 
 
 def test_an_apply_killed_after_sending_finds_its_edit_and_never_writes_it_again(world, setup, tmp_path):

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.cli.arguments import ledger_target, positive_int
 from bot.cli.exits import Ended
-from bot.errors import WriteError
+from bot.errors import ConfigError, WriteError
 from bot.options import Options
 from bot.review.actions import apply, chosen_guids, decide, export_quickstatements, preview, reviewing
 from bot.review.applying import Outcome, editgroups_url
@@ -90,13 +90,36 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 def run_review(args: argparse.Namespace, options: Options) -> None:
-    from bot.review.server import serve  # Flask: loaded for the review page only
+    from bot.review.server import queue_url, serve  # Flask: loaded for the review page only
 
     with reviewing(options, run_id=args.run_id, trace=args.trace) as (store, run_id):
-        proposals = len(store.proposals(run_id))
-    print(f"refbot: run {run_id}: {proposals} proposed reference(s); press Ctrl-C to stop", file=sys.stderr)
-    serve(options, run_id, curator=options.review.curator, port=args.port,
-          on_ready=lambda url: print(f"review: {url}", flush=True))
+        reviews = store.reviews(run_id)
+        proposals = store.proposals(run_id)
+    curator = _curator_name(options)  # asked (or refused) before anything is served
+    left = sum(1 for proposal in proposals if reviews[proposal.guid].state == "proposed")
+
+    def ready(url: str) -> None:
+        print(f"review: {queue_url(url)}\nreport: {url}", flush=True)
+        print(f"refbot: run {run_id}: {len(proposals)} proposed reference(s), {left} left to decide, as {curator}; "
+              "press Ctrl-C to stop", file=sys.stderr, flush=True)
+
+    serve(options, run_id, curator=curator, port=args.port, on_ready=ready)
+
+
+def _curator_name(options: Options) -> str:
+    """[review] curator (or REFBOT_REVIEW_CURATOR, --curator); asked for at a terminal; ConfigError elsewhere."""
+    name = options.review.curator.strip()
+    if name:
+        return name
+    if sys.stdin is not None and sys.stdin.isatty():
+        try:
+            name = input("Your name, kept with each decision ([review] curator): ").strip()
+        except EOFError:
+            name = ""
+    if not name:
+        raise ConfigError("no curator name to record the decisions with",
+                          hint="set [review] curator in refbot.ini or REFBOT_REVIEW_CURATOR, or pass --curator")
+    return name
 
 
 def run_decide(args: argparse.Namespace, options: Options) -> None:

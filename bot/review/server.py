@@ -73,6 +73,12 @@ def cookie_name(port: int | str) -> str:
     return f"{COOKIE}_{port}"
 
 
+def queue_url(url: str) -> str:
+    """The review queue's address beside the report's (``http://…/BASE/?token=…`` → ``…/BASE/queue?token=…``)."""
+    page, _, query = url.partition("?")
+    return f"{page}queue?{query}" if query else f"{page}queue"
+
+
 def new_base() -> str:
     """A secret path for one server's pages (and its cookie): ``/<random>/``."""
     return f"/{secrets.token_urlsafe(18)}/"
