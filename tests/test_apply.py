@@ -22,7 +22,7 @@ import pytest
 from bot import __version__
 from bot.output import trace as traces
 from bot.checking.items import ItemContext
-from bot.datamodel import Statement, Value
+from bot.datamodel import Qualifier, Statement, Value
 from bot.demo.world import DemoWorld
 from bot.references import ProposedReference, quickstatements
 from bot.review.store import ReviewLedger
@@ -212,6 +212,39 @@ def test_a_statement_removed_changed_or_referenced_already_is_skipped_with_its_r
         PROPOSED[2][0]: ("skipped", "the statement already has a reference to "
                                     "http://www.gazette.example/2019/05/medal.html#top")}
     assert result.stdout.count("skipped ") == 3 and "3 skipped" in result.stdout
+
+
+def test_a_statement_whose_point_in_time_changed_since_the_check_is_skipped(world, tmp_path):
+    """The Purkyně Prize was checked for 2021 (its P585, read with the statement); a reference for that year is not
+    written once an editor has made the statement about another year, and is written while the year stands."""
+    guid, property_id, label, url = PROPOSED[1]
+    context = ItemContext(ITEM, "Marta Novotná", world.base("wikidata"), int(world.wikibase.entity(ITEM)["lastrevid"]))
+    year = Qualifier("P585", "point in time", Value("time", "+2021-00-00T00:00:00Z/9", "2021"))
+    statement = Statement(ITEM, "Marta Novotná", guid, property_id, label,
+                          Value("wikibase-item", item_value(world, guid), "Purkyně Prize"), qualifiers=(year,))
+    reference = ProposedReference(url, date(2026, 11, 21), "Novotná honoured", "en")
+    check = supported_check()
+    element = traces.statement_element(context, check.__class__(**{
+        **check.__dict__, "statement": statement, "reference": reference,
+        "quickstatements": quickstatements(statement, reference)}))
+    trace = traces.write(traces.assemble(run_info(model="qwen2.5-coder-1.5b"), [(traces.item_element(context),
+                                                                                [element])]), tmp_path / "c.xml")
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(trace), trace)
+    store.ledger.close()
+    write_config(world, tmp_path)
+    decide(tmp_path, run, "approved", [guid])
+    simulated = refbot(tmp_path, "apply", password=world.bot_password)
+    assert simulated.returncode == 0 and "simulated" in simulated.stdout, simulated.stderr  # 2021 still holds
+
+    world.wikibase.set_qualifier(guid, "P585", {"time": "+2020-00-00T00:00:00Z", "timezone": 0, "before": 0,
+                                                "after": 0, "precision": 9,
+                                                "calendarmodel": "http://www.wikidata.org/entity/Q1985727"})
+    result = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+    assert result.returncode == 0, result.stderr
+    assert edits(world) == []
+    reason = reviews(tmp_path, run)[guid].reason
+    assert reason == "the statement's time qualifiers changed since the check (now P585 2020)"
 
 
 def test_a_refused_edit_stays_approved_and_the_next_apply_writes_it(world, setup, tmp_path):

@@ -377,6 +377,19 @@ class WikibaseApi:
                                             "datatype": mainsnak.get("datatype", "string")})
             return self._save(entity, guid, "(demo)", "wbsetclaimvalue")
 
+    def set_qualifier(self, guid: str, property_id: str, value: Any, value_type: str = "time") -> int:
+        """Give a statement's qualifier ``property_id`` this one value (its datavalue's JSON), as someone editing
+        the item would; the new revision id."""
+        with self._lock:
+            entity, statement = self._find(guid)
+            snak = hashed({"snaktype": "value", "property": property_id,
+                           "datavalue": {"value": copy.deepcopy(value), "type": value_type}, "datatype": value_type})
+            statement.setdefault("qualifiers", {})[property_id] = [snak]
+            order = statement.setdefault("qualifiers-order", [])
+            if property_id not in order:
+                order.append(property_id)
+            return self._save(entity, guid, "(demo)", "wbsetqualifier")
+
     def add_reference(self, guid: str, url: str) -> JSON:
         """Add a reference with reference URL (P854) ``url`` to a statement; the reference's JSON."""
         with self._lock:

@@ -28,6 +28,7 @@ from bot.redaction import withheld
 from bot.review.datavalues import (ValueFormError, reference_snaks, reference_urls, reference_values, same_url,
                                    same_value, value_text)
 from bot.review.proposals import Proposal
+from bot.review.qualifiers import statement_qualifiers
 from bot.review.store import ReviewLedger
 
 SUMMARY_MAX = 480  # MediaWiki cuts edit summaries at 500 characters
@@ -133,6 +134,9 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
     mainsnak = current.get("mainsnak") or {}
     if not same_value(proposal.datatype, proposal.value, mainsnak):
         return f"the statement's value changed since the check (now {value_text(proposal.datatype, mainsnak)})"
+    changed = _time_changed(proposal, current)
+    if changed:
+        return changed
     for url in reference_urls(current):
         if same_url(url, proposal.url):
             return f"the statement already has a reference to {url}"
@@ -142,6 +146,23 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
         where = f" (stated in {stated.text})" if stated is not None else ""
         return f"the statement already has a reference to {identifier.property_id} {identifier.text}{where}"
     return ""
+
+
+# The qualifiers that say when a claim holds: a reference checked for one time does not hold for another.
+TIME_QUALIFIERS = ("P585", "P580", "P582")
+
+
+def _time_changed(proposal: Proposal, current: dict[str, Any]) -> str:
+    """Why the statement no longer holds for the time it was checked for ("" when its time qualifiers are those the
+    check read; a trace that recorded none is not compared)."""
+    checked = sorted((pid, value) for pid, value, _ in proposal.qualifiers if pid in TIME_QUALIFIERS)
+    if not checked:
+        return ""
+    now = [qualifier for qualifier in statement_qualifiers(current) if qualifier.property_id in TIME_QUALIFIERS]
+    if sorted((qualifier.property_id, qualifier.value.raw) for qualifier in now) == checked:
+        return ""
+    shown = "; ".join(f"{qualifier.property_id} {qualifier.value.text}" for qualifier in now) or "none"
+    return f"the statement's time qualifiers changed since the check (now {shown})"
 
 
 def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, Proposal]], *, live: bool,

@@ -37,6 +37,9 @@ class Proposal:
     url: str  # the reference URL (P854)
     snaks: tuple[Snak, ...]
     quickstatements: str
+    # The statement's qualifiers when it was checked: (property, value as QuickStatements writes it, as people read
+    # it), from the trace's <qualifier> elements (none in traces of refbot before qualifiers were recorded).
+    qualifiers: tuple[tuple[str, str, str], ...] = ()
 
     def snak(self, property_id: str) -> Snak | None:
         return next((snak for snak in self.snaks if snak.property_id == property_id), None)
@@ -107,7 +110,9 @@ def statement_proposal(item: Any, statement: Any, source: str = "the run ledger"
         url=reference.get("url"),
         snaks=tuple(Snak(snak.get("property"), snak.get("value"), snak.get("text"), snak.get("label"),
                          snak.get("datatype") or "") for snak in reference.iter(tag("snak"))),
-        quickstatements=reference.findtext(tag("quickstatements")) or "")
+        quickstatements=reference.findtext(tag("quickstatements")) or "",
+        qualifiers=tuple((qualifier.get("property"), qualifier.get("value"), qualifier.get("value-text") or "")
+                         for qualifier in statement.iterfind(tag("qualifier"))))
     problem = disagreement(proposal)
     if problem:
         raise InputError(f"statement {proposal.guid}: {problem}", path=source, hint=CHANGED_HINT)
