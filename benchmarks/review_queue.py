@@ -68,8 +68,8 @@ def start(options: Options, run_id: int) -> str:
         ready.append(url)
         listening.set()
 
-    threading.Thread(target=serve, args=(options, run_id), kwargs=dict(curator=options.review.curator,
-                                                                         on_ready=on_ready), daemon=True).start()
+    threading.Thread(target=serve, args=(options, run_id), daemon=True,
+                     kwargs=dict(curator=options.review.curator, on_ready=on_ready)).start()
     if not listening.wait(30):
         raise SystemExit("review_queue: the review server did not start")
     return ready[0]
@@ -162,8 +162,9 @@ def main() -> None:
     print(f"review_queue: demo run of {len(ITEMS)} items checked in {checked_s:.0f} s with the {args.judge} judge; "
           f"window {args.width}×{args.height}")
     print(f"  proposals                       {len(proposals)}")
-    print(f"  decided                         {len(decided)} ({sum(s == 'approved' for s in decided.values())} approved, "
-          f"{sum(s == 'rejected' for s in decided.values())} rejected); in the ledger: {landed}")
+    approved = sum(state == "approved" for state in decided.values())
+    print(f"  decided                         {len(decided)} ({approved} approved, {len(decided) - approved} "
+          f"rejected); in the ledger: {landed}")
     print(f"  keystrokes + clicks             {actions} ({actions / max(1, len(decided)):.2f} per proposal)")
     print(f"  scrolling needed                {scrolled + out_of_view} (page not at top: {scrolled}; "
           f"actions out of view: {out_of_view})")

@@ -15,20 +15,23 @@ from bot.values import statement_finder
 
 MEDAL = Statement("Q990201", "Marta Novotná", "Q990201$1", "P166", "award received",
                   Value("wikibase-item", "Q990213", "European Catalysis Medal"))
+RECEIVED = Relation("award received", "", "received")
 NOMINATED = (Relation("nominated for", "", "was nominated for"),)
+BRNO = Statement("Q990201", "Marta Novotná", "Q990201$2", "P19", "place of birth", Value("wikibase-item", "Q3", "Brno"))
+BORN = Relation("place of birth", "", "was born in")
 
 
-def against(text: str, statement: Statement = MEDAL, contrasts=NOMINATED):
-    return evidence_against(text, statement_finder(statement), [statement.item_label], contrasts)
+def against(text: str, statement: Statement = MEDAL, contrasts=NOMINATED, relation: Relation = RECEIVED):
+    return evidence_against(text, statement_finder(statement), [statement.item_label], relation, contrasts)
 
 
 @pytest.mark.parametrize("text, kind, cue", [
     ("The medal went to Janssens alone; Novotná and Roux, as the two other finalists, each receive a certificate of "
      "commendation but not the European Catalysis Medal itself.", NEGATED, "not"),
     ("Marta Novotná is a chemist. She did not receive the European Catalysis Medal.", NEGATED, "not"),
-    ("Novotná didn't win the European Catalysis Medal.", NEGATED, "didn't"),
+    ("Novotná didn't receive the European Catalysis Medal.", NEGATED, "didn't"),
     ("Novotná never received the European Catalysis Medal, though she was twice shortlisted.", NEGATED, "never"),
-    ("The European Catalysis Medal was not awarded to Novotná that year.", NEGATED, "was not"),
+    ("The European Catalysis Medal was not awarded to Novotná that year.", NEGATED, "was not awarded"),
     ("Novotná was nominated for the European Catalysis Medal in 2020.", CONTRAST, "nominated for"),
     ("In 2020 Novotná was among those nominated for the European Catalysis Medal.", CONTRAST, "nominated for"),
 ])
@@ -46,9 +49,27 @@ def test_a_sentence_about_the_subject_that_negates_the_value_or_states_a_contras
     "Nobody was nominated for the European Catalysis Medal twice.",  # does not name the subject
     "Novotná did not attend the dinner, and she received the European Catalysis Medal from the president.",
     "Novotná was nominated for the Purkyně Prize.",  # does not write the value
+    # A negation of something else, or one the sentence lifts, does not deny the value.
+    "It was not until 2020 that Novotná received the European Catalysis Medal.",
+    "Novotná did not receive the European Catalysis Medal until 2020.",
+    "It is no surprise that Novotná received the European Catalysis Medal.",
+    "Novotná received the European Catalysis Medal, which had never before gone to a woman.",
+    "Novotná won the European Catalysis Medal and it was never revoked.",
+    "No other Czech chemist has received the European Catalysis Medal; Novotná did in 2020.",
+    "Novotná never attended a ceremony for the European Catalysis Medal, which she received in 2020.",
 ])
 def test_support_someone_else_and_other_clauses_are_not_evidence_against(text):
     assert against(text) is None
+
+
+@pytest.mark.parametrize("text, negated", [
+    ("Novotná was born in Brno, which is not far from Vienna.", False),
+    ("Novotná was born in Brno. She never left Brno.", False),
+    ("Marta Novotná was not born in Brno but in Olomouc.", True),
+])
+def test_only_a_negation_of_the_relation_itself_denies_a_birthplace(text, negated):
+    found = against(text, BRNO, (), BORN)
+    assert (found is not None and found.kind == NEGATED) is negated
 
 
 def test_a_contrast_is_read_from_the_relations_the_property_is_told_apart_from():

@@ -134,6 +134,7 @@ def test_apply_writes_exactly_the_approved_references_once_and_simulates_without
     dry = refbot(tmp_path, "apply", password=world.bot_password)
     assert dry.returncode == 0, dry.stderr
     assert "simulating (nothing is sent; add --live to write)" in dry.stderr
+    assert "review or undo its edits" not in dry.stderr, "a simulation sends nothing: no batch to review"
     assert dry.stdout.count("simulated ") == 2 and f"statement={PROPOSED[0][0]}" in dry.stdout
     assert "baserevid=" in dry.stdout and '"P854":[{"snaktype":"value"' in dry.stdout
     assert edits(world) == [] and not any(r.params.get("action") == "login" for r in world.requests)

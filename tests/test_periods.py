@@ -59,6 +59,8 @@ def test_an_award_written_for_another_year_is_not_support_for_this_years():
     "Kamenná Lhota had 12,480 inhabitants in 2021, up from 12,080 in 2011.",
     # one occurrence for another year, one for the claim's
     "In 2011 the town had 12,480 inhabitants. By 2021 it still had 12,480 inhabitants.",
+    # two dates beside the value, one the claim's: the other does not outweigh it
+    "The town grew from 9,000 in 1990 to 12,480 in 2021.",
 ])
 def test_the_value_beside_the_claims_year_is_asked_about_with_the_year(text):
     judgement, backend = judged(POPULATION, text)
@@ -134,3 +136,13 @@ def test_a_statements_time_qualifiers_reach_its_claim():
                                       year("P585", 2021, "point in time")))
     assert [q.property_id for q in statement.claim.when] == ["P585"]
     assert [q.property_id for q in statement_claim(statement, None).when] == ["P585"]
+
+
+@pytest.mark.parametrize("text", [
+    "The Prague Spring Violin Prize, founded in 1952, went to Helena Marková in 2021.",  # the prize's own date
+    "Marková (born 1998) won the Prague Spring Violin Prize.",  # an aside dates someone else
+    "In 2021 Marková won the Prague Spring Violin Prize, first awarded in 1990.",
+])
+def test_a_date_in_another_clause_or_an_aside_does_not_date_the_value(text):
+    judgement, backend = judged(PRIZE, text)
+    assert judgement.verdict is Verdict.SUPPORTS and len(backend.asked("choose")) == 1, judgement.answer

@@ -261,6 +261,7 @@
   <!-- Why a judged paragraph is evidence against (its t:against): "the value is negated (“not”)". -->
   <xsl:template name="against">
     <xsl:choose>
+      <xsl:when test="t:against/@reason"><xsl:value-of select="t:against/@reason"/></xsl:when>
       <xsl:when test="t:against/@kind = 'negated'">the value is negated (“<xsl:value-of select="t:against/@cue"/>”)</xsl:when>
       <xsl:otherwise>it states another relation: <xsl:value-of select="t:against/@cue"/></xsl:otherwise>
     </xsl:choose>

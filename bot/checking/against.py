@@ -25,20 +25,24 @@ from bot.values import Finder
 NEGATED = "negated"
 CONTRAST = "contrast"
 
-# Words that negate what follows them in their clause; "not only", "not least", "no doubt" do not.
-_NEGATION = re.compile(r"\b(?:not|never|no|nor|neither|without|instead\s+of|rather\s+than|n't)\b(?!\s+(?:only|least|"
-                       r"doubt|less|just|merely)\b)|n't\b", re.IGNORECASE)
-# After the value: "the medal was not awarded to her", "X has never been given to".
-_NEGATED_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:was|were|is|are|has|had|have|did|does|do)(?:\s+\w+)?"
-                            r"\s+(?:not|never)\b|^\W*(?:wasn't|weren't|isn't|hasn't|hadn't|didn't)\b", re.IGNORECASE)
+# Words that negate what follows them in their clause ("not only", "not until", "no other", "no surprise" do not).
+_NEGATION = re.compile(r"(?:\b(?:not|never|no|nor|neither|without)\b|n't\b)(?!\s+(?:only|least|doubt|less|just|"
+                       r"merely|until|till|before|other|surprise|wonder|fewer|more|sooner|longer|exception)\b)",
+                       re.IGNORECASE)
+# Right after the value, a negated verb of the relation: "the medal was not awarded to her".
+_NEGATED_AFTER = re.compile(r"^\s*(?:was|were|is|are|has|had|have|did|does|do)\s+(?:not|never)\s+(?:been\s+)?(\w+)"
+                            r"|^\s*(?:wasn't|weren't|isn't|hasn't|hadn't|didn't)\s+(?:been\s+)?(\w+)", re.IGNORECASE)
+# Words after the value that lift a negation: "did not receive the medal until 2020".
+_LIFTED = re.compile(r"^[^.;:!?]*?\b(?:until|till|before|but\s+(?:later|eventually|then))\b", re.IGNORECASE)
 # Where a clause starts: punctuation, and the conjunctions that start another clause.
 _CLAUSE_START = re.compile(r"[.;:!?()\[\]—–,]|\b(?:and|but|while|whereas|although|though|yet|however|after|before|"
                            r"when|which|who)\b", re.IGNORECASE)
 WORDS_BEFORE = 8  # how far back in its clause a negation or a contrasting phrase is looked for
 _PRONOUN = re.compile(r"^\W*(?:she|he|they|it|her|his|their|its)\b", re.IGNORECASE)
-# Words of a relation's phrase that say nothing of which relation it is.
+# Words of a relation's phrase that say nothing of which relation it is, and the only other words that may stand
+# between a negation and the value it negates ("not the", "did not receive the", "never formally awarded the").
 _GLUE = frozenset("a an the of for to in on at by with from as is was were be been being has had have did does "
-                  "do it its their her his".split())
+                  "do it its their her his itself ever yet actually formally officially any".split())
 STEM = 7  # "nominated" / "nomination", "shortlisted" / "shortlist": words compared by their first letters
 
 
@@ -58,14 +62,19 @@ class Against:
         return f"it states another relation: {self.cue}"
 
 
-def evidence_against(text: str, find_value: Finder, subject_names: Sequence[str],
+def evidence_against(text: str, find_value: Finder, subject_names: Sequence[str], relation: Relation,
                      contrasts: Sequence[Relation]) -> Against | None:
     """The first sentence of ``text`` about the subject that writes the value (``find_value``, a
-    ``bot.values`` finder) and negates it in its clause or states it with a contrasting relation; None when none
-    does."""
+    ``bot.values`` finder) and negates it or states it with a contrasting relation; None when none does.
+
+    A negation counts when nothing but glue and the words of the claimed ``relation`` stand between it and the value
+    ("… but not the European Catalysis Medal", "did not receive the …"), or when the value is followed by a negated
+    verb of the relation ("the medal was not awarded to her"); "She never left Brno" does not deny a birthplace, and
+    "did not receive the medal until 2020" does not deny the medal."""
     spans = sentence_spans(text) or [(0, len(text))]
     about_previous = False
     cues = _contrast_cues(contrasts)
+    own = _stems(relation)
     for start, end in spans:
         sentence = text[start:end]
         about = bool(named_in(sentence, subject_names)[0]) or bool(about_previous and _PRONOUN.match(sentence))
@@ -76,17 +85,40 @@ def evidence_against(text: str, find_value: Finder, subject_names: Sequence[str]
         if found is None:
             continue
         before = _clause_before(sentence[:found.start])
-        negation = _NEGATION.search(before)
-        after = _NEGATED_AFTER.search(sentence[found.end:]) if negation is None else None
-        if negation is not None:
-            return Against(NEGATED, _word_at(before, negation.start(), negation.end()), " ".join(sentence.split()))
-        if after is not None:
-            return Against(NEGATED, " ".join(after.group(0).split()).strip(" ,"), " ".join(sentence.split()))
+        rest = sentence[found.end:]
+        negation = _negating(before, own)
+        after = _NEGATED_AFTER.search(rest)
+        if negation and not _LIFTED.search(rest):
+            return Against(NEGATED, negation, " ".join(sentence.split()))
+        if after is not None and _is_stem_of(after.group(1) or after.group(2) or "", own):
+            return Against(NEGATED, " ".join(after.group(0).split()), " ".join(sentence.split()))
         for stems, label in cues:
             words = [word.casefold() for word in re.findall(r"\w+", before)]
             if any(word[:STEM] in stems for word in words):
                 return Against(CONTRAST, label, " ".join(sentence.split()))
     return None
+
+
+def _negating(before: str, own: frozenset[str]) -> str:
+    """The negation (as written: "not", "didn't") in ``before`` that reaches the value after it: only glue and the
+    relation's own words between them; "" when there is none."""
+    for negation in reversed(list(_NEGATION.finditer(before))):
+        between = re.findall(r"[\w']+", before[negation.end():])
+        if all(word.casefold() in _GLUE or _is_stem_of(word, own) for word in between):
+            return _word_at(before, negation.start(), negation.end())
+    return ""
+
+
+def _stems(relation: Relation) -> frozenset[str]:
+    """The telling words of a relation's label and phrases, cut to ``STEM`` letters."""
+    words = re.findall(r"\w+", " ".join((relation.label, relation.phrase, *relation.other_phrases)))
+    return frozenset(word.casefold()[:STEM] for word in words if word.casefold() not in _GLUE and len(word) >= 4)
+
+
+def _is_stem_of(word: str, stems: frozenset[str]) -> bool:
+    """Whether ``word`` is a form of one of ``stems`` ("awarded" of "award", "receive" of "received")."""
+    word = word.casefold()[:STEM]
+    return len(word) >= 4 and any(word.startswith(stem) or stem.startswith(word) for stem in stems)
 
 
 def _word_at(text: str, start: int, end: int) -> str:

@@ -291,7 +291,7 @@ def _read_against(statement: Statement, claim: Claim, answers: Sequence[Judged])
             yield judged
             continue
         yield replace(judged, against=evidence_against(judged.ranked.paragraph.text, find_value, names,
-                                                       claim.alternatives))
+                                                       claim.relation, claim.alternatives))
 
 
 def decide(documents: list[DocumentCheck], problems: list[str], *, has_candidates: bool) -> tuple[Outcome, str]:

@@ -158,7 +158,9 @@ def run_apply(args: argparse.Namespace, options: Options) -> Ended:
         batches.append(batch)
         mode = "writing to" if args.live else "simulating (nothing is sent; add --live to write) on"
         print(f"refbot apply: {mode} {options.wikidata.api_url} as {account}", file=sys.stderr)
-        print(f"refbot apply: batch {batch}: review or undo its edits at {editgroups_url(batch)}", file=sys.stderr)
+        if args.live:  # a simulation sends nothing: there is no batch to look at
+            print(f"refbot apply: batch {batch}: review or undo its edits at {editgroups_url(batch)}",
+                  file=sys.stderr)
 
     def show(outcome: Outcome) -> None:
         proposal = outcome.proposal

@@ -4,9 +4,10 @@ A statement's point in time (P585), start time (P580) and end time (P582) say wh
 in 2021, an award received in 2019. The judge is shown that time with the claim (``when_text``: "in 2021", "from
 2015 to 2019"), and a text that writes the value only beside another time — "in 2011 the town had 12,480
 inhabitants" for the 2021 figure, "she won the prize in 2004" for the prize of 2021 — does not state the claim,
-whatever a model would say (``other_time``). A date counts as the value's when it is the date nearest the value in
-its sentence, at most ``NEAR_WORDS`` words away; a text that writes the value anywhere without such a date, or
-beside a date within the claim's time, is judged as any other.
+whatever a model would say (``other_time``). A date counts as the value's when it stands in the value's clause, at
+most ``NEAR_WORDS`` words away (not across a comma or a parenthesis: "the prize, founded in 1952," dates the prize,
+not the award); a text that writes the value anywhere without such a date, or beside one within the claim's time,
+is judged as any other.
 
 The judge is asked about the time only where the text writes the value beside a date within it (``timing``): a
 page often dates an event by its own date alone ("earlier this month she received the prize", in a feature of June
@@ -111,19 +112,33 @@ def _words_between(text: str, start: int, end: int) -> int:
     return len(_WORD.findall(text[start:end])) if end > start else 0
 
 
-def date_beside(text: str, span: tuple[int, int], dates: Sequence[DateMention]) -> DateMention | None:
-    """The date nearest the value at ``span`` in its sentence, at most ``NEAR_WORDS`` words away."""
+def dates_beside(text: str, span: tuple[int, int], dates: Sequence[DateMention]) -> list[DateMention]:
+    """The dates in the clause of the value at ``span``, at most ``NEAR_WORDS`` words from it: nothing between the
+    date and the value that closes a clause or an aside (``, ; ( ) [ ] — –``), so that "the prize, founded in 1952,"
+    and "Marková (born 1998) won the prize" date something else than the value."""
     sentence = next(((a, b) for a, b in sentence_spans(text) if a <= span[0] < b), (0, len(text)))
-    near: list[tuple[int, DateMention]] = []
+    near: list[DateMention] = []
     for mention in dates:
         if mention.start < sentence[0] or mention.end > sentence[1] or \
                 (mention.start < span[1] and mention.end > span[0]):  # outside the sentence, or part of the value
             continue
-        distance = _words_between(text, span[1], mention.start) if mention.start >= span[1] \
-            else _words_between(text, mention.end, span[0])
-        if distance <= NEAR_WORDS:
-            near.append((distance, mention))
-    return min(near, key=lambda pair: (pair[0], pair[1].start))[1] if near else None
+        gap = (span[1], mention.start) if mention.start >= span[1] else (mention.end, span[0])
+        same_clause = _CLAUSE_BREAK.search(text, gap[0], gap[1]) is None or _opening(text, sentence[0], mention, span)
+        if same_clause and _words_between(text, *gap) <= NEAR_WORDS:
+            near.append(mention)
+    return near
+
+
+def _opening(text: str, start: int, mention: DateMention, span: tuple[int, int]) -> bool:
+    """Whether ``mention`` is in the sentence's opening phrase, which dates its main clause where the value is: "At
+    the 2011 census, the town had 12,480 inhabitants" (one comma, the sentence's first, between them)."""
+    if mention.end > span[0]:
+        return False
+    breaks = [match.start() for match in _CLAUSE_BREAK.finditer(text, start, span[0])]
+    return len(breaks) == 1 and text[breaks[0]] == "," and mention.end <= breaks[0]
+
+
+_CLAUSE_BREAK = re.compile(r"[,;()\[\]—–]")
 
 
 def timing(when: Sequence[Qualifier], spans: Sequence[tuple[int, int]], text: str) -> tuple[str, bool]:
@@ -138,13 +153,12 @@ def timing(when: Sequence[Qualifier], spans: Sequence[tuple[int, int]], text: st
     others: list[str] = []
     undated = False
     for span in spans:
-        mention = date_beside(text, span, dates)
-        if mention is not None and any(held.holds_in(reading.year) for reading in mention.readings):
+        beside = dates_beside(text, span, dates)
+        if any(held.holds_in(reading.year) for mention in beside for reading in mention.readings):
             return "", True
-        if mention is None:
+        if not beside:
             undated = True
-        elif mention.form not in others:
-            others.append(mention.form)
+        others += [mention.form for mention in beside if mention.form not in others]
     if undated:
         return "", False
     return f"the paragraph gives the value for {' and '.join(others)}; the statement holds {when_text(when)}", False

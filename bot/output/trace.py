@@ -319,7 +319,8 @@ def _judgement(parent: Any, judged: Judged) -> None:
         _element("contradiction", node, contradiction.sentence, form=contradiction.form,
                  support=_number(contradiction.support))
     if judged.against is not None:
-        _element("against", node, judged.against.sentence, kind=judged.against.kind, cue=judged.against.cue)
+        _element("against", node, judged.against.sentence, kind=judged.against.kind, cue=judged.against.cue,
+                 reason=judged.against.reason)
     _element("answer", node, judgement.answer)
     if judgement.justification:
         _element("justification", node, judgement.justification)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot import __version__
+from bot.datamodel import TIME_QUALIFIERS
 from bot.errors import WriteError
 from bot.redaction import withheld
 from bot.review.datavalues import (ValueFormError, reference_snaks, reference_urls, reference_values, same_url,
@@ -146,10 +147,6 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
         where = f" (stated in {stated.text})" if stated is not None else ""
         return f"the statement already has a reference to {identifier.property_id} {identifier.text}{where}"
     return ""
-
-
-# The qualifiers that say when a claim holds: a reference checked for one time does not hold for another.
-TIME_QUALIFIERS = ("P585", "P580", "P582")
 
 
 def _time_changed(proposal: Proposal, current: dict[str, Any]) -> str:

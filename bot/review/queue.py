@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from bot.checking.against import Against
 from bot.output.trace import tag
 
 FILTERS = {
@@ -148,16 +149,17 @@ def chosen(every: Sequence[Card], name: str, property_id: str = "") -> list[Card
 
 
 def next_card(every: Sequence[Card], name: str, property_id: str = "", *, after: str = "") -> Card | None:
-    """The card to show: in the filter, the first undecided one after ``after`` (wrapping round), else the first
-    one after it; None when the filter shows nothing (or, for "undecided", nothing is left)."""
-    shown = chosen(every, name, property_id)
-    if not shown:
-        return None
-    start = next((index + 1 for index, card in enumerate(shown) if card.guid == after), 0)
-    order = shown[start:] + shown[:start]
-    if after and name == "undecided":
-        order = [card for card in order if card.guid != after] or order
-    return next((card for card in order if card.undecided), None if name == "undecided" else order[0])
+    """The card to show after ``after`` (a card just decided or skipped; "": from the start): in the filter, the
+    first undecided card after it in the trace's order, wrapping round — ``after`` itself last, so a card skipped
+    comes back only when nothing else is left —, else (filters other than "undecided") the next card after it; None
+    when the filter shows nothing, or, for "undecided", nothing is left."""
+    index = next((index for index, card in enumerate(every) if card.guid == after), None)
+    order = list(every[index + 1:]) + list(every[:index + 1]) if index is not None else list(every)
+    shown = [card for card in order if card.shown_in(name, property_id)]
+    undecided = next((card for card in shown if card.undecided), None)
+    if undecided is not None or name == "undecided":
+        return undecided
+    return shown[0] if shown else None
 
 
 def neighbour(every: Sequence[Card], name: str, property_id: str, guid: str, step: int) -> Card | None:
@@ -328,9 +330,7 @@ def _against(statement: Any) -> Iterable[Evidence]:
             against = judgement.find(tag("against"))
             contradiction = judgement.find(tag("contradiction"))
             if against is not None:
-                cue = against.get("cue")
-                why = (f"the value is negated (“{cue}”)" if against.get("kind") == "negated"
-                       else f"it states another relation: {cue}")
+                why = against.get("reason") or Against(against.get("kind"), against.get("cue"), "").reason
                 yield Evidence(url, _site(url), why, mark(text, against.text or ""), document.get("title") or "")
             elif contradiction is not None:
                 why = f"it gives another value: “{contradiction.get('form')}”"

@@ -1,9 +1,12 @@
-"""`refbot review`'s web page: the run's report with approve/reject forms, served on loopback only.
+"""`refbot review`'s pages: the run's review queue and its report with approve/reject forms, served on loopback.
 
-Flask serves two routes under waitress, bound to 127.0.0.1, beneath a secret path drawn for each server (``/BASE/``):
-``GET /BASE/`` renders the run's report fresh from the run ledger (``xslt/report.xsl`` in interactive mode), ``POST
-/BASE/decide`` records one decision and redirects back to the statement. The page has no script at all; every
-response forbids scripts, remote loads and framing (CSP). A request is refused (403) from a client that is not
+Flask serves three routes under waitress, bound to 127.0.0.1, beneath a secret path drawn for each server
+(``/BASE/``): ``GET /BASE/queue`` renders one card of the review queue (``bot.review.queue``, the template
+``templates/queue.html``), ``GET /BASE/`` the run's report fresh from the run ledger (``xslt/report.xsl`` in
+interactive mode), and ``POST /BASE/decide`` records one decision and redirects to the queue's next card or back to
+the statement in the report. The report runs no script; the queue runs one, its keyboard handler, allowed by a nonce
+drawn for each page (``script-src 'nonce-…'``); every response forbids other scripts, remote loads and framing (CSP).
+A request is refused (403) from a client that is not
 loopback, with a ``Host`` that is not this server's (DNS rebinding), without this server's token (a fresh one per
 server: in the address printed, then an HttpOnly cookie; in the form of a POST too), and, for a POST, from another
 origin (``Origin``, ``Sec-Fetch-Site``). Cookies are not scoped by port and SameSite counts every port of 127.0.0.1
@@ -157,10 +160,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.after_request
     def secure(response: Response) -> Response:
-        policy = response.headers.get("Content-Security-Policy", "")
-        response.headers.update(HEADERS)
-        if policy.startswith(CONTENT_SECURITY_POLICY + "; script-src 'nonce-"):  # the queue's one keyboard script
-            response.headers["Content-Security-Policy"] = policy
+        for name, value in HEADERS.items():  # a route may only have set a stricter policy (the queue's nonce)
+            response.headers.setdefault(name, value)
         if request.args.get("token") == token:
             port = request.environ.get("SERVER_PORT", "")
             response.set_cookie(cookie_name(port), token, httponly=True, samesite="Strict", path=base)
@@ -190,8 +191,11 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         at = request.args.get("at", "")
         card = next((card for card in every if card.guid == at and card.shown_in(chosen, prop)), None) if at else \
             None
+        after = request.args.get("after", "")
+        if card is None and after and chosen != "undecided" and not request.args.get("done"):
+            card = cards.neighbour(every, chosen, prop, after, +1)  # "Next" while browsing a filter
         if card is None:
-            card = cards.next_card(every, chosen, prop, after=request.args.get("after", ""))
+            card = cards.next_card(every, chosen, prop, after=after)
         flash, flash_state = _flash(every, request.args.get("done", ""), request.args.get("of", ""))
         proposals = [entry for entry in every if entry.proposed]
 
@@ -202,7 +206,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         nonce = secrets.token_urlsafe(16)
         html = render_template(
             "queue.html", card=card, run_id=run_id, curator=name, token=token, base=base, nonce=nonce,
-            chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=cards.properties(proposals),
+            chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=cards.properties(every),
+            against=len(cards.chosen(every, "contradicted")),
             left=sum(1 for entry in cards.chosen(every, "undecided", prop)),
             proposals=len(proposals), decided=sum(1 for entry in proposals if not entry.undecided),
             shown=len(cards.chosen(every, chosen, prop)), flash=flash, flash_state=flash_state, link=link,
