@@ -16,7 +16,7 @@ from bot.demo.world import DemoWorld
 from bot.judge.scripted import ScriptedBackend
 from bot.options import Options
 from bot.output.runs import default_stem, run_trace, write_run
-from bot.review.queue import Card, cards, next_card
+from bot.review.queue import Card, cards, next_card, pick
 from bot.review.store import ReviewLedger, keep_for_review
 from bot.runledger import RunLedger
 from bot.runs import Run
@@ -245,6 +245,16 @@ def test_skipping_moves_on_and_a_skipped_card_comes_back_only_when_nothing_else_
     # Browsing a filter other than undecided, a decision moves on to the next undecided card, else the next one.
     assert next_card(decided_b, "all", after="A").guid == "C"
     assert next_card([replace(x, state="approved") for x in (a, b, c)], "all", after="A").guid == "B"
+
+
+def test_a_queue_page_shows_the_card_asked_for_or_moves_on_as_the_curator_did():
+    a, b, c = card("A", "approved"), card("B"), card("C", "rejected")
+    every = [a, b, c]
+    assert pick(every, "all", at="C").guid == "C"
+    assert pick(every, "undecided", at="C").guid == "B", "a card the filter does not show is not shown"
+    assert pick(every, "all", after="B").guid == "C", "Next while browsing: the next card, decided or not"
+    assert pick(every, "all", after="A", decided=True).guid == "B", "after a decision: the next undecided card"
+    assert pick(every, "undecided", after="B").guid == "B", "the only undecided card comes back"
 
 
 def test_enter_in_the_note_records_nothing_and_escape_leaves_it(hostile_server, browser):

@@ -162,6 +162,17 @@ def next_card(every: Sequence[Card], name: str, property_id: str = "", *, after:
     return shown[0] if shown else None
 
 
+def pick(every: Sequence[Card], name: str, property_id: str = "", *, at: str = "", after: str = "",
+         decided: bool = False) -> Card | None:
+    """The card a queue page shows: ``at`` when the filter shows it; after a card (``after``) skipped while browsing
+    a filter other than "undecided", the next one in it; otherwise :func:`next_card` (after a decision, or in the
+    undecided filter: the next undecided card)."""
+    card = next((card for card in every if card.guid == at and card.shown_in(name, property_id)), None) if at else None
+    if card is None and after and name != "undecided" and not decided:
+        card = neighbour(every, name, property_id, after, +1)
+    return card if card is not None else next_card(every, name, property_id, after=after)
+
+
 def neighbour(every: Sequence[Card], name: str, property_id: str, guid: str, step: int) -> Card | None:
     """The card before (``step`` -1) or after (+1) ``guid`` in the filter, wrapping round."""
     shown = chosen(every, name, property_id)

@@ -188,14 +188,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
             every = cards.cards(ReviewLedger(ledger).trace(run_id).getroot())
         finally:
             ledger.close()
-        at = request.args.get("at", "")
-        card = next((card for card in every if card.guid == at and card.shown_in(chosen, prop)), None) if at else \
-            None
-        after = request.args.get("after", "")
-        if card is None and after and chosen != "undecided" and not request.args.get("done"):
-            card = cards.neighbour(every, chosen, prop, after, +1)  # "Next" while browsing a filter
-        if card is None:
-            card = cards.next_card(every, chosen, prop, after=after)
+        card = cards.pick(every, chosen, prop, at=request.args.get("at", ""), after=request.args.get("after", ""),
+                          decided=bool(request.args.get("done")))
         flash, flash_state = _flash(every, request.args.get("done", ""), request.args.get("of", ""))
         proposals = [entry for entry in every if entry.proposed]
 
