@@ -34,13 +34,19 @@ def run(tmp_path, monkeypatch):
     found = checks()
     found[0] = with_guid(replace(found[0], statement=replace(found[0].statement, value=replace(
         found[0].statement.value, text="Purkyně Prize for Chemistry"))), PURKYNE)
+    return imported(tmp_path, found)
+
+
+def imported(tmp_path, found) -> int:
+    """The run a trace of these checks becomes in tmp_path's ledger."""
     tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT),
                                          [traces.statement_element(CONTEXT, check) for check in found])])
     path = traces.write(tree, tmp_path / "check.xml")
     store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
-    number = store.import_trace(traces.read(path), path)
-    store.ledger.close()
-    return number
+    try:
+        return store.import_trace(traces.read(path), path)
+    finally:
+        store.ledger.close()
 
 
 def states(tmp_path, run: int) -> dict[str, str]:
@@ -108,12 +114,7 @@ def test_export_leaves_out_a_line_quickstatements_would_change_saying_why(tmp_pa
                                                    quotation='She said: "we want\tyour pots back".'))
     found = [replace(check, quickstatements=quickstatements(check.statement, check.reference, "refbot"))
              for check in found]
-    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT),
-                                         [traces.statement_element(CONTEXT, check) for check in found])])
-    path = traces.write(tree, tmp_path / "check.xml")
-    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
-    run = store.import_trace(traces.read(path), path)
-    store.ledger.close()
+    run = imported(tmp_path, found)
 
     assert main(["export", "--quickstatements", "--out", "batch.tsv", "--ledger", "runs.sqlite"]) == 0
     captured = capsys.readouterr()
