@@ -8,8 +8,8 @@ import pytest
 
 from bot.datamodel import Paragraph, Statement, Value
 from bot.checking.ranking import rank, supporting_sentence
-from bot.values import (ALIAS, AMOUNT, COUNTRY_NAME, DATE, GENDERED, INITIALS, LITERAL, PLACE_IN_COUNTRY, STRING,
-                        SURNAME_FIRST, WITHOUT_PREFIX, statement_finder, value_finder)
+from bot.values import (ALIAS, AMOUNT, COUNTRY_NAME, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS,
+                        PLACE_IN_COUNTRY, STRING, SURNAME_FIRST, WITHOUT_PREFIX, statement_finder, value_finder)
 from bot.values.amounts import parse_amount, readings
 from bot.values.dates import WikibaseTime, parse_time
 
@@ -165,7 +165,9 @@ def test_ordinal_days_abbreviated_months_and_linking_words(value, text, form):
     (BORN, "the 15th of January 1943"),
     (BORN, "Jan. 15, 1943"),
     (BORN, "Bajan 14, 1943"),  # a month name only as a whole word
-    (Value("time", "+1943-09-03T00:00:00Z/11", "1943-09-03"), "Sept. 3, 1943.5"),
+    # A digit glued to the year makes another number; a decimal part after a day is a footnote's number
+    # (tests/test_footnote_markers.py).
+    (Value("time", "+1943-09-03T00:00:00Z/11", "1943-09-03"), "Sept. 3, 19435"),
 ])
 def test_ordinal_and_abbreviated_forms_of_another_day_do_not_count(value, text):
     assert value_finder(value)(text) is None
@@ -352,6 +354,37 @@ def test_an_identifier_is_found_without_the_name_of_its_type(value, text, found)
 ])
 def test_without_its_type_an_identifier_must_still_be_written_whole(value, text):
     assert value_finder(Value("string", f'"{value}"', value))(text) is None
+
+
+@pytest.mark.parametrize("value, text, found", [
+    ("57/1962", "It repealed the Land Act No. 57 of 1962 in full.", "57 of 1962"),
+    ("57/1962", "Act 57-1962, section 4", "57-1962"),
+    ("57/1962", "Act 57 – 1962, section 4", "57 – 1962"),
+    ("S.I. No. 80/1968", "Made under S.I. No. 80 of 1968.", "S.I. No. 80 of 1968"),
+    ("S.I. No. 80/1968", "Order (No. 80 of 1968)", "80 of 1968"),
+    ("SI 2014 No. 3049", "as amended by S.I. 2014/3049, art. 2", "2014/3049"),
+    ("Act No. 57 of 1962", "See Act No. 57/1962.", "Act No. 57/1962"),
+    ("0-306-40615-2", "ISBN 0 306 40615 2", "0 306 40615 2"),
+])
+def test_a_numbered_act_is_found_with_the_separators_registers_write(value, text, found):
+    hit = value_finder(Value("external-id", f'"{value}"', value))(text)
+    assert hit is not None and (hit.form, hit.how) == (found, OTHER_SEPARATORS)
+    assert text[hit.start:hit.end] == found
+
+
+@pytest.mark.parametrize("value, text", [
+    ("57/1962", "No. 157 of 1962"),  # another number
+    ("57/1962", "No. 57 of 19623"),
+    ("57/1962", "No. 58 of 1962"),
+    ("57/1962", "a ratio of 57.1962"),  # a decimal number
+    ("57/1962", "pages 57, 1962"),
+    ("57/1962", "No. 1962 of 57"),
+    ("SI 2014 No. 3049", "No. 3049 of 2015"),
+    ("12/34", "12 of 34"),  # "of" stands between a number and its year only; too few digits anyway
+    ("4/567", "item 4 of 567"),
+])
+def test_other_separators_do_not_make_another_identifier_the_value(value, text):
+    assert value_finder(Value("external-id", f'"{value}"', value))(text) is None
 
 
 def test_a_personal_name_is_found_written_surname_first():

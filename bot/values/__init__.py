@@ -12,8 +12,11 @@ states it (``Found``, its ``how`` one of the constants below):
 - quantities (``AMOUNT``) with any grouping, decimal mark, scale or rounding (``bot.values.amounts``), small
   whole numbers in words too ("twelve", "drei");
 - strings and identifiers (``STRING``) normalised: case, spaces, dashes, quotes (``bot.values.strings``); an
-  identifier also without the name of its type (``WITHOUT_PREFIX``), a personal name also surname first
-  (``SURNAME_FIRST``);
+  identifier also without the name of its type (``WITHOUT_PREFIX``) and with the other separators registers write
+  between its number and year ("No. 57 of 1962" for "57/1962": ``OTHER_SEPARATORS``), a personal name also
+  surname first (``SURNAME_FIRST``);
+- dates, amounts and identifiers with a footnote marker glued after them ("1871[2]", "1871²", "85,868[3] GT",
+  "born on 3 May 1871.2": ``bot.values.markers``);
 - an item that reads as a personal name also surname first and with its given names as initials ("Ellis, Bret
   Easton", "Murphy, R. C.": ``INITIALS``); "&" and "and" alike in any item's name;
 - a country, for a property that takes one, by its ISO 3166 names and codes and its top-level subdivisions
@@ -38,16 +41,16 @@ from bot.datamodel import Statement, Value
 from bot.values.amounts import find_amount, parse_amount, whole_number
 from bot.values.dates import DATE_LANGUAGES, date_pattern, parse_time
 from bot.values.countries import COUNTRY_NAME, COUNTRY_VALUED, PLACE_IN_COUNTRY, country_finder
-from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, INITIALS, LITERAL, STRING, SURNAME_FIRST,
-                              WITHOUT_PREFIX, Found)
+from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS, STRING,
+                              SURNAME_FIRST, WITHOUT_PREFIX, Found)
 from bot.values.names import gendered_pattern, similarity
 from bot.values.others import other_names, other_values
-from bot.values.strings import (find_normalised, initialled, normalised, personal_name_words, surname_first,
-                                without_type_prefix)
+from bot.values.strings import (find_normalised, find_normalised_pattern, initialled, normalised, numbered_pattern,
+                                personal_name_words, surname_first, without_type_prefix)
 from bot.values.words import find_amount_words
 
 __all__ = ["ALIAS", "AMOUNT", "COUNTRY_NAME", "COUNTRY_VALUED", "DATE", "GENDERED", "INITIALS", "LITERAL",
-           "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
+           "OTHER_SEPARATORS", "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
            "Finder", "Found", "matching_digest",
            "other_names", "other_values", "statement_finder", "value_finder"]
 
@@ -84,6 +87,9 @@ def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: floa
         short = normalised(without_type_prefix(value.text)) if value.datatype != "monolingualtext" else ""
         # "CRAWFORD, Fred Lewis" for a name (native name, birth name): registers write the surname first.
         inverted = normalised(surname_first(value.text)) if value.datatype in ("monolingualtext", "string") else ""
+        # "Act No. 57 of 1962" for "57/1962": a numbered act or instrument with its register's separators.
+        numbered = [pattern for pattern in (numbered_pattern(needle), numbered_pattern(short)) if pattern] \
+            if value.datatype in ("string", "external-id") else []
 
         def find_string(text: str) -> Found | None:
             found = find_normalised(needle, text) if needle else None
@@ -91,6 +97,9 @@ def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: floa
                 if found is None and other:
                     found = find_normalised(other, text)
                     found = replace(found, how=how) if found is not None else None
+            for pattern in numbered:
+                if found is None and (found := find_normalised_pattern(pattern, text)) is not None:
+                    found = replace(found, how=OTHER_SEPARATORS)
             return found
         return find_string
     names = [(name, how) for name, how in ((value.text, LITERAL), *((alias, ALIAS) for alias in value.aliases),

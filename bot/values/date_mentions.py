@@ -6,7 +6,8 @@ for a property (``bot.values.others``) and the numbers that are parts of dates. 
 ``bot.values.dates`` knows, stricter where a guess would mislead: a year needs four digits or an era marker, an
 abbreviated month name its dot (Czech "pro" is also "for"; English "Jan" needs none), a year standing alone must
 look like one (1000–2099, not a page or a catalogue number, not a length in metres). "01/04/1943" is read both
-ways.
+ways. Footnote markers glued to a date end it as they end the value ``bot.values.dates`` looks for
+(``bot.values.markers``: "1943[2]", "1943²", "14 January 1943.2").
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from functools import lru_cache
 
 from bot.values.dates import (BCE_MARKERS, DATE_LANGUAGES, DAY_MONTH_LINK, MONTH_YEAR_LINK, ORDINAL_SUFFIX,
                               WikibaseTime, month_names)
+from bot.values.markers import FREE_YEAR_END, WORD_END, YEAR_END
 
 _ERA = rf"(?P<era>\s?{BCE_MARKERS})?"
-_YEAR = r"(?P<year>\d{1,4})(?![\d]|[.,]\d)"
+_YEAR = rf"(?P<year>\d{{1,4}}){YEAR_END}"
 _WORD = re.compile(r"[^\W\d_]+")
 _FREE_YEAR = r"(?P<year>1\d{3}|20\d{2})"
 # Before a number that is not a year: "No. 1687", "p. 1943", "S. 1943", "vol. 1901", "#1999", "ISBN 1943…".
@@ -67,14 +69,15 @@ def _patterns(languages: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], 
     forms = {
         "day month year": rf"{day}{ORDINAL_SUFFIX}\s+{DAY_MONTH_LINK}{month}\s*,?\s+{MONTH_YEAR_LINK}{_YEAR}{_ERA}",
         "month day year": rf"{month}\s+(?:the\s+)?(?P<day>\d{{1,2}}){ORDINAL_SUFFIX}\s*,?\s+{_YEAR}{_ERA}",
-        "dotted": r"(?<![\w.])(?P<day>\d{1,2})\.\s?(?P<month>\d{1,2})\.\s?(?P<year>\d{4})(?![\d]|[.,]\d)",
+        "dotted": rf"(?<![\w.])(?P<day>\d{{1,2}})\.\s?(?P<month>\d{{1,2}})\.\s?(?P<year>\d{{4}}){YEAR_END}",
         "iso": r"(?<![\w.\-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?!\d)(?!-\d)",
         "slashed": r"(?<![\w./])(?P<first>\d{1,2})/(?P<second>\d{1,2})/(?P<year>\d{4})(?![\d/])",
         "month year": rf"{month}\s*,?\s+{MONTH_YEAR_LINK}{_YEAR}{_ERA}",
-        "iso month": r"(?<![\w.\-/])(?P<year>\d{4})-(?P<month>\d{2})(?![\w\-/])",
-        "season": r"(?<![\w.,\-/])(?P<year>1\d{3}|20\d{2})\s?[/–-]\s?(?P<second>\d{4}|\d{2})(?![\w])(?![.,/\-]\d)",
-        "era": rf"(?<![\w.,])(?P<year>\d{{1,4}})\s?(?P<era>{BCE_MARKERS})(?!\w)",
-        "year": rf"(?<!\w)(?<!\d[.,]){_FREE_YEAR}(?!\w)(?![.,]\d)(?!\s?{BCE_MARKERS})",
+        "iso month": rf"(?<![\w.\-/])(?P<year>\d{{4}})-(?P<month>\d{{2}})(?![\-/]){WORD_END}",
+        "season": rf"(?<![\w.,\-/])(?P<year>1\d{{3}}|20\d{{2}})\s?[/–-]\s?(?P<second>\d{{4}}|\d{{2}}){WORD_END}"
+                  rf"(?![/\-]\d){FREE_YEAR_END}",
+        "era": rf"(?<![\w.,])(?P<year>\d{{1,4}})\s?(?P<era>{BCE_MARKERS}){WORD_END}",
+        "year": rf"(?<!\w)(?<!\d[.,]){_FREE_YEAR}{WORD_END}{FREE_YEAR_END}(?!\s?{BCE_MARKERS})",
     }
     return tuple((kind, re.compile(form, re.IGNORECASE)) for kind, form in forms.items())
 

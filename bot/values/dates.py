@@ -8,7 +8,9 @@ date ending in ``/J``) or from the text `refbot select` shows ("1943-01-14", "Oc
 searched in each paragraph: month names come from the CLDR data Babel ships, in each language asked for (format
 and stand-alone forms, wide and abbreviated, so Czech "ledna" and "leden" both count); years in words from
 num2words (``bot.values.words``). A value is found at its own precision or finer: a year is found in
-"14 January 1943" and in the season "1942/43" too, never in "19431" or "1943.5". A day is also found as the
+"14 January 1943" and in the season "1942/43" too, never in "19431" or in the amount "1943.5". A footnote marker
+glued to it does not count ("1943[2]", "1943²", and "14 January 1943.2", where a day or a month leads the year and
+".2" can only be a note: ``bot.values.markers``). A day is also found as the
 same day in the other calendar where pages write it so (``calendar_equivalents``): a Julian day as its Gregorian
 date, a Gregorian day of 1582–1923 as its Julian ("Old Style") date.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from bot.values.markers import FREE_YEAR_END, WORD_END, YEAR_END
 from bot.values.words import words_regex, year_words
 
 # Languages whose month names are always looked for, beside the user's: a reference page is as likely to be
@@ -130,16 +133,34 @@ DAY_MONTH_LINK = r"(?:(?:of|de|del|di)\s+)?"
 MONTH_YEAR_LINK = r"(?:(?:de|del)\s+)?"
 
 
-def _year_forms(year: int) -> tuple[str, str]:
-    """The year after a day or a month (the text itself leads in), and the year standing alone."""
+def _year_forms(year: int) -> tuple[str, str, str]:
+    """The year after the digits of a day and a month ("14.1.1943"), after a day or a month's name, and standing
+    alone (where a decimal part is a note only before a new sentence: "1943.5" is an amount)."""
     number = abs(year)
     era = rf"\s?{BCE_MARKERS}" if year < 0 else rf"(?!\s?{BCE_MARKERS})"
-    tail = rf"{number}(?![\d]|[.,]\d){era}"
-    return tail, rf"(?<!\d)(?<!\d[.,]){tail}"  # "c.1943", not "5.1943"
+    tail = rf"{number}{YEAR_END}{era}"
+    not_decimals = r"(?<!\d)(?<!\d[.,])"  # "c.1943", not "5.1943"
+    return tail, not_decimals + tail, rf"{not_decimals}{number}{FREE_YEAR_END}{era}"
+
+
+def _year_after_a_month(year: int, languages: tuple[str, ...]) -> str:
+    """The year after any month's name ("3 May 1871", "May 1871", "3. května 1871", "enero de 1871"), where a
+    decimal part is a note as after a day or a month (``YEAR_END``). An abbreviation needs its dot, but an English
+    one (Czech "pro" is also "for"). The names are looked behind the year, so the pattern is only tried where the
+    year stands."""
+    wide = {name.lower() for month in range(1, 13) for name in (*month_names(month, languages, ("wide",)),
+                                                                *month_names(month, ("en",)))}
+    abbreviated = {name.lower() for month in range(1, 13) for name in month_names(month, languages)} - wide
+    leads = []  # each looked behind as one alternation of names of one length (a look-behind has one width)
+    for names, links in ((wide, ("", r"\.", ",", r"\sde", r"\sdel")), (abbreviated, (r"\.",))):
+        for length in sorted({len(name) for name in names}):
+            alternation = _alternation(sorted(name for name in names if len(name) == length))
+            leads += [rf"(?<=(?<!\w){alternation}{link}\s{year})" for link in links]
+    return rf"(?<!\d){year}(?:{'|'.join(leads)}){YEAR_END}"
 
 
 def _day_forms(time: WikibaseTime, languages: tuple[str, ...]) -> list[str]:
-    year_tail, year_re = _year_forms(time.year)
+    year_tail, year_re, _ = _year_forms(time.year)
     month = _alternation(month_names(time.month, languages)) + r"\.?"
     numeric_month = rf"0?{time.month}"
     day = rf"(?<!\d)0?{time.day}"
@@ -156,12 +177,14 @@ def _day_forms(time: WikibaseTime, languages: tuple[str, ...]) -> list[str]:
     return forms
 
 
+@lru_cache(maxsize=256)
 def date_pattern(time: WikibaseTime, languages: tuple[str, ...] = DATE_LANGUAGES) -> re.Pattern[str]:
     """A pattern for the value as texts write it, at its precision (a day, a month, a year, a decade, a
-    century); BCE values need an era marker after the year."""
+    century); BCE values need an era marker after the year. Built once per value: a year's holds every month's
+    name (``_year_after_a_month``)."""
 
     year = abs(time.year)
-    year_tail, year_re = _year_forms(time.year)
+    year_tail, year_re, free_year = _year_forms(time.year)
     forms: list[str] = []
     if time.precision >= 10 and 1 <= time.month <= 12:
         if time.precision >= 11 and time.day:
@@ -172,14 +195,16 @@ def date_pattern(time: WikibaseTime, languages: tuple[str, ...] = DATE_LANGUAGES
             forms += [rf"(?<!\w){month}\s*,?\s+{MONTH_YEAR_LINK}{year_re}",
                       rf"(?<!\d){year}-{time.month:02d}(?![\d-])", rf"(?<![\d.])0?{time.month}/{year_tail}"]
     if time.precision == 9 or (time.precision >= 10 and not forms):  # a year, or a month not understood
-        forms.append(year_re)
+        forms.append(free_year)
+        if time.year > 0:  # "born 3 May 1871.2": a month leads the year, whose decimal part is a note
+            forms.append(_year_after_a_month(year, languages))
         if time.year > 1000:  # a season or a fiscal year: 1942/43, 1942–43
-            forms.append(rf"(?<![\d.,]){year - 1}\s?[/–-]\s?{year % 100:02d}(?![\d]|[-/.,]\d)")
+            forms.append(rf"(?<![\d.,]){year - 1}\s?[/–-]\s?{year % 100:02d}(?![-/]\d){FREE_YEAR_END}")
         if time.year > 0 and (words := words_regex(year_words(year, languages))):
             forms.append(words)
     elif time.precision == 8:
         decade = year // 10 * 10
-        forms += [rf"(?<!\d){decade}['’]?s\b", rf"(?<![\d.,]){decade}(?:–|-|\s?to\s?)\d{{2,4}}"]
+        forms += [rf"(?<!\d){decade}['’]?s{WORD_END}", rf"(?<![\d.,]){decade}(?:–|-|\s?to\s?)\d{{2,4}}"]
     elif time.precision == 7:
         century = (year - 1) // 100 + 1  # as Wikidata shows it: 1900 is the 19th century
         forms += [rf"(?<!\d){century}(?:st|nd|rd|th|\.)?\s+(?:century|století|Jahrhundert|siècle|stoleti)"]

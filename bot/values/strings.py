@@ -1,4 +1,6 @@
-"""Strings and identifiers as pages write them: case, dashes, quotes and runs of spaces do not matter. Pure."""
+"""Strings and identifiers as pages write them: case, dashes, quotes and runs of spaces do not matter, nor a
+footnote marker glued after them ("80/1968²"); a numbered act or instrument is also found with the other
+separators registers write between its number and its year ("No. 57 of 1962" for "57/1962"). Pure."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import re
 import unicodedata
 
 from bot.values.found import STRING, Found
+from bot.values.markers import SUPERSCRIPT_DIGITS
 
 DASHES = dict.fromkeys(map(ord, "‐‑‒–—―−"), "-")
 QUOTES = dict.fromkeys(map(ord, "„“”«»‚‘’`´"), "'") | {ord('"'): "'"}
@@ -18,7 +21,14 @@ def normalised(text: str) -> str:
 
 def find_normalised(needle: str, text: str) -> Found | None:
     """Case, dashes, quotes and runs of spaces do not matter; a short needle must be a whole word."""
+    return find_normalised_pattern(re.compile(re.escape(needle)), text)
+
+
+def find_normalised_pattern(pattern: re.Pattern[str], text: str) -> Found | None:
+    """The first match of ``pattern`` (written for normalised text) in ``text``, normalised; a match that begins
+    or ends with a letter or a digit must be a whole word, though a footnote's superscript digit may follow it."""
     haystack = unicodedata.normalize("NFKC", text).translate(DASHES).translate(QUOTES).casefold()
+    aligned = len(haystack) == len(text)
     # Map positions of the space-collapsed haystack back to the text.
     positions, collapsed, previous_space = [], [], False
     for index, char in enumerate(haystack):
@@ -31,16 +41,18 @@ def find_normalised(needle: str, text: str) -> Found | None:
         positions.append(index)
         collapsed.append(char)
     joined = "".join(collapsed)
-    for match in re.finditer(re.escape(needle), joined):
+    for match in pattern.finditer(joined):
         start, end = match.start(), match.end()
         before = joined[start - 1] if start else " "
         after = joined[end] if end < len(joined) else " "
-        if (before.isalnum() and needle[0].isalnum()) or (after.isalnum() and needle[-1].isalnum()):
+        if aligned and end < len(joined) and text[positions[end]] in SUPERSCRIPT_DIGITS:
+            after = " "  # a note's number: NFKC made "80/1968²" "80/19682"
+        if (before.isalnum() and joined[start].isalnum()) or (after.isalnum() and joined[end - 1].isalnum()):
             continue
         first, last = positions[start], positions[end - 1] + 1
-        if len(haystack) == len(text):
+        if aligned:
             return Found(text[first:last], first, last, STRING)
-        return Found(needle, 0, 0, STRING)
+        return Found(match.group(0), 0, 0, STRING)
     return None
 
 
@@ -60,6 +72,35 @@ def without_type_prefix(value: str) -> str:
     if first == 0 or sum(char.isdigit() for char in rest) < MIN_DIGITS:
         return ""
     return rest
+
+
+# Registers number acts and instruments within a year and write the pair in several ways: "Act No. 57 of 1962",
+# "57/1962", "57-1962"; "SI 2014 No. 3049" is also cited "S.I. 2014/3049". Between two groups of digits of an
+# identifier, "/", "-" and a space are one separator; so are "of" before a year and "No." after one. Not "." or
+# ",": "57.1962" and "3,4567" are numbers.
+_BETWEEN_DIGITS = re.compile(r"(?<=\d)(?: ?[/.-] ?| of | no\.? | )(?=\d)")
+_YEAR = re.compile(r"(?:1\d{3}|20\d{2})(?!\d)")
+_YEAR_BEFORE = re.compile(r"(?<!\d)(?:1\d{3}|20\d{2})\Z")
+
+
+def numbered_pattern(needle: str) -> re.Pattern[str] | None:
+    """A pattern for a normalised identifier with any of the separators registers write between its groups of
+    digits; None unless it has two groups and ``MIN_DIGITS`` digits."""
+    if sum(char.isdigit() for char in needle) < MIN_DIGITS:
+        return None
+    parts, last = [], 0
+    for separator in _BETWEEN_DIGITS.finditer(needle):
+        year_after = bool(_YEAR.match(needle, separator.end()))
+        year_before = bool(_YEAR_BEFORE.search(needle, 0, separator.start()))
+        written = separator.group(0).strip()
+        if (written == "of" and not year_after) or (written in ("no", "no.") and not year_before):
+            continue  # words of the identifier's own
+        alternatives = [r" ?[/-] ?", " ", *[" of "] * year_after, *[r" no\.? "] * year_before]
+        parts += [re.escape(needle[last:separator.start()]), "(?:" + "|".join(alternatives) + ")"]
+        last = separator.end()
+    if not parts:
+        return None
+    return re.compile("".join(parts) + re.escape(needle[last:]))
 
 
 def surname_first(value: str) -> str:
