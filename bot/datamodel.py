@@ -216,6 +216,9 @@ class Paragraph:
     position: int = 0
     start: int = 0
     end: int = 0
+    # What the block is on its page (``bot.documents.blocks``): "paragraph" (prose), "lines", "table",
+    # "definitions", "header", "breadcrumb", "caption", "title".
+    kind: str = "paragraph"
 
 
 @dataclass(frozen=True)

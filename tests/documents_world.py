@@ -19,6 +19,13 @@ NEWS_PARAGRAPHS = [
     "Havel is expected to travel to Spain in the autumn to receive the prize, a sculpture by Joan Miró and a sum "
     "of five million pesetas, at a ceremony presided over by the Prince of Asturias.",
 ]
+
+
+def prose(paragraphs) -> list[str]:
+    """The texts of the prose paragraphs among a document's units (not its tables, lines, header, title)."""
+    return [paragraph.text for paragraph in paragraphs if paragraph.kind == "paragraph"]
+
+
 PDF_PARAGRAPHS = [
     "The Order of Tomas Garrigue Masaryk was conferred on 28 October 1990 on the following persons for outstanding "
     "merit in the development of democracy, humanity and human rights.",

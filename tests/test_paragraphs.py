@@ -6,7 +6,7 @@ import pytest
 
 from bot.documents.paragraphs import ParagraphRules, bounded_html, extract, html_blocks
 from bot.documents.sentences import sentence_spans, split_long
-from documents_world import DOCS, NEWS, NEWS_PARAGRAPHS, PDF_PARAGRAPHS, czech_page, make_pdf
+from documents_world import DOCS, NEWS, NEWS_PARAGRAPHS, PDF_PARAGRAPHS, czech_page, make_pdf, prose
 
 CZECH_FIRST = ("Prezident Václav Havel v pátek v Oviedu převzal Cenu knížete asturského za komunikaci a humanitní "
                "vědy.")
@@ -18,21 +18,24 @@ def offsets_hold(document) -> bool:
 
 def test_a_news_page_loses_its_navigation_footer_and_repeats():
     document = extract(NEWS, "text/html", "http://127.0.0.1/news")
-    assert [p.text for p in document.paragraphs] == NEWS_PARAGRAPHS
-    assert [p.position for p in document.paragraphs] == [0, 1, 2, 3]
+    assert prose(document.paragraphs) == NEWS_PARAGRAPHS
+    assert [p.position for p in document.paragraphs if p.kind == "paragraph"] == [0, 1, 2, 3]
     assert document.title == "Havel honoured with Asturias prize" and document.language == "en"
     assert document.extractor == "trafilatura" and offsets_hold(document)
     for boilerplate in ("cookies", "All rights reserved", "Related stories", "Senate debates", "Home"):
         assert boilerplate not in document.text
     assert document.text.count("The jury said the award recognised") == 1, "the repeated paragraph is dropped"
-    assert "Short line." in document.text and "Short line." not in [p.text for p in document.paragraphs]
+    # Besides the prose: a short line read as such, the byline under the heading, the page's whole title.
+    assert [(p.kind, p.text) for p in document.paragraphs if p.kind != "paragraph"] == [
+        ("lines", "Short line."), ("header", "Havel honoured with Asturias prize. By Jana Novotná, 9 June 1997."),
+        ("title", "Havel honoured with Asturias prize | The Prague Courier")]
 
 
 def test_the_minimum_length_is_configurable():
     published = extract(NEWS, "text/html", "u", ParagraphRules(min_chars=200))
-    assert [p.text for p in published.paragraphs] == [NEWS_PARAGRAPHS[0], NEWS_PARAGRAPHS[1]]
+    assert prose(published.paragraphs) == [NEWS_PARAGRAPHS[0], NEWS_PARAGRAPHS[1]]
     everything = extract(NEWS, "text/html", "u", ParagraphRules(min_chars=1))
-    assert "Short line." in [p.text for p in everything.paragraphs] and offsets_hold(everything)
+    assert "Short line." in prose(everything.paragraphs) and offsets_hold(everything)
 
 
 def test_when_trafilatura_finds_nothing_every_p_is_taken():
@@ -40,7 +43,7 @@ def test_when_trafilatura_finds_nothing_every_p_is_taken():
     page = f"<html><body><aside><p>{sentence} {sentence}</p><p>Too short.</p></aside></body></html>".encode()
     assert html_blocks(page.decode())[2] == "paragraphs", "a page whose only text sits in an <aside>"
     document = extract(page, "text/html", "u")
-    assert document.extractor == "paragraphs" and [p.text for p in document.paragraphs] == [f"{sentence} {sentence}"]
+    assert document.extractor == "paragraphs" and prose(document.paragraphs) == [f"{sentence} {sentence}"]
 
 
 @pytest.mark.parametrize("encoding, in_page", [("iso-8859-2", True), ("windows-1250", True), ("windows-1250", False),
@@ -57,7 +60,7 @@ def test_a_bytes_codec_declared_as_charset_is_ignored_not_raised(declared):
     page = NEWS.replace(b"<head>", f'<head><meta charset="{declared}">'.encode(), 1)
     for document in (extract(NEWS, "text/html", "https://example.org/a", charset=declared),
                      extract(page, "text/html", "https://example.org/a")):
-        assert [p.text for p in document.paragraphs] == NEWS_PARAGRAPHS
+        assert prose(document.paragraphs) == NEWS_PARAGRAPHS
 
 
 def test_the_http_charset_wins_and_a_wrong_page_declaration_is_ignored():
@@ -148,8 +151,8 @@ def test_a_page_within_the_budget_is_handed_on_as_it_is():
     assert bounded_html(page, len(page)) == (page, ""), "not even parsed"
     markup = page.replace("<p>", "<p class='" + "x" * 2_000 + "'>")
     assert bounded_html(markup, len(page)) == (markup, ""), "long markup, but not that much text"
-    assert [p.text for p in extract(markup.encode(), "text/html", "u", ParagraphRules(max_text=len(page))).paragraphs
-            ] == NEWS_PARAGRAPHS
+    assert prose(extract(markup.encode(), "text/html", "u", ParagraphRules(max_text=len(page))).paragraphs
+                 ) == NEWS_PARAGRAPHS
 
 
 def test_one_huge_text_is_cut_at_a_sentence_end():

@@ -13,7 +13,7 @@ from bot.documents.fetching import Outcome
 from bot.documents.paragraphs import ParagraphRules
 from bot.documents.retrieval import retrieve
 from bot.wiring import Wiring
-from documents_world import HTML, NEWS, NEWS_PARAGRAPHS, make_pdf, world_options
+from documents_world import HTML, NEWS, NEWS_PARAGRAPHS, make_pdf, prose, world_options
 from servers import Recorded, RecordingServer, Reply
 
 EMPTY = b"<html><body><div id='app'></div><script>render()</script></body></html>"
@@ -78,7 +78,7 @@ def test_a_live_page_never_touches_the_archive(archive):
     archive.pages["/news"] = Reply(200, NEWS, HTML)
     result = run(archive, "/news", access_date=date(2019, 5, 3))
     assert result.outcome is Outcome.OK and result.archived is None
-    assert [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS
+    assert prose(result.paragraphs) == NEWS_PARAGRAPHS
     assert not archive.asked("/wayback") and not archive.asked("/web/") and not archive.asked("/cdx")
 
 
@@ -88,7 +88,7 @@ def test_a_dead_page_is_read_from_the_snapshot_before_its_access_date(archive):
     archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
     result = run(archive, "/dead", access_date=date(2019, 5, 3))
     assert result.live.outcome is Outcome.IRRETRIEVABLE and result.live.status == 404
-    assert result.outcome is Outcome.OK and [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS
+    assert result.outcome is Outcome.OK and prose(result.paragraphs) == NEWS_PARAGRAPHS
     assert result.archived.archive_url == f"https://web.archive.org/web/20190501000000/{url}"
     assert result.archived.archive_timestamp == "20190501000000"
     (asked,) = archive.asked("/wayback/available")
@@ -138,7 +138,7 @@ def test_a_page_without_paragraphs_is_read_from_the_archive(archive):
     archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
     result = run(archive, "/app")
     assert result.live.outcome is Outcome.OK and result.archived is not None
-    assert [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS
+    assert prose(result.paragraphs) == NEWS_PARAGRAPHS
 
 
 def test_a_page_read_only_in_part_says_so_in_a_note(archive):
@@ -151,7 +151,7 @@ def test_a_page_read_only_in_part_says_so_in_a_note(archive):
     rules = replace(paragraph_rules(world_options().paragraph), max_paragraphs=2)
     for path in ("/news", "/dead"):
         result = run(archive, path, rules=rules)
-        assert [p.text for p in result.paragraphs] == NEWS_PARAGRAPHS[:2], path
+        assert prose(result.paragraphs) == NEWS_PARAGRAPHS[:2], path
         assert result.notes[-1] == ("read in part: only the first 2 paragraphs were read; the rest of the document "
                                     "was not extracted nor ranked"), path
     assert run(archive, "/news").notes == (), "a page read whole has no such note"
@@ -233,7 +233,9 @@ def test_refbot_fetch_prints_the_outcome_the_archive_and_the_paragraphs(archive,
                                "20190501000000): ok  HTTP 200  text/html")
     assert lines[2].startswith("title: Havel honoured with Asturias prize  language: en  read by: trafilatura")
     assert lines[3] == f"¶0 [0–201] {NEWS_PARAGRAPHS[0]}"
-    assert lines[-1] == f"refbot: ok: 4 paragraph(s) from {archive.server.url}/web/20190501000000id_/{url}"
+    assert lines[7].startswith("¶4 [") and lines[7].endswith("(lines) Short line."), "a block says its kind"
+    assert lines[-1] == (f"refbot: ok: 4 paragraph(s) and 3 structured block(s) (1 header, 1 lines, 1 title) from "
+                         f"{archive.server.url}/web/20190501000000id_/{url}")
     assert main(["fetch", archive.server.url + "/paywall", "--json"] + common) == 1
     answer = json.loads(capsys.readouterr().out)
     assert answer["outcome"] == "blocked" and answer["live"]["status"] == 402 and answer["archived"] is None

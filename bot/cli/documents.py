@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from bot.cli.arguments import id_list, iso_date, network_options
 from bot.cli.exits import Ended
 from bot.doctor import preflight
 from bot.documents import paragraph_rules
+from bot.documents.blocks import PARAGRAPH
 from bot.documents.retrieval import retrieve
 from bot.documents.wikipedia import article, sitelink
 from bot.options import Options
@@ -88,9 +90,13 @@ def describe(result: Retrieved) -> list[str]:
         lines.append(f"title: {document.title or '(none)'}  language: {document.language or '?'}  "
                      f"read by: {document.extractor}  encoding: {document.encoding or '-'}")
         for paragraph in document.paragraphs:
-            lines.append(f"¶{paragraph.position} [{paragraph.start}–{paragraph.end}] {paragraph.text}")
-    count = len(result.paragraphs)
-    lines.append(f"refbot: {used.outcome.value}: {count} paragraph(s) from {used.final_url or used.url}")
+            kind = f"({paragraph.kind}) " if paragraph.kind != PARAGRAPH else ""
+            lines.append(f"¶{paragraph.position} [{paragraph.start}–{paragraph.end}] {kind}{paragraph.text}")
+    prose = sum(1 for paragraph in result.paragraphs if paragraph.kind == PARAGRAPH)
+    others = Counter(paragraph.kind for paragraph in result.paragraphs if paragraph.kind != PARAGRAPH)
+    structured = f" and {sum(others.values())} structured block(s) (" + ", ".join(
+        f"{count} {kind}" for kind, count in sorted(others.items())) + ")" if others else ""
+    lines.append(f"refbot: {used.outcome.value}: {prose} paragraph(s){structured} from {used.final_url or used.url}")
     return lines
 
 
@@ -125,7 +131,7 @@ def retrieved_json(result: Retrieved) -> dict[str, Any]:
             "archived": fetched_json(result.archived) if result.archived is not None else None,
             "notes": list(result.notes),
             "title": document.title if document else "", "language": document.language if document else "",
-            "paragraphs": [{"position": p.position, "start": p.start, "end": p.end, "text": p.text}
+            "paragraphs": [{"position": p.position, "start": p.start, "end": p.end, "kind": p.kind, "text": p.text}
                            for p in result.paragraphs]}
 
 

@@ -1,10 +1,14 @@
 """A fetched body → a cleaned text and its paragraphs. Pure: takes bytes, returns records, never fetches.
 
-HTML goes through trafilatura (main content, boilerplate removed, paragraph structure kept); when trafilatura
-finds nothing, every ``<p>`` is taken, as the published method did. PDF goes through pdfminer.six, plain text
-is split at blank lines. Whitespace is normalised, repeated blocks are dropped, blocks shorter than
-``min_chars`` are not paragraphs, and blocks longer than ``max_chars`` are split between sentences. The
-cleaned text is every kept block joined by a blank line; each paragraph records where it lies in it.
+HTML is read as a person reads it (``bot.documents.blocks``): trafilatura's main content (boilerplate removed,
+its paragraphs, headings, lists, definition lists and tables), when it finds no paragraph every ``<p>`` (as the
+published method did), and with either the blocks readers take facts from that trafilatura drops (the header line
+under the page's heading, the breadcrumb, details tables, definition lists, captions, the title). Short lines are
+read together (a heading and the label–value lines under it), tables as "header: cell" pairs: each such block is a
+paragraph whatever its length, and says what it is (``Paragraph.kind``). PDF goes through pdfminer.six, plain text
+is split at blank lines; there, blocks shorter than ``min_chars`` are not paragraphs. Whitespace is normalised,
+repeated blocks are dropped, and blocks longer than ``max_chars`` are split between sentences. The cleaned text is
+every kept block joined by a blank line; each paragraph records where it lies in it.
 
 A document is read up to ``max_paragraphs`` paragraphs and ``max_text`` characters of text, so that what a page
 costs (time, memory) is bounded by what is read of it, not by its bytes: an HTML page with more text is cut
@@ -21,23 +25,20 @@ import functools
 import html as html_entities
 import io
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from bot.datamodel import Paragraph
+from bot.documents.blocks import PARAGRAPH, Block, main_blocks, normalise, page_blocks, prose_blocks
 from bot.documents.decoding import decode
 from bot.documents.sentences import sentence_spans, split_long
 from bot.faults import blames_the_page, signature_of
 
-_SPACE = re.compile(r"\s+")
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 _HTML_LANG = re.compile(r"""<(?:html|body)\b[^>]*?\blang\s*=\s*["']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)""", re.I)
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
 _OG_TITLE = re.compile(r"""<meta\s[^>]*property=["']og:title["'][^>]*content=["']([^"']+)""", re.I)
 _H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
-_BLOCK_TAGS = ("p", "item", "quote")
 _NOT_TEXT = frozenset(("script", "style", "noscript", "template"))
 # What one document is read up to (``ParagraphRules``). Ranking looks at 200 paragraphs of a page, the best by the
 # names they mention (``bot.checking.ranking.MAX_RANKED``), so this is far above that: 25 times as many paragraphs,
@@ -79,10 +80,6 @@ class Unreadable(Exception):
         self.signature = signature
 
 
-def normalise(text: str) -> str:
-    return _SPACE.sub(" ", unicodedata.normalize("NFC", text).translate(_INVISIBLE)).strip()
-
-
 def extract(content: bytes, content_type: str, url: str, rules: ParagraphRules = ParagraphRules(),
             *, charset: str = "") -> Document:
     """Paragraphs of one document; ``content_type`` is a bare media type (``text/html``).
@@ -111,8 +108,8 @@ def reads_its_sample(content_type: str) -> bool:
 
 def _extract(content: bytes, content_type: str, url: str, rules: ParagraphRules, charset: str) -> Document:
     if content_type == "application/pdf":
-        blocks, title = pdf_blocks(content)
-        return assemble(blocks, rules, url=url, kind="pdf", title=title, extractor="pdfminer")
+        pdf, title = pdf_blocks(content)
+        return assemble(pdf, rules, url=url, kind="pdf", title=title, extractor="pdfminer")
     text, encoding = decode(content, charset, html=content_type != "text/plain")
     if content_type == "text/plain":
         return assemble(text_blocks(text), rules, url=url, kind="text", extractor="text", encoding=encoding)
@@ -124,32 +121,47 @@ def _extract(content: bytes, content_type: str, url: str, rules: ParagraphRules,
 
 
 def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules()
-                ) -> tuple[list[str], str, str, str]:
-    """(blocks, title, extractor, cut): trafilatura's main text, or every ``<p>`` when it finds no paragraph, of
-    the page up to ``rules.max_text`` characters of its text; ``cut`` says why the page was cut ("" if not)."""
+                ) -> tuple[list[Block], str, str, str]:
+    """(blocks, title, extractor, cut): the page's blocks up to ``rules.max_text`` characters of its text —
+    trafilatura's main content, or every ``<p>`` when it finds no paragraph, then the structured blocks it left
+    out (``bot.documents.blocks``); ``cut`` says why the page was cut ("" if not)."""
     import trafilatura
     from lxml import etree
 
     title = page_title(text)
     text, cut = bounded_html(text, rules.max_text, rules.max_chars)
-    blocks: list[str] = []
+    blocks: list[Block] = []
+    kept: list[str] = []
     # Without trafilatura's metadata: its date search costs more than the extraction on large pages.
     xml = trafilatura.extract(text, url=url or None, output_format="xml", with_metadata=False,
-                              include_comments=False, include_tables=False, include_images=False)
+                              include_comments=False, include_tables=True, include_images=False)
     if xml:
         root = etree.fromstring(xml.encode("utf-8"))
         for line_break in root.iter("lb"):
             line_break.tail = " " + (line_break.tail or "")
-        for element in root.iter(*_BLOCK_TAGS):
-            if next(element.iterdescendants(*_BLOCK_TAGS), None) is None:
-                blocks.append("".join(element.itertext()))
+        blocks = main_blocks(root, rules.min_chars)
+        kept = ["".join(element.itertext()) for element in root.iter("p", "item", "cell", "head", "quote")]
         del root, xml
-    if any(len(normalise(block)) >= rules.min_chars for block in blocks):
-        return blocks, title, "trafilatura", cut
-    from bs4 import BeautifulSoup
+    extractor = "trafilatura"
+    if not any(block.kind == PARAGRAPH for block in blocks):
+        from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(text, "lxml")
-    return [p.get_text(" ") for p in soup.find_all("p")], title, "paragraphs", cut
+        soup = BeautifulSoup(text, "lxml")
+        texts = [p.get_text(" ") for p in soup.find_all("p")]
+        if any(len(normalise(text)) >= rules.min_chars for text in texts):
+            blocks, kept, extractor = prose_blocks(texts, rules.min_chars), texts, "paragraphs"
+        del soup
+    tree = _page_tree(text)
+    if tree is not None:
+        blocks += page_blocks(tree, kept + [block.text for block in blocks])
+    return blocks, title, extractor, cut
+
+
+def _page_tree(text: str) -> Any:
+    """The page's lxml tree (scripts and styles left in: ``bot.documents.blocks`` skips them), or None."""
+    from trafilatura import load_html
+
+    return load_html(text)
 
 
 def bounded_html(text: str, max_text: int, keep_whole: int = 0) -> tuple[str, str]:
@@ -297,16 +309,21 @@ def text_blocks(text: str) -> list[str]:
     return [re.sub(r"(?<=\w-)\n(?=\w)", "", block) for block in re.split(r"\n[ \t]*\n", text)]
 
 
-def assemble(blocks: Iterable[str], rules: ParagraphRules, *, url: str, kind: str, title: str = "",
+def assemble(blocks: Iterable[Block | str], rules: ParagraphRules, *, url: str, kind: str, title: str = "",
              language: str = "", extractor: str = "", encoding: str = "", cut: str = "") -> Document:
     """The document of ``blocks``, read block by block until ``rules.max_paragraphs`` paragraphs or
     ``rules.max_text`` characters of text (the block crossing it read whole if it is at most ``max_chars``, else
-    up to its last sentence within); ``cut`` is why the blocks given already end early ("" if they do not)."""
+    up to its last sentence within); ``cut`` is why the blocks given already end early ("" if they do not).
+
+    A prose block (a string, or a :class:`Block` of kind ``paragraph``) is a paragraph when it is at least
+    ``min_chars`` long; a structured block (lines, a table's rows, a header line) is one whatever its length."""
     kept: list[str] = []
     seen: set[str] = set()
     paragraphs: list[Paragraph] = []
     offset = 0
-    for block in map(normalise, blocks):
+    for given in blocks:
+        block_kind = given.kind if isinstance(given, Block) else PARAGRAPH
+        block = normalise(given.text if isinstance(given, Block) else given)
         key = block.casefold()
         if not block or key in seen:
             continue
@@ -316,17 +333,19 @@ def assemble(blocks: Iterable[str], rules: ParagraphRules, *, url: str, kind: st
             block = _sentences_within(block, max(0, room))
             if not block:
                 break
-        if len(paragraphs) >= rules.max_paragraphs and len(block) >= rules.min_chars:
+        judged = len(block) >= rules.min_chars or block_kind != PARAGRAPH
+        if len(paragraphs) >= rules.max_paragraphs and judged:
             cut = f"only the first {rules.max_paragraphs:,} paragraphs were read"
             break
         seen.add(key)
         kept.append(block)
-        if len(block) >= rules.min_chars:
+        if judged:
             pieces = split_long(block, rules.max_chars)
             if len(pieces) > rules.max_paragraphs - len(paragraphs):
                 cut = f"only the first {rules.max_paragraphs:,} paragraphs were read"
                 del pieces[rules.max_paragraphs - len(paragraphs):]
             for start, end in pieces:
-                paragraphs.append(Paragraph(block[start:end], url, len(paragraphs), offset + start, offset + end))
+                paragraphs.append(Paragraph(block[start:end], url, len(paragraphs), offset + start, offset + end,
+                                            block_kind))
         offset += len(block) + 2
     return Document(url, kind, "\n\n".join(kept), tuple(paragraphs), title, language, extractor, encoding, cut)

@@ -14,6 +14,8 @@ PAGE_HTML = """<!doctype html><html lang="en"><head><title>A sample page | refbo
 waste back into its building blocks, the jury of the Czech Chemical Society said on Monday.</p>
 <p>The prize has been awarded every year since 1998 to a chemist who works in the Czech Republic and whose work
 has been published in the previous five years; it carries a medal and a grant for the laboratory.</p>
+<table><caption>Purkyně Prize for Chemistry</caption><tr><th>Awarded</th><td>2021</td></tr>
+<tr><th>Laureate</th><td>Marta Novotná</td></tr></table>
 </article><footer>© refbot doctor</footer></body></html>"""
 PDF_TEXT = ("Marta Novotna received the Purkyne Prize for Chemistry in 2021 for her work on catalysts that turn "
             "plastic waste back into its building blocks.")
@@ -23,7 +25,7 @@ PDF_TEXT = ("Marta Novotna received the Purkyne Prize for Chemistry in 2021 for 
 class Sample:
     content: bytes
     content_type: str
-    paragraphs: int  # how many paragraphs a working parser finds (with min_chars 50)
+    paragraphs: int  # how many paragraphs (prose and structured blocks) a working parser finds (min_chars 50)
     extractor: str  # the extractor that must have found them
     url: str = "https://example.org/refbot-sample"
 
@@ -51,6 +53,6 @@ def pdf(text: str) -> bytes:
 
 
 SAMPLES = {
-    "text/html": Sample(PAGE_HTML.encode("utf-8"), "text/html", 2, "trafilatura"),
+    "text/html": Sample(PAGE_HTML.encode("utf-8"), "text/html", 4, "trafilatura"),  # 2 prose, a table, the title
     "application/pdf": Sample(pdf(PDF_TEXT), "application/pdf", 1, "pdfminer"),
 }

@@ -1,0 +1,85 @@
+"""Pages read as a person reads them: tables, definition lists, header lines, label–value lines, breadcrumbs,
+captions and the title become units the judge can read, each saying what it is; menus and footers stay out."""
+
+from __future__ import annotations
+
+from bot.documents.paragraphs import extract
+
+PROSE = ("The society was founded by a group of engineers who wanted a place to meet, to read papers to each other "
+         "and to keep a record of the works they built across the county in the following decades.")
+
+
+def page(body: str, title: str = "Ottilie Brandvold | Regional Biographies", after: str = "") -> bytes:
+    return (f"<!doctype html><html lang='en'><head><title>{title}</title></head><body>"
+            f"<nav><ul><li><a href='/'>Home</a></li><li><a href='/people'>People</a></li></ul></nav>"
+            f"<main><article>{body}</article></main>{after}"
+            f"<footer><dl><dt>Contact</dt><dd>office@example.org</dd><dt>Opening hours</dt><dd>9 to 5</dd></dl>"
+            f"<p>© 2024 Regional Biographies. All rights reserved.</p></footer>"
+            f"<div class='cookie-notice'><table><tr><th>Cookie</th><td>session, kept 30 days</td></tr></table></div>"
+            f"</body></html>").encode()
+
+
+def units(body: str, **kwargs: str) -> list[tuple[str, str]]:
+    document = extract(page(body, **kwargs), "text/html", "http://127.0.0.1/page")
+    assert all(document.text[p.start:p.end] == p.text for p in document.paragraphs)
+    return [(paragraph.kind, paragraph.text) for paragraph in document.paragraphs]
+
+
+def test_a_details_table_is_read_as_label_value_lines_under_its_caption():
+    found = units(f"<h1>Ottilie Brandvold</h1><p>{PROSE}</p><table><caption>Register entry</caption>"
+                  "<tr><th>Registered</th><td>12 May 2004</td></tr><tr><th>Number</th><td>SC 40417</td></tr>"
+                  "<tr><th>Status</th><td>Active</td></tr></table>")
+    assert ("table", "Register entry. Registered: 12 May 2004. Number: SC 40417. Status: Active.") in found
+    assert ("paragraph", PROSE) in found
+
+
+def test_a_table_with_a_header_row_gives_one_unit_per_row_as_header_cell_pairs():
+    found = units(f"<p>{PROSE}</p><h2>Works</h2><table><tr><th>Year</th><th>Work</th><th>Place</th></tr>"
+                  "<tr><td>1931</td><td>Saltmarsh Bridge</td><td>Ebbing</td></tr>"
+                  "<tr><td>1934</td><td>Mill Lane Viaduct</td><td>Corrow</td></tr></table>")
+    rows = [text for kind, text in found if kind == "table"]
+    assert rows == ["Works. Year: 1931; Work: Saltmarsh Bridge; Place: Ebbing",
+                    "Works. Year: 1934; Work: Mill Lane Viaduct; Place: Corrow"]
+
+
+def test_a_definition_list_is_read_as_term_definition_pairs():
+    found = units(f"<p>{PROSE}</p><h2>Summary</h2><dl><dt>Local authority</dt><dd>Corrow and Ebbing</dd>"
+                  "<dt>Date added</dt><dd>26/06/1986</dd></dl>")
+    assert ("definitions", "Summary. Local authority: Corrow and Ebbing. Date added: 26/06/1986.") in found
+
+
+def test_the_header_line_under_the_name_is_a_unit_with_the_name():
+    header = ("<div class='intro'><h1>Ottilie Brandvold</h1><h2> </h2><p>(b. 4 March 1931, Ebbing – d. 14 June 1987, "
+              "Corrow)</p></div>")
+    found = units(f"{header}<p>{PROSE}</p>")
+    assert ("header", "Ottilie Brandvold. (b. 4 March 1931, Ebbing – d. 14 June 1987, Corrow).") in found or \
+        ("lines", "Ottilie Brandvold. (b. 4 March 1931, Ebbing – d. 14 June 1987, Corrow).") in found
+
+
+def test_short_label_value_lines_are_read_together_under_their_heading():
+    found = units(f"<p>{PROSE}</p><h4>Person</h4><p>Birth 1866-02-01</p><p>Death 1940-12-08</p>"
+                  f"<h4>Variant names</h4><p>{PROSE.replace('society', 'club')}</p>")
+    assert ("lines", "Person. Birth 1866-02-01. Death 1940-12-08.") in found
+    assert not any(text == "Variant names." for _, text in found), "a heading alone is no unit"
+
+
+def test_the_breadcrumb_the_caption_and_the_whole_title_are_units():
+    body = (f"<ol class='breadcrumb'><li><a href='/'>Norway</a></li><li><a href='/v'>Vestland</a></li>"
+            f"<li>Schools in Corrow</li></ol><p>{PROSE}</p>"
+            "<figure><img src='a.jpg'><figcaption>Ottilie Brandvold at the opening of the viaduct, 1934</figcaption>"
+            "</figure>")
+    found = units(body, title="S.I. No. 80/1968 - Corrow Harbour Order, 1968")
+    assert ("breadcrumb", "Norway › Vestland › Schools in Corrow") in found
+    assert ("caption", "Ottilie Brandvold at the opening of the viaduct, 1934") in found
+    assert ("title", "S.I. No. 80/1968 - Corrow Harbour Order, 1968") in found
+
+
+def test_menus_footers_notices_and_link_lists_stay_out():
+    links = "".join(f"<tr><td><a href='/p{n}'>Person {n}</a></td><td><a href='/q{n}'>Place {n}</a></td></tr>"
+                    for n in range(6))
+    document = extract(page(f"<p>{PROSE}</p>", after=f"<div class='more'><table>{links}</table></div>"),
+                       "text/html", "http://127.0.0.1/page")
+    found = [(paragraph.kind, paragraph.text) for paragraph in document.paragraphs]
+    text = " ".join(text for _, text in found)
+    for boilerplate in ("Home", "office@example.org", "Opening hours", "All rights reserved", "Cookie", "Person 3"):
+        assert boilerplate not in text, boilerplate
