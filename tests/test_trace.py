@@ -235,3 +235,25 @@ def test_the_statements_qualifiers_are_recorded_and_shown_with_it():
     assert row == "Purkyně Prize for Chemistry — point in time: 2021; P1027: Purkyně Foundation"
     # A statement without qualifiers is written as before.
     assert build().find("t:item/t:statement/t:qualifier", ns) is None
+
+
+def test_the_trace_records_what_each_unit_is_and_the_report_and_queue_name_it():
+    """A unit read from a table is recorded as such (kind="table"), shown as "Table, unit 7" in the report and as
+    "From the page's table" on the curator's card; prose stays "Paragraph 7"."""
+    from bot.review.queue import cards
+
+    check = supported_check()
+    document = check.documents[0]
+    judged = document.judged[0]
+    row = replace(judged.ranked.paragraph, kind="table")
+    in_table = replace(check, documents=(replace(document, judged=(
+        replace(judged, ranked=replace(judged.ranked, paragraph=row)),)),))
+    for statement_check, kind, shown in ((check, "paragraph", "Paragraph 7"), (in_table, "table", "Table, unit 7")):
+        tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT),
+                                             [traces.statement_element(CONTEXT, statement_check)])])
+        traces.validate(tree)
+        assert tree.find("t:item/t:statement/t:document/t:judgement", {"t": traces.NS}).get("kind") == kind
+        support = etree.HTML(render(tree)).xpath("//div[@class='support']/p[@class='meta']")[0]
+        assert " ".join("".join(support.itertext()).split()).startswith(f"{shown} of Prize for Novotná")
+        card = next(iter(cards(tree)))
+        assert card.block == ("" if kind == "paragraph" else "table")

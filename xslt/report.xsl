@@ -296,7 +296,7 @@
               <xsl:with-param name="text" select="concat(../@title, substring(../@url, 1, 2000 * not(string(../@title))))"/></xsl:call-template>
             writes <strong><xsl:value-of select="../../@value-text"/></strong> but <xsl:call-template name="against"/></p>
           <blockquote class="sentence"><xsl:value-of select="t:against"/></blockquote>
-          <p class="meta">Paragraph <xsl:value-of select="@position"/> of <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+          <p class="meta"><xsl:call-template name="unit"/> of <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
               <xsl:with-param name="text" select="../@url"/></xsl:call-template></p>
           <details><summary>The whole paragraph</summary><blockquote><xsl:apply-templates select="t:paragraph"/></blockquote></details>
         </div>
@@ -311,7 +311,7 @@
             <xsl:if test="t:contradiction"> (support for the claim with it: <xsl:value-of select="t:contradiction/@support"/>)</xsl:if></p>
           <xsl:if test="t:contradiction"><blockquote class="sentence"><xsl:value-of select="t:contradiction"/></blockquote></xsl:if>
           <p class="meta">
-            Paragraph <xsl:value-of select="@position"/> of <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
+            <xsl:call-template name="unit"/> of <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
               <xsl:with-param name="text" select="../@url"/></xsl:call-template>
             <xsl:if test="../@archive-url"> · read from the
               <xsl:call-template name="link"><xsl:with-param name="url" select="../@archive-url"/>
@@ -326,7 +326,7 @@
         <div class="support">
           <blockquote><xsl:apply-templates select="t:paragraph"/></blockquote>
           <p class="meta">
-            Paragraph <xsl:value-of select="@position"/> of
+            <xsl:call-template name="unit"/> of
             <xsl:call-template name="link"><xsl:with-param name="url" select="../@url"/>
               <xsl:with-param name="text" select="concat(../@title, substring(../@url, 1, 2000 * not(string(../@title))))"/></xsl:call-template>
             <xsl:if test="../@archive-url"> · read from the
@@ -375,6 +375,27 @@
   </xsl:template>
 
   <!-- A judged paragraph's numbers and how it names things (the context is a judgement). -->
+  <!-- "Paragraph 3", or what a unit other than prose is: "Table, unit 12" -->
+  <xsl:template name="unit">
+    <xsl:choose>
+      <xsl:when test="@kind and @kind != 'paragraph'"><xsl:call-template name="kind"/>, unit <xsl:value-of select="@position"/></xsl:when>
+      <xsl:otherwise>Paragraph <xsl:value-of select="@position"/></xsl:otherwise>
+    </xsl:choose>
+  </xsl:template>
+
+  <xsl:template name="kind">
+    <xsl:choose>
+      <xsl:when test="@kind = 'lines'">Lines</xsl:when>
+      <xsl:when test="@kind = 'table'">Table</xsl:when>
+      <xsl:when test="@kind = 'definitions'">Definition list</xsl:when>
+      <xsl:when test="@kind = 'header'">Header line</xsl:when>
+      <xsl:when test="@kind = 'breadcrumb'">Breadcrumb</xsl:when>
+      <xsl:when test="@kind = 'caption'">Caption</xsl:when>
+      <xsl:when test="@kind = 'title'">Page title</xsl:when>
+      <xsl:otherwise><xsl:value-of select="@kind"/></xsl:otherwise>
+    </xsl:choose>
+  </xsl:template>
+
   <xsl:template name="scores">
     · support <xsl:value-of select="@support"/><xsl:if test="@calibrated"> (calibrated <strong class="calibrated"><xsl:value-of select="@calibrated"/></strong>)</xsl:if>,
     pre-rank score <xsl:value-of select="@score"/>
@@ -432,7 +453,7 @@
       <xsl:for-each select="t:note"><p class="meta"><xsl:value-of select="."/></p></xsl:for-each>
       <xsl:for-each select="t:judgement">
         <div class="judgement">
-          ¶<xsl:value-of select="@position"/> · verdict <strong class="verdict"><xsl:call-template name="verdict"/></strong>
+          ¶<xsl:value-of select="@position"/><xsl:if test="@kind and @kind != 'paragraph'"> (<xsl:call-template name="kind"/>)</xsl:if> · verdict <strong class="verdict"><xsl:call-template name="verdict"/></strong>
           <xsl:call-template name="scores"/>
           <xsl:for-each select="t:contradiction"> · gives <strong><xsl:value-of select="@form"/></strong>
             (support <xsl:value-of select="@support"/>)</xsl:for-each>

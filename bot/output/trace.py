@@ -292,7 +292,7 @@ def _judgement(parent: Any, judged: Judged) -> None:
     ranked, judgement = judged.ranked, judged.judgement
     paragraph = ranked.paragraph
     node = _element("judgement", parent, position=paragraph.position, start=paragraph.start, end=paragraph.end,
-                    score=_number(ranked.score), subject_score=_number(ranked.subject),
+                    kind=paragraph.kind, score=_number(ranked.score), subject_score=_number(ranked.subject),
                     object_score=_number(ranked.object),
                     semantic_score=_number(ranked.semantic) if ranked.semantic is not None else None,
                     subject_rule=ranked.subject_rule or None, value_form=ranked.value_form or None,

@@ -97,6 +97,8 @@ class Card:
     support: float
     how: str  # "judged by MODEL, support 0.87" / "stated in Integrated Authority File, GND ID 1099020101"
     against: tuple[Evidence, ...]
+    # What the supporting unit is on its page, as readers name it ("table", "header line"); "" for prose.
+    block: str = ""
 
     @property
     def proposed(self) -> bool:
@@ -201,11 +203,12 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
     review = statement.find(tag("review"))
     kind = (reference.get("kind") or "web") if proposed else ""
     snaks = tuple(_snak(snak) for snak in reference.iter(tag("snak"))) if proposed else ()
-    support, paragraph, source = 0.0, None, None
+    support, paragraph, source, block = 0.0, None, None, ""
     if kind == "web":
         document, judgement = _supporting(statement, reference.get("url"))
         if judgement is not None:
             support = float(judgement.get("support"))
+            block = BLOCK_NAMES.get(judgement.get("kind") or "paragraph", judgement.get("kind"))
             quotation = next((snak.text for snak in snaks if snak.property_id == "P1683"), "")
             paragraph = _with_quotation(judgement, quotation)
         source = _source(document, reference)
@@ -224,7 +227,8 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
         curator=review.get("curator", "") if review is not None else "",
         decided=review.get("decided", "") if review is not None else "",
         decision_id=int(review.get("decision-id") or 0) if review is not None else 0,
-        kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against)
+        kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against,
+        block=block)
 
 
 def _qualifiers(statement: Any) -> Iterable[tuple[str, str]]:
@@ -242,6 +246,11 @@ def _snak(snak: Any) -> ShownSnak:
     elif value[:1] == "Q" and value[1:].isdigit():
         link = f"https://www.wikidata.org/wiki/{value}"
     return ShownSnak(property_id, snak.get("label") or property_id, text, link)
+
+
+# The units of a page other than prose (``bot.documents.blocks``), as a curator names them.
+BLOCK_NAMES = {"paragraph": "", "lines": "short lines", "table": "table", "definitions": "definition list",
+               "header": "header line", "breadcrumb": "breadcrumb", "caption": "caption", "title": "title"}
 
 
 def _supporting(statement: Any, url: str) -> tuple[Any, Any]:
