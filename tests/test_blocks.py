@@ -83,3 +83,18 @@ def test_menus_footers_notices_and_link_lists_stay_out():
     text = " ".join(text for _, text in found)
     for boilerplate in ("Home", "office@example.org", "Opening hours", "All rights reserved", "Cookie", "Person 3"):
         assert boilerplate not in text, boilerplate
+
+
+def test_a_footnote_marker_in_superscript_stays_apart_from_the_date_it_follows():
+    """trafilatura would glue "1871<sup>2</sup>" into "18712": the marker is read as "²", so the date is found;
+    digits in <sub> stay a formula's ("C₄₂H₇₈")."""
+    from bot.datamodel import Value
+    from bot.values import value_finder
+
+    sentence = ("Ottilie Brandvold was born on 3 May 1871<sup>2</sup> in Ebbing and studied engineering in Corrow"
+                "<sup><a href='#n3'>[3]</a></sup>, where she later taught. ")
+    found = units(f"<p>{sentence * 2}</p><p>{PROSE} Its seal shows C<sub>42</sub>H<sub>78</sub>.</p>")
+    prose = [text for kind, text in found if kind == "paragraph"]
+    assert "3 May 1871² in Ebbing" in prose[0] and "Corrow³," in prose[0]
+    assert value_finder(Value("time", "+1871-05-03T00:00:00Z/11", "1871-05-03"))(prose[0]) is not None
+    assert "C₄₂H₇₈" in prose[1]
