@@ -68,7 +68,9 @@ _BOILERPLATE_NAMES = re.compile(r"(?:^|[\s_-])(?:nav|navbar|navigation|menu|foot
                                 r"sidebar|share|sharing|social|advert|advertisement|ads|promo|newsletter|subscribe|"
                                 r"related|comments?|skip|modal|popup|banner|toolbar|pagination|pager)(?:$|[\s_-])",
                                 re.I)
-_BREADCRUMB = re.compile(r"breadcrumb", re.I)
+# Elements marked as a breadcrumb by their class, id, ARIA label or schema.org type.
+_BREADCRUMBS = ("//*[contains(translate(concat(@class, ' ', @id, ' ', @aria-label, ' ', @itemtype), 'BREADCUMLIST', "
+                "'breadcumlist'), 'breadcrumb')]")
 _BLOCK_TAGS = frozenset(("p", "item", "quote", "head"))
 
 
@@ -469,11 +471,8 @@ def _header_line(root: Any, known: set[str]) -> list[str]:
 
 def _breadcrumb(root: Any) -> list[str]:
     """The steps of the page's breadcrumb (marked by its class, id, label or schema.org type), where it has one."""
-    for element in root.iter():
-        if not isinstance(element.tag, str) or element.tag in ("html", "body"):
-            continue
-        marks = " ".join(element.get(name) or "" for name in ("class", "id", "aria-label", "itemtype"))
-        if not _BREADCRUMB.search(marks) and "BreadcrumbList" not in marks:
+    for element in root.xpath(_BREADCRUMBS):
+        if element.tag in ("html", "body"):
             continue
         if element.tag == "li" and element.getparent() is not None:
             element = element.getparent()  # a step of the breadcrumb marked as such: its list is the breadcrumb
