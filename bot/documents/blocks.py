@@ -72,6 +72,8 @@ _BOILERPLATE_NAMES = re.compile(r"(?:^|[\s_-])(?:nav|navbar|navigation|menu|foot
 _BREADCRUMBS = ("//*[contains(translate(concat(@class, ' ', @id, ' ', @aria-label, ' ', @itemtype), 'BREADCUMLIST', "
                 "'breadcumlist'), 'breadcrumb')]")
 _BLOCK_TAGS = frozenset(("p", "item", "quote", "head"))
+# What separates the parts of a cell's text (HTML's and trafilatura's blocks and line breaks).
+_CELL_BREAKS = frozenset(("p", "div", "li", "br", "ul", "ol", "item", "list", "lb"))
 
 
 @dataclass(frozen=True)
@@ -176,11 +178,16 @@ def _xml_rows(table: Any) -> list[list[tuple[str, bool]]]:
 
 def _xml_definitions(dl: Any) -> list[tuple[str, str]]:
     """(term, definition) pairs of trafilatura's ``<list rend="dl">`` (items rendered ``dt-N`` and ``dd-N``)."""
+    return _paired((item.get("rend", "").startswith("dt"), _cell_text(item)) for item in dl.iter("item"))
+
+
+def _paired(entries: Iterable[tuple[bool, str]]) -> list[tuple[str, str]]:
+    """Terms and definitions in order as (term, definition) pairs; a term without one, or one without a term,
+    paired with ""."""
     found: list[tuple[str, str]] = []
     term = ""
-    for item in dl.iter("item"):
-        rend, text = item.get("rend") or "", _cell_text(item)
-        if rend.startswith("dt"):
+    for is_term, text in entries:
+        if is_term:
             if term:
                 found.append((term, ""))
             term = text
@@ -190,23 +197,6 @@ def _xml_definitions(dl: Any) -> list[tuple[str, str]]:
     if term:
         found.append((term, ""))
     return found
-
-
-def _cell_text(element: Any) -> str:
-    """A cell's text, the blocks inside it (``<p>`` in a cell, ``<br>``) separated by commas."""
-    pieces = [element.text or ""]
-    for child in element:
-        if not isinstance(child.tag, str):
-            pieces.append(child.tail or "")
-            continue
-        inner = "".join(child.itertext())
-        if child.tag in ("p", "item", "lb", "br", "div", "li", "list", "ul", "ol"):
-            pieces.append(", " + inner)
-        else:
-            pieces.append(inner)
-        pieces.append(child.tail or "")
-    text = normalise("".join(pieces))
-    return re.sub(r"^(?:,\s*)+|(?:\s*,)+$", "", re.sub(r"\s*,(?:\s*,)+", ",", text)).strip()
 
 
 # -- structure into blocks -------------------------------------------------------------------------------------
@@ -350,14 +340,15 @@ def _text(element: Any) -> str:
     return normalise("".join(pieces))
 
 
-def _html_cell_text(cell: Any) -> str:
-    """A cell's text, its paragraphs, list items and line breaks separated by commas."""
+def _cell_text(cell: Any) -> str:
+    """A cell's text (a table's, a definition's; lxml's or trafilatura's), its paragraphs, list items and line
+    breaks separated by commas."""
     pieces = [cell.text or ""]
     for child in cell:
         if not isinstance(child.tag, str) or child.tag in _NOT_TEXT:
             pieces.append(child.tail or "" if isinstance(child.tag, str) else "")
             continue
-        separator = ", " if child.tag in ("p", "div", "li", "br", "ul", "ol") else ""
+        separator = ", " if child.tag in _CELL_BREAKS else ""
         pieces.append(separator + _text(child))
         pieces.append(child.tail or "")
     text = normalise("".join(pieces))
@@ -369,27 +360,13 @@ def _html_rows(table: Any) -> list[list[tuple[str, bool]]]:
     for row in table.iter("tr"):
         if next((a for a in row.iterancestors("table")), None) is not table:
             continue
-        rows.append([(_html_cell_text(cell), cell.tag == "th") for cell in row if cell.tag in ("td", "th")])
+        rows.append([(_cell_text(cell), cell.tag == "th") for cell in row if cell.tag in ("td", "th")])
     return rows
 
 
 def _html_definitions(dl: Any) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
-    term = ""
-    for child in dl.iter("dt", "dd"):
-        if next((a for a in child.iterancestors("dl")), None) is not dl:
-            continue
-        text = _html_cell_text(child)
-        if child.tag == "dt":
-            if term:
-                found.append((term, ""))
-            term = text
-        else:
-            found.append((term, text))
-            term = ""
-    if term:
-        found.append((term, ""))
-    return found
+    return _paired((child.tag == "dt", _cell_text(child)) for child in dl.iter("dt", "dd")
+                   if next(child.iterancestors("dl"), None) is dl)
 
 
 def _caption(element: Any) -> str:
