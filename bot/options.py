@@ -189,7 +189,7 @@ class CheckOptions:
     top: int = 3
     require_mention: bool = True
     require_subject: bool = True
-    unnamed: int = 1
+    unnamed: int = 2
     documents: int = 8
     # Paragraphs of one document ranked at most (ranked): the best by the names they mention; the rest are never
     # embedded nor judged, which bounds what a huge page costs its statement.

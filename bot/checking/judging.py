@@ -3,8 +3,9 @@
 ``ranked`` (refbot's default): each document's paragraphs are pre-ranked (``bot.checking.ranking``) and at most
 ``top`` of those that name the value (as the page writes it, ``bot.values``) and are about the subject
 (``bot.checking.subject_check``) are judged, best first. A document that never writes the value cannot support it;
-its paragraphs about the subject that write another value of the same kind (another date, amount, identifier:
-``bot.values.other_values``) are judged instead, at most ``unnamed`` of them, for the judge to tell whether the page
+its paragraphs that give another value for the property about the subject (another date, amount, identifier, in a
+sentence naming the property, not one of the page's own dates: ``bot.judge.contradictions``) are judged instead,
+every such paragraph looked at and at most ``unnamed`` of them asked, for the judge to tell whether the page
 contradicts the statement (the model supports the claim with the page's value). ``paper`` (the published method):
 every paragraph in document order, each document left at its first supporting paragraph, the documents judged side
 by side (one paragraph of each per round, so that a server judges them concurrently). ``ranked`` needs only one
@@ -22,7 +23,7 @@ from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
 from bot.checking.subject_check import PAGE_RULES, admitting_rule, page_context, page_rule, stated_for_another
-from bot.values import other_names, other_values
+from bot.judge.contradictions import candidates as contradiction_candidates
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,9 @@ class Strategy:
     top: int = 3
     require_mention: bool = True
     require_subject: bool = True
-    # Paragraphs judged in a document that never writes the value as refbot knows it: the best about the subject
-    # that write another value of its kind, asked whether the page gives that value instead (a contradiction).
-    unnamed: int = 1
+    # Paragraphs judged in a document that never writes the value as refbot knows it: the likeliest to give another
+    # value for the property about the subject (``contradicting``), asked whether the page gives that value instead.
+    unnamed: int = 2
     # Paragraphs of a document ranked at most (``ranked`` only): the best by the names they mention; the rest
     # are never embedded nor judged (``not_ranked``), which bounds the work a huge page costs its statement.
     considered: int = MAX_RANKED
@@ -41,10 +42,12 @@ class Strategy:
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
           embed: Embed | None = None, *, title: str = "", official: bool = False,
-          single_valued: bool = False) -> list[Ranked]:
+          single_valued: bool = False, claim: Claim | None = None) -> list[Ranked]:
     """The paragraphs to judge, in the order to judge them. ``title`` is their page's title; ``official`` says
-    the page is on the subject's official website (P856); ``single_valued`` that the statement's property takes one
-    value (another proper name on a page that does not write the value is then a candidate contradiction)."""
+    the page is on the subject's official website (P856); ``claim`` is the judge's claim (its property's phrases
+    tell which sentences name the property), by default the statement's labels with ``single_valued``: the
+    property takes one value (another proper name on a page that does not write the value is then a candidate
+    contradiction)."""
     if strategy.name == "paper":
         ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
         names = subject_names(statement)
@@ -65,9 +68,19 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     named = [entry for entry in every if entry.object == 1.0]
     if named:
         return named[:strategy.top]
-    others = [entry for entry in every if other_values(statement.value, entry.paragraph.text, limit=1)
-              or single_valued and other_names(statement.value, entry.paragraph.text, limit=1, exclude=names)]
-    return others[:min(strategy.unnamed, strategy.top)]
+    return contradicting(every, claim or replace(statement.claim, single_valued=single_valued))[
+        :min(strategy.unnamed, strategy.top)]
+
+
+def contradicting(entries: Sequence[Ranked], claim: Claim) -> list[Ranked]:
+    """The paragraphs that give another value for the claim's property about its subject
+    (``bot.judge.contradictions``), those whose likeliest such value is in a sentence naming the property and then
+    the subject first, the better ranked first among equals: every paragraph is looked at, not the best ranked
+    only, since ranking by names alone may prefer a paragraph whose other value is no value of the property."""
+    found = [(candidates[0], order, entry) for order, entry in enumerate(entries)
+             if (candidates := contradiction_candidates(claim, entry.snippet))]
+    found.sort(key=lambda item: (not item[0].named, not item[0].about, item[1]))
+    return [entry for _, _, entry in found]
 
 
 def not_ranked(paragraphs: int, strategy: Strategy) -> int:

@@ -17,13 +17,14 @@ from bot.errors import BackendUnavailable, JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.calibration import Calibration, decide
-from bot.judge.focus import focus, likeliest_others, names_subject
+from bot.judge.contradictions import candidates as contradiction_candidates
+from bot.judge.focus import focus
 from bot.judge.periods import occurrences, timing
 from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.judge.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
                                summary_prefix)
-from bot.values import DATE, LITERAL, Found, other_names, other_values, value_finder
+from bot.values import DATE, LITERAL, Found, value_finder
 
 # Other values a text writes for the property that are asked about, at most (each costs a judgement).
 CONTRADICTION_CANDIDATES = 2
@@ -124,33 +125,24 @@ class Judge:
                        completion_tokens=sum(j.completion_tokens for j in judgements))
 
     def _not_written(self, claim: Claim, snippet: str) -> Judgement:
-        """The text does not write the value: not supported. Another value it writes for the property (the
-        likeliest ``CONTRADICTION_CANDIDATES``, those in sentences naming the property first) is asked about,
-        where the text names the subject."""
+        """The text does not write the value: not supported. Another value it gives for the property about the
+        subject (``bot.judge.contradictions``: in a sentence naming the property, in a clause about the subject,
+        not one of the page's own dates) is asked about, the likeliest ``CONTRADICTION_CANDIDATES`` of them."""
         refused = f'not asked: the text does not write "{claim.object}" in any form refbot knows'
-        others = other_values(claim.value, snippet) if claim.value is not None and self.template.mode == "yes-no" \
-            else []
-        if not others and claim.value is not None and claim.single_valued and self.template.mode == "yes-no":
-            others = other_names(claim.value, snippet, limit=6, exclude=(claim.subject,))
-        # A string is another identifier by its shape alone; a date, an amount or a name only where its sentence
-        # names the property; an amount not at all for a property whose values change over time (revenue, population:
-        # another year's figure denies nothing).
-        named_only = claim.value is not None and claim.value.datatype not in ("string", "external-id")
-        # Only a text naming the subject can give the subject's value: another person's page gives another's.
-        candidates = [] if claim.time_varying or not names_subject(claim.subject, snippet) \
-            else likeliest_others(claim, snippet, others, named_only=named_only)
+        candidates = contradiction_candidates(claim, snippet) if self.template.mode == "yes-no" else []
         if not candidates:
             return self._judgement("c", 0.0, refused, "", 0, 0, attempts=0)
         asked: list[tuple[str, Judgement]] = []
-        for other, sentence in candidates[:CONTRADICTION_CANDIDATES]:
-            judged = self._ask(replace(claim, object=other.form, value=None), snippet, None, False)
-            asked.append((other.form, judged))
+        for other in candidates[:CONTRADICTION_CANDIDATES]:
+            form = other.found.form
+            judged = self._ask(replace(claim, object=form, value=None), snippet, None, False)
+            asked.append((form, judged))
             if judged.verdict is Verdict.SUPPORTS:
-                contradiction = Contradiction(other.form, sentence, judged.support)
+                contradiction = Contradiction(form, other.sentence, judged.support)
                 return replace(
                     _sum_costs(judged, [j for _, j in asked]), verdict=Verdict.CONTRADICTS, support=0.0,
                     calibrated=None, contradiction=contradiction, justification="", compared=(), excerpt="",
-                    answer=f'{refused}; it writes "{other.form}" and the model supports the claim with that value '
+                    answer=f'{refused}; it writes "{form}" and the model supports the claim with that value '
                            f"({judged.answer})")
         tried = "; ".join(f'"{form}": {judged.answer}' for form, judged in asked)
         return replace(_sum_costs(asked[-1][1], [j for _, j in asked]), verdict=Verdict.NOT_INFERRABLE,

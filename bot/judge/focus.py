@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.datamodel import Claim
 from bot.documents.sentences import sentence_spans
@@ -57,14 +58,27 @@ _FILLER = frozenset("a an the of on in at to by for from with as is was were be 
                     "his her their date number place time point value".split())
 
 
+# Words a property's label is written with in prose in another form than its first letters show: "died" for
+# "death", "born" for "birth" (English word families; a stem finds the rest: "birth" finds "birthday").
+_WORD_FAMILIES = {"birth": ("born",), "death": ("died", "dies"), "burial": ("buried",), "marriage": ("married",),
+                  "foundation": ("founded",), "inception": ("founded", "established"), "publication": ("published",)}
+
+
+def stem(word: str) -> str:
+    """The first letters a word's forms share: five ("birth" finds "birthday"), more for a long word, whose first
+    five letters begin other words too ("published" is no "public", "population" "populated")."""
+    return word[:max(5, len(word) - 3)]
+
+
 def property_words(claim: Claim) -> tuple[str, ...]:
     """The words that name the claim's property in a sentence ("born" for "was born on", "tonnage"), from its
-    label and phrases (Wikidata's label, the catalogue's phrases), fillers left out."""
-    words = []
+    label and phrases (Wikidata's label, the catalogue's phrases), fillers left out, with the forms prose writes
+    them in ("died" for "date of death")."""
+    words: list[str] = []
     for text in (claim.predicate, claim.predicate_phrase, *claim.predicate_other_phrases):
         for word in re.findall(r"\w+", text.casefold()):
-            if len(word) >= 3 and word not in _FILLER and not word.isdigit() and word not in words:
-                words.append(word)
+            if len(word) >= 3 and word not in _FILLER and not word.isdigit():
+                words += [form for form in (word, *_WORD_FAMILIES.get(word, ())) if form not in words]
     return tuple(words)
 
 
@@ -99,8 +113,18 @@ def _lifetime(span: re.Match[str], subject: str) -> bool:
     last = _LAST_WORD.search(span.string, 0, span.start())
     if last is None:
         return False
-    parts = [part for part in re.split(r"-", last.group(1).casefold()) if part]
     names = _name_parts(subject)
+    if not _own_name(last.group(1), names):
+        return False
+    # Another given name before the family name is another person's life: "the son of Charles Clarke (1795-1857)".
+    given = _LAST_WORD.search(span.string, 0, last.start())
+    word = given.group(1) if given is not None and not span.string[given.end():last.start()].strip(" ") else ""
+    return not word[:1].isupper() or _own_name(word, names)
+
+
+def _own_name(word: str, names: set[str]) -> bool:
+    """Whether each part of ``word`` is one of the subject's names or an initial ("Guérin-Méneville", "F.-É.")."""
+    parts = [part for part in re.split(r"-", word.casefold()) if part]
     return bool(parts) and all(part in names or _INITIAL.match(part) for part in parts)
 
 
@@ -129,18 +153,51 @@ def _dated_life_span(snippet: str, subject: str, wanted: Sequence[int]) -> set[i
     return starts
 
 
-def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, named_only: bool = False
-                     ) -> list[tuple[Found, str]]:
-    """Other values the snippet writes, each with its sentence, those most likely to be the claim's property's
-    first: in a sentence with a word of the property ("born", "tonnage": its first five letters, so that "birth"
-    finds "birthday" and "died" "died"; "b." for born), or right after a label of at most ``LABEL_WORDS`` words
-    that names it (an infobox's "Death." before "14 Feb 2010"), or as a year or date of a life span after the
-    subject's name ("Middleton, Conyers, 1683-1750", "(15 December, 1843 – 30 January, 1917)") for birth and
-    death; then in one naming the subject, then in text order.
-    ``named_only`` keeps only those in a sentence naming the property: a date in a page's archive line or an
-    amount in a table of other figures is no value given for it."""
+# How far from a value a word of the property names it: a few words either side, in its clause ("born in the
+# village of Horní Lhota on 3 March 1921"); a long sentence or a line of label–value pairs ("Date of Birth 1926
+# Place of Birth Krakow … Date of Death 1944") names other properties for its other values.
+WORDS_BEFORE, WORDS_AFTER = 12, 6
+_BOUNDARY = re.compile(r"[;()\[\]|—–\n]")
+
+
+def _around(snippet: str, sentence_start: int, sentence_end: int, other: Found) -> str:
+    """The words around ``other`` in its sentence that may name its property: up to ``WORDS_BEFORE`` before it and
+    ``WORDS_AFTER`` after it, not across a bracket, a dash, a semicolon or a line break."""
+    bounds = _BOUNDARY.finditer(snippet, sentence_start, other.start)
+    left = max([sentence_start, *(match.end() for match in bounds)])
+    before = list(re.finditer(r"\S+", snippet[left:other.start]))
+    if len(before) > WORDS_BEFORE:
+        left += before[-WORDS_BEFORE].start()
+    boundary = _BOUNDARY.search(snippet, other.end, sentence_end)
+    right = boundary.start() if boundary else sentence_end
+    after = list(re.finditer(r"\S+", snippet[other.end:right]))
+    if len(after) > WORDS_AFTER:
+        right = other.end + after[WORDS_AFTER - 1].end()
+    return snippet[left:right]
+
+
+@dataclass(frozen=True)
+class Other:
+    """Another value a snippet writes, with its sentence (``start`` where it begins in the snippet), whether the
+    sentence names the property (``named``: a word, a label, a life span) and whether it names the subject."""
+
+    found: Found
+    sentence: str
+    start: int
+    named: bool
+    about: bool
+
+
+def ranked_others(claim: Claim, snippet: str, others: Sequence[Found]) -> list[Other]:
+    """Other values the snippet writes, those most likely to be the claim's property's first: with a word of the
+    property near them in their sentence (``_around``; "born", "tonnage": its ``stem``, so that "birth" finds
+    "birthday"; "b." for born), or
+    right after a label of at most ``LABEL_WORDS`` words that names it (an infobox's "Death." before "14 Feb
+    2010"), or as a year or date of a life span after the subject's name ("Middleton, Conyers, 1683-1750", "(15
+    December, 1843 – 30 January, 1917)") for birth and death; then in the order of ``others`` (for dates, those at
+    the value's precision first: "Died: October 14, 1999" before the "1961" of a sentence that also says "died")."""
     words_of_property = property_words(claim)
-    stems = [word[:5] for word in words_of_property]
+    stems = [stem(word) for word in words_of_property]
     abbreviations = {short for word in words_of_property for short in ABBREVIATIONS.get(word, ())}
     life_years = _life_span_years(snippet, claim.subject, words_of_property)
     spans = [(start, end) for start, end in sentence_spans(snippet)]
@@ -154,12 +211,21 @@ def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, nam
     for order, other in enumerate(others):
         index = next((i for i, (s, e) in enumerate(spans) if s <= other.start < e), None)
         start, end = spans[index] if index is not None else (0, len(snippet))
-        sentence = snippet[start:end].strip() or snippet.strip()
+        if not snippet[start:end].strip():
+            start, end = 0, len(snippet)
+        sentence = snippet[start:end].strip()
+        start += len(snippet[start:end]) - len(snippet[start:end].lstrip())
         label = snippet[slice(*spans[index - 1])] if index else ""
-        cue = names_property(sentence) or other.start in life_years or (
+        cue = names_property(_around(snippet, start, end, other)) or other.start in life_years or (
             0 < len(re.findall(r"\w+", label)) <= LABEL_WORDS and names_property(label))
-        if named_only and not cue:
-            continue
-        chosen.append((not cue, not mentions(claim.subject, sentence), order, other, sentence))
-    chosen.sort(key=lambda entry: entry[:3])
-    return [(other, sentence) for *_, other, sentence in chosen]
+        chosen.append((not cue, order, Other(other, sentence, start, cue, mentions(claim.subject, sentence))))
+    chosen.sort(key=lambda entry: entry[:2])
+    return [other for *_, other in chosen]
+
+
+def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, named_only: bool = False
+                     ) -> list[tuple[Found, str]]:
+    """``ranked_others`` as (value, sentence). ``named_only`` keeps only those in a sentence naming the property: a
+    date in a page's archive line or an amount in a table of other figures is no value given for it."""
+    return [(other.found, other.sentence) for other in ranked_others(claim, snippet, others)
+            if other.named or not named_only]

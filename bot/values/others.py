@@ -10,7 +10,9 @@ refbot knows (``bot.values.value_finder``), in text order, each other value once
   27 December 1677; "1677" and "December 1677" do not); for a year, another year that looks like one (1000–2099,
   or with an era; "1951/52"). The same day in the other calendar is the value. Decades and centuries have none.
   Dates at the value's precision come first (each kind in text order): "October 14, 1999" is likelier another
-  date of death than "1961".
+  date of death than "1961". Never one of the page's own dates (``bot.values.own_dates``: a dateline, "Retrieved
+  …", a citation's ``archivedate = …``), unless its label names the property ("Published 14 June 1987" for a
+  publication date, among ``property_words``).
 - a quantity: numbers that are no reading of the value, within ×0.2–×5 of it, with their scale word; not parts of
   dates, of compounds ("0-306-40615", "13:30"), of numbering ("No. 12"), nor 4-digit years unless the value is
   year-like itself.
@@ -35,25 +37,30 @@ from bot.values.amounts import SCALE_WORD, NUMBER, SCALES, Amount, parse_amount,
 from bot.values.date_mentions import NUMBERING, find_dates
 from bot.values.dates import DATE_LANGUAGES, WikibaseTime, calendar_equivalents, date_pattern, parse_time
 from bot.values.found import AMOUNT, DATE, STRING, Found
+from bot.values.own_dates import page_date
 from bot.values.strings import DASHES, QUOTES
 
 OtherFinder = Callable[[str, int], "list[Found]"]
 _YEAR_LIKE = re.compile(r"(?:1\d{3}|20\d{2})\Z")
 _COMPOUND_BEFORE = re.compile(r"\d[-/:‐‑–]\Z")
 _COMPOUND_AFTER = re.compile(r"[-/:‐‑–]\d")
+STEM = 5  # a label names the property when their words share the first letters: "published", "publication"
 
 
-def other_values(value: Value, text: str, limit: int = 3, *, languages: Sequence[str] = ()) -> list[Found]:
-    """Up to ``limit`` values of the kind of ``value`` that ``text`` writes and that are not ``value``."""
+def other_values(value: Value, text: str, limit: int = 3, *, languages: Sequence[str] = (),
+                 property_words: Sequence[str] = ()) -> list[Found]:
+    """Up to ``limit`` values of the kind of ``value`` that ``text`` writes and that are not ``value``.
+    ``property_words``: the words naming the statement's property (``bot.judge.focus.property_words``), by which a
+    page's own date is kept where its label names the property."""
     if limit <= 0:
         return []
-    return _finder(value, tuple(dict.fromkeys((*languages, *DATE_LANGUAGES))))(text, limit)
+    return _finder(value, tuple(dict.fromkeys((*languages, *DATE_LANGUAGES))), tuple(property_words))(text, limit)
 
 
 @lru_cache(maxsize=256)
-def _finder(value: Value, languages: tuple[str, ...]) -> OtherFinder:
+def _finder(value: Value, languages: tuple[str, ...], property_words: tuple[str, ...] = ()) -> OtherFinder:
     if value.datatype == "time" and (time := parse_time(value.raw, value.text)) is not None:
-        return _time_finder(time, languages)
+        return _time_finder(time, languages, property_words)
     if value.datatype == "quantity" and (amount := parse_amount(value.raw, value.text)) is not None:
         return _amount_finder(amount, languages)
     if value.datatype in ("string", "external-id"):
@@ -69,7 +76,14 @@ def _time_key(time: WikibaseTime, precision: int) -> tuple[int, ...]:
     return (time.year, time.month, time.day)[:precision - 8]
 
 
-def _time_finder(time: WikibaseTime, languages: tuple[str, ...]) -> OtherFinder:
+def _dates_the_page(text: str, start: int, end: int, property_words: Sequence[str]) -> bool:
+    """Whether the date at ``text[start:end]`` is one of the page's own, its label not naming the property."""
+    label = page_date(text, start, end)
+    return bool(label) and not any(word[:STEM] == part[:STEM] for word in property_words if len(word) >= STEM
+                                   for part in label.split())
+
+
+def _time_finder(time: WikibaseTime, languages: tuple[str, ...], property_words: tuple[str, ...]) -> OtherFinder:
     if time.precision < 9:
         return _none
     precision = min(time.precision, 11)
@@ -92,6 +106,8 @@ def _time_finder(time: WikibaseTime, languages: tuple[str, ...]) -> OtherFinder:
             if written is None:
                 written = [match.span() for match in value_pattern.finditer(text)]
             if any(start < mention.end and mention.start < end for start, end in written):
+                continue
+            if _dates_the_page(text, mention.start, mention.end, property_words):
                 continue
             seen |= keys
             full = any(reading.precision >= precision for reading in mention.readings)
@@ -196,7 +212,7 @@ def other_names(value: Value, text: str, limit: int = 3, *, exclude: Sequence[st
 
     own = [name for name in (value.text, *value.aliases, *(name for name, _ in value.related), *exclude) if name]
     found: list[Found] = []
-    for start, end in _capitalised_runs(text):
+    for start, end in capitalised_runs(text):
         words = text[start:end].split()
         while words and words[0].casefold() in _NOT_NAMES:
             start = text.index(words[1], start + len(words[0])) if len(words) > 1 else end
@@ -216,7 +232,7 @@ def other_names(value: Value, text: str, limit: int = 3, *, exclude: Sequence[st
     return found
 
 
-def _capitalised_runs(text: str) -> list[tuple[int, int]]:
+def capitalised_runs(text: str) -> list[tuple[int, int]]:
     """(start, end) of each run of capitalised words, connectors allowed inside, separated by spaces only."""
     runs: list[tuple[int, int]] = []
     start = end = last = -1  # the run's start, its last word's end, the last capitalised word's end
