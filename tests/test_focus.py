@@ -21,12 +21,11 @@ def test_short_snippets_and_snippets_naming_neither_are_left_whole():
 
 def _cued(predicate: str, phrase: str, value: str, text: str, subject: str = "Conyers Middleton") -> list[str]:
     from bot.datamodel import Claim, Value
-    from bot.judge.focus import likeliest_others
+    from bot.judge.focus import ranked_others
     from bot.values import other_values
 
     claim = Claim(subject, predicate, value, predicate_phrase=phrase, value=Value("time", value, value))
-    return [found.form for found, _ in
-            likeliest_others(claim, text, other_values(claim.value, text), named_only=True)]
+    return [other.found.form for other in ranked_others(claim, text, other_values(claim.value, text)) if other.named]
 
 
 def test_a_life_span_after_a_name_gives_the_years_of_birth_and_death():
@@ -72,3 +71,26 @@ def test_a_date_at_the_values_precision_is_asked_before_a_coarser_one():
     died = Value("time", "+1990-10-14T00:00:00Z/11", "1990-10-14")
     text = "Born in March 1922, president from 1961. Died: October 14, 1999 (aged 77) London."
     assert [found.form for found in other_values(died, text, 2)] == ["October 14, 1999", "March 1922"]
+
+
+def test_a_word_of_the_property_names_the_values_near_it_not_every_value_of_its_sentence():
+    # A line of label–value pairs is one sentence: "Death" names the year after it, not the year of birth before.
+    register = ("Last Name Novotná First Name Marta Date of Birth 1921 Place of Birth Brno Father Karel "
+                "Date of Death 1990")
+    assert _cued("date of death", "died on", "1987-06-09", register, "Marta Novotná") == ["1990"]
+    # Nor across a bracket: the life span's death date does not name the year of an office held after it.
+    opening = "Marta Novotná (born 1921—died 9 May 1990), first head of the Brno Quartet (1961), was a violinist."
+    assert _cued("date of death", "died on", "1987-06-09", opening, "Marta Novotná") == ["9 May 1990"]
+
+
+def test_a_long_words_stem_is_longer_than_five_letters():
+    from bot.datamodel import Claim, Value
+    from bot.judge.focus import property_words, stem
+
+    published = Claim("Notes on Brno", "publication date", "1987", value=Value("time", "1987", "1987"))
+    assert property_words(published) == ("publication", "published")
+    assert [stem(word) for word in property_words(published)] == ["publicat", "publis"]
+    assert _cued("publication date", "", "1987-06-09", "Novák earned a degree in public administration in 1948.",
+                 "Notes on Brno") == []
+    assert _cued("publication date", "", "1987-06-09", "Notes on Brno was published in 1948.", "Notes on Brno") \
+        == ["1948"]

@@ -221,11 +221,3 @@ def ranked_others(claim: Claim, snippet: str, others: Sequence[Found]) -> list[O
         chosen.append((not cue, order, Other(other, sentence, start, cue, mentions(claim.subject, sentence))))
     chosen.sort(key=lambda entry: entry[:2])
     return [other for *_, other in chosen]
-
-
-def likeliest_others(claim: Claim, snippet: str, others: Sequence[Found], *, named_only: bool = False
-                     ) -> list[tuple[Found, str]]:
-    """``ranked_others`` as (value, sentence). ``named_only`` keeps only those in a sentence naming the property: a
-    date in a page's archive line or an amount in a table of other figures is no value given for it."""
-    return [(other.found, other.sentence) for other in ranked_others(claim, snippet, others)
-            if other.named or not named_only]
