@@ -67,8 +67,9 @@ _OPENING = re.compile(r"\s*(?:[\w'’-]+\s+){0,2}\Z")
 
 
 def candidates(claim: Claim, snippet: str) -> list[Other]:
-    """The other values ``snippet`` gives for the claim's property about its subject, likeliest first (those in a
-    sentence naming the property, then naming the subject, then in text order)."""
+    """The other values ``snippet`` gives for the claim's property about its subject, likeliest first (in
+    ``bot.judge.focus.ranked_others``' order: named by the words near them, then dates at the value's precision,
+    then in text order)."""
     if claim.value is None or claim.time_varying or not names_subject(claim.subject, snippet):
         return []
     words = property_words(claim)
