@@ -46,6 +46,7 @@ from bot.etiquette import require_contact, user_agent
 from bot.judge.backend import Backend
 from bot.judge.calibration import for_judge
 from bot.judge.engine import Judge
+from bot.judge.naming import Naming
 from bot.judge.llama_backend import LlamaBackend
 from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend
 from bot.judge.openai_backend import make_session as judge_session
@@ -152,11 +153,20 @@ class Wiring:
 
     @property
     def judge(self) -> Judge:
-        return self._part("judge", lambda: make_judge(self.options.judge, self.backend))
+        return self._part("judge", lambda: make_judge(self.options.judge, self.backend,
+                                                      embed=self._embed if self.options.check.embeddings else None))
 
     @property
     def embedder(self) -> Embed | None:
         return self._part("embedder", lambda: make_embedder(self.options.check, self.options.judge))
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        """The embedding model, loaded when first used: the judge compares the words a model names for an item
+        with the item's names by it only where a text names an item another way."""
+        embedder = self.embedder
+        if embedder is None:
+            raise ConfigError("embeddings are off", hint="set [check] embeddings = true")
+        return embedder(texts)
 
     @property
     def profiles(self) -> PropertyProfiles:
@@ -308,11 +318,13 @@ def make_generator(judge: JudgeOptions, ask: AskOptions, backend: Callable[[], B
                         prompt_cache=judge.model_cache / "llama-prompts")
 
 
-def make_judge(judge: JudgeOptions, backend: Backend) -> Judge:
-    """The judge over ``backend``: the template the options name, its calibration for this model."""
+def make_judge(judge: JudgeOptions, backend: Backend, *, embed: Embed | None = None) -> Judge:
+    """The judge over ``backend``: the template the options name, its calibration for this model; the words a
+    model names for an item the text does not write are checked by names and stems, and by ``embed``'s similarity
+    where it is given (``bot.judge.naming``)."""
     template = template_by_id(judge.template)
     return Judge(backend, template, threshold=judge.threshold, justify=judge.justify,
-                 calibration=for_judge(backend.model_id, template.id))
+                 calibration=for_judge(backend.model_id, template.id), naming=Naming(embed=embed))
 
 
 def make_embedder(check: CheckOptions, judge: JudgeOptions) -> Embed | None:

@@ -257,3 +257,24 @@ def test_the_trace_records_what_each_unit_is_and_the_report_and_queue_name_it():
         assert " ".join("".join(support.itertext()).split()).startswith(f"{shown} of Prize for Novotná")
         card = next(iter(cards(tree)))
         assert card.block == ("" if kind == "paragraph" else "table")
+
+
+def test_the_words_the_model_named_for_an_item_are_recorded_and_shown_to_the_curator():
+    """Support through the checked path (``bot.judge.naming``): the trace keeps the model's words and how they were
+    checked, and the curator's card shows both in one line; a value the page writes itself shows no such line."""
+    from bot.judge.naming import NAMED as NAMED_BY_MODEL
+    from bot.review.queue import cards
+
+    check = supported_check()
+    document = check.documents[0]
+    judged = document.judged[0]
+    how = f"{NAMED_BY_MODEL}: embedding similarity 0.91 to “Purkyně Prize for Chemistry”"
+    named = replace(check, documents=(replace(document, judged=(
+        replace(judged, judgement=replace(judged.judgement, written=how, written_form="Purkyně Prize")),)),))
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, named)])])
+    traces.validate(tree)
+    recorded = tree.find("t:item/t:statement/t:document/t:judgement", {"t": traces.NS})
+    assert (recorded.get("written"), recorded.get("written-form")) == (how, "Purkyně Prize")
+    assert next(iter(cards(tree))).named == \
+        "“Purkyně Prize”, checked: embedding similarity 0.91 to “Purkyně Prize for Chemistry”"
+    assert next(iter(cards(build()))).named == ""

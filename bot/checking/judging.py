@@ -6,7 +6,9 @@
 its paragraphs that give another value for the property about the subject (another date, amount, identifier, in a
 sentence naming the property, not one of the page's own dates: ``bot.judge.contradictions``) are judged instead,
 every such paragraph looked at and at most ``unnamed`` of them asked, for the judge to tell whether the page
-contradicts the statement (the model supports the claim with the page's value). ``paper`` (the published method):
+contradicts the statement (the model supports the claim with the page's value). An item value a page may name
+another way ("the violist" for *viola*): its ``naming`` best paragraphs about the subject are judged too, the model
+naming the words that state it and refbot checking them (``bot.judge.naming``). ``paper`` (the published method):
 every paragraph in document order, each document left at its first supporting paragraph, the documents judged side
 by side (one paragraph of each per round, so that a server judges them concurrently). ``ranked`` needs only one
 supporting paragraph per statement: it asks across the documents in rank order, as many at once as the backend
@@ -38,6 +40,10 @@ class Strategy:
     # Paragraphs of a document ranked at most (``ranked`` only): the best by the names they mention; the rest
     # are never embedded nor judged (``not_ranked``), which bounds the work a huge page costs its statement.
     considered: int = MAX_RANKED
+    # Paragraphs about the subject judged besides, the best ranked, in a document that never writes an item value as
+    # refbot knows it: the model may name the value in the paragraph's words (``bot.judge.naming``; each costs a
+    # generation).
+    naming: int = 2
 
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
@@ -68,8 +74,11 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     named = [entry for entry in every if entry.object == 1.0]
     if named:
         return named[:strategy.top]
-    return contradicting(every, claim or replace(statement.claim, single_valued=single_valued))[
+    others = contradicting(every, claim or replace(statement.claim, single_valued=single_valued))[
         :min(strategy.unnamed, strategy.top)]
+    if statement.value.datatype != "wikibase-item":
+        return others
+    return others + [entry for entry in every if entry not in others][:strategy.naming]
 
 
 def contradicting(entries: Sequence[Ranked], claim: Claim) -> list[Ranked]:

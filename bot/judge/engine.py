@@ -19,15 +19,18 @@ from bot.judge.fitting import split_to_fit
 from bot.judge.calibration import Calibration, decide
 from bot.judge.contradictions import candidates as contradiction_candidates
 from bot.judge.focus import focus
+from bot.judge.naming import Naming, checked
 from bot.judge.periods import occurrences, timing
 from bot.values.names import mentions
 from bot.pool import in_flight
-from bot.judge.prompts import (SUMMARY_ANSWER, Generation, Template, as_relation, summary_continuation,
-                               summary_prefix)
+from bot.judge.prompts import (NAMING_GENERATION, SUMMARY_ANSWER, Generation, Template, as_relation, naming_messages,
+                               summary_continuation, summary_prefix)
 from bot.values import DATE, LITERAL, Found, value_finder
 
 # Other values a text writes for the property that are asked about, at most (each costs a judgement).
 CONTRADICTION_CANDIDATES = 2
+# Parts of a snippet too long for the model's context in which the model is asked to name an item value, at most.
+NAMING_PARTS = 2
 
 LETTERS = ("a", "b", "c")
 # Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
@@ -58,14 +61,17 @@ class Judge:
     """Decides whether a snippet supports a claim, using only the snippet."""
 
     def __init__(self, backend: Backend, template: Template, *, threshold: float | None = None,
-                 justify: bool = True, calibration: Calibration | None = None) -> None:
+                 justify: bool = True, calibration: Calibration | None = None, naming: Naming | None = None) -> None:
         """``threshold``: the calibrated support at or above which a paragraph supports (default: the
-        calibration's, chosen for precision 0.95 on development data; 0.5 without a calibration)."""
+        calibration's, chosen for precision 0.95 on development data; 0.5 without a calibration). ``naming``: how
+        the words the model names for an item value the text does not write are checked (``bot.judge.naming``);
+        None: such a text never supports the item."""
         self.backend = backend
         self.template = template
         self.calibration = calibration or Calibration.identity()
         self.threshold = self.calibration.accept if threshold is None else threshold
         self.justify = justify and bool(template.justification)
+        self.naming = naming
         # Requests in flight across every thread using this judge (statements are checked side by side): an
         # in-process model answers one at a time, a server up to its configured number.
         self._slots = threading.BoundedSemaphore(max(1, backend.max_in_flight))
@@ -80,15 +86,22 @@ class Judge:
 
         A text that does not write the statement's value in any form refbot knows (``bot.values``: its label, an
         alias or a name Wikidata links to it; a date, amount, string as texts write them) never supports it: the
-        model is not asked, whatever it would say. If the text writes another value of the same kind (another
+        model is not asked, whatever it would say; except an item the model names in the text's words which refbot
+        shows to name it (``bot.judge.naming``: FactGenius' two steps), whose judgement records the words and how
+        they were checked. If the text writes another value of the same kind (another
         date, amount, identifier; for a single-valued item property, another proper name), the model is asked
         about the claim with that value instead: when it supports it, the text contradicts the statement (verdict
         ``CONTRADICTS``, ``Judgement.contradiction``)."""
         justify = self.justify if justify is None else justify and self.justify
         found = _finder(claim)(snippet) if claim.value is not None else None
         named = found is not None if claim.value is not None else mentions(claim.object, snippet)
+        costs: tuple[int, int, float] = (0, 0, 0.0)
         if self.template.require_object_mention and not named:
-            return self._not_written(claim, snippet)
+            found, costs, tried = self._named_by_model(claim, snippet)
+            if found is None:
+                unnamed = self._not_written(claim, snippet)
+                return _with_costs(replace(unnamed, answer=f"{unnamed.answer}{tried}"), costs)
+            named = True
         written = found.how if found is not None else LITERAL if named else ""
         form = found.form if found is not None else claim.object if named else ""
         elsewhen, in_time = self._timing(claim, snippet) if found is not None and claim.when else ("", False)
@@ -97,7 +110,33 @@ class Judge:
                            written=written, written_form=form)
         if claim.when and not in_time:
             claim = replace(claim, when=())  # the text dates the value nowhere: the judge cannot be asked when
-        return replace(self._ask(claim, snippet, found, justify), written=written, written_form=form)
+        return _with_costs(replace(self._ask(claim, snippet, found, justify), written=written, written_form=form),
+                           costs)
+
+    def _named_by_model(self, claim: Claim, snippet: str) -> tuple[Found | None, tuple[int, int, float], str]:
+        """For an item value the text does not write: the words the model names as the value, where refbot shows
+        that they name it (``bot.judge.naming.checked``), as found in the text; the (prompt, completion) tokens
+        and seconds the naming cost; and what the model named that did not pass, for the judgement's answer."""
+        if self.naming is None or claim.value is None or claim.value.datatype != "wikibase-item" \
+                or self.template.mode != "yes-no":
+            return None, (0, 0, 0.0), ""
+        prompt_tokens = completion_tokens = 0
+        answers: list[str] = []
+        with self._slots:
+            started = time.monotonic()
+            for part in self._fit(claim, snippet)[:NAMING_PARTS]:
+                completion = self.backend.complete(naming_messages(self.template, claim, part), NAMING_GENERATION)
+                prompt_tokens += completion.prompt_tokens
+                completion_tokens += completion.completion_tokens
+                named = checked(completion.text, snippet, claim.value, (claim.subject,), self.naming)
+                if named is not None:
+                    return (Found(named.words, named.start, named.end, named.written),
+                            (prompt_tokens, completion_tokens, time.monotonic() - started), "")
+                answers.append(completion.text.strip())
+            seconds = time.monotonic() - started
+        tried = "; ".join(f'"{answer}"' for answer in answers if answer)
+        return None, (prompt_tokens, completion_tokens, seconds), \
+            f"; the model named {tried}, not shown to name it" if tried else ""
 
     @staticmethod
     def _timing(claim: Claim, snippet: str) -> tuple[str, bool]:
@@ -348,6 +387,15 @@ class Judge:
         word = re.match(r"\W*(yes|no)\b", completion.text, re.IGNORECASE)
         p_yes = None if word is None else float(word.group(1).lower() == "yes")
         return p_yes, choice.prompt_tokens + completion.prompt_tokens, 1 + completion.completion_tokens
+
+
+def _with_costs(judgement: Judgement, costs: tuple[int, int, float]) -> Judgement:
+    """``judgement`` with the (prompt, completion) tokens and the seconds of the questions asked before it."""
+    if costs == (0, 0, 0.0):
+        return judgement
+    return replace(judgement, prompt_tokens=judgement.prompt_tokens + costs[0],
+                   completion_tokens=judgement.completion_tokens + costs[1],
+                   latency_s=judgement.latency_s + costs[2])
 
 
 def _finder(claim: Claim) -> Callable[[str], Found | None]:

@@ -184,6 +184,22 @@ REFBOT = Template(
 
 TEMPLATES: Mapping[str, Template] = MappingProxyType({t.id: t for t in (PAPER, REFBOT)})
 
+# FactGenius' first step for an item value the text does not write (bot.judge.naming): the model copies the words
+# that state it, which refbot then checks. The value is not named, so that the model copies what the text says
+# rather than what the question suggests.
+NAMING_USER = ('Text: "{snippet}"\n'
+               "\n"
+               "Which words of the text state {subject}'s {predicate}? Copy them exactly, or answer none.")
+NAMING_GENERATION = Generation(max_tokens=16)
+
+
+def naming_messages(template: Template, claim: Claim, snippet: str) -> list[Message]:
+    """The question asking which words of ``snippet`` state the claim's property, after the template's system
+    prompt (the text comes first, as in the template's questions, so a server's cache serves both)."""
+    user = NAMING_USER.format(snippet=snippet, subject=claim.subject,
+                              predicate=template.predicate_label(claim.predicate))
+    return [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
+
 
 def template_by_id(template_id: str) -> Template:
     try:

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot.checking.against import Against
+from bot.judge.naming import NAMED
 from bot.output.trace import tag
 
 FILTERS = {
@@ -99,6 +100,9 @@ class Card:
     against: tuple[Evidence, ...]
     # What the supporting unit is on its page, as readers name it ("table", "header line"); "" for prose.
     block: str = ""
+    # Where the page names the value another way and the model named the words (``bot.judge.naming``): the words
+    # and how refbot checked them ("“the violist”, checked: same stem as “viola”"); "" otherwise.
+    named: str = ""
 
     @property
     def proposed(self) -> bool:
@@ -203,12 +207,15 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
     review = statement.find(tag("review"))
     kind = (reference.get("kind") or "web") if proposed else ""
     snaks = tuple(_snak(snak) for snak in reference.iter(tag("snak"))) if proposed else ()
-    support, paragraph, source, block = 0.0, None, None, ""
+    support, paragraph, source, block, named = 0.0, None, None, "", ""
     if kind == "web":
         document, judgement = _supporting(statement, reference.get("url"))
         if judgement is not None:
             support = float(judgement.get("support"))
             block = BLOCK_NAMES.get(judgement.get("kind") or "paragraph", judgement.get("kind"))
+            written = judgement.get("written") or ""
+            if written.startswith(f"{NAMED}: "):
+                named = f"“{judgement.get('written-form') or ''}”, checked: {written[len(NAMED) + 2:]}"
             quotation = next((snak.text for snak in snaks if snak.property_id == "P1683"), "")
             paragraph = _with_quotation(judgement, quotation)
         source = _source(document, reference)
@@ -228,7 +235,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
         decided=review.get("decided", "") if review is not None else "",
         decision_id=int(review.get("decision-id") or 0) if review is not None else 0,
         kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against,
-        block=block)
+        block=block, named=named)
 
 
 def _qualifiers(statement: Any) -> Iterable[tuple[str, str]]:
