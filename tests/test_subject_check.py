@@ -147,3 +147,18 @@ def test_a_page_about_another_ship_with_the_same_tonnage_is_no_evidence_and_an_o
                         "He died on 2 June 1565 and was buried in St Martin Orgar."])
     entry, = queue(page, obituary, Strategy(), title="A judge remembered")
     assert (entry.paragraph.position, entry.subject_rule, entry.value_form) == (1, OPENING, "2 June 1565")
+
+
+def test_the_opening_paragraph_is_the_pages_first_prose_not_a_line_or_a_table_before_it():
+    """A page's first unit may be a heading's lines or a table; the page is about the subject when its first prose
+    names it, and a table row further down is read as about the subject too."""
+    from dataclasses import replace
+
+    death = Statement("Q2", "Roger Cholmeley", "Q2$1", "P570", "date of death",
+                      Value("time", "+1565-06-02T00:00:00Z/11", "1565-06-02"))
+    units = _paragraphs(["Judges. Founders. Londoners.",
+                         "Sir Roger Cholmeley, judge and founder of Highgate School, was a Londoner by birth.",
+                         "Buried: St Martin Orgar. Died: 2 June 1565."])
+    units = [replace(units[0], kind="lines"), units[1], replace(units[2], kind="table")]
+    entry, = queue(units, death, Strategy(), title="A judge remembered")
+    assert (entry.paragraph.kind, entry.subject_rule, entry.value_form) == ("table", OPENING, "2 June 1565")

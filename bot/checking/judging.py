@@ -62,7 +62,9 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
         context = page_context(names, title=title, opening=opening)
         return [_about(entry, names, page, context) for entry in ranked]
     names = subject_names(statement)
-    opening = min(paragraphs, key=lambda paragraph: paragraph.position).text if paragraphs else ""
+    # The opening paragraph is the page's first prose (not a heading's lines, a table or its title) where it has any.
+    opening = min(paragraphs, key=lambda paragraph: (paragraph.kind != "paragraph", paragraph.position)).text \
+        if paragraphs else ""
     page = page_rule(names, title=title, opening=opening, official=official)
     context = page_context(names, title=title, opening=opening)
     every = [_about(entry, names, page, context)
