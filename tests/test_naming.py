@@ -88,6 +88,14 @@ def test_an_alias_counts_by_its_stem_and_says_it_was_an_alias():
     assert verdict is Verdict.SUPPORTS and (written, form) == (f"{NAMED}: same stem as “viola” (alias)", "violist")
 
 
+def test_a_word_of_the_values_name_is_not_its_name():
+    representative = Value("wikibase-item", "Q13218630", "United States representative")
+    text = "Hora served as a Representative from Ohio."
+    assert checked("Representative", text, representative, ("Tomáš Hora",), Naming()) is None
+    assert checked("a Representative", text, Value("wikibase-item", "Q1", "representative"), (), Naming()) \
+        is not None
+
+
 def test_without_the_checked_path_a_text_naming_the_item_another_way_never_supports():
     backend, verdict, written, _, _ = judged("its violist", naming=None)
     assert verdict is not Verdict.SUPPORTS and written == ""
