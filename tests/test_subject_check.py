@@ -162,3 +162,11 @@ def test_the_opening_paragraph_is_the_pages_first_prose_not_a_line_or_a_table_be
     units = [replace(units[0], kind="lines"), units[1], replace(units[2], kind="table")]
     entry, = queue(units, death, Strategy(), title="A judge remembered")
     assert (entry.paragraph.kind, entry.subject_rule, entry.value_form) == ("table", OPENING, "2 June 1565")
+
+
+def test_a_title_writing_every_word_of_the_name_in_another_order_names_the_subject():
+    """Registers write a building's name with its parts in their own order."""
+    names = ["Peebles, Innerleithen Road, Hydro Hotel, Lodge"]
+    assert page_rule(names, title="INNERLEITHEN ROAD, PEEBLES HOTEL HYDRO LODGE (LB39221)") == TITLE
+    assert page_rule(names, title="INNERLEITHEN ROAD, PEEBLES HOTEL (LB39220)") == "", "a word missing: another"
+    assert page_rule(["old mill"], title="MILL ROAD, OLD TOWN") == "", "two words are too few to tell"

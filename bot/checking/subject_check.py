@@ -80,7 +80,7 @@ def page_rule(names: Sequence[str], *, title: str = "", opening: str = "", offic
     opening paragraph names it): asked once per page; "" when it is not."""
     if official:
         return OFFICIAL
-    if title and named_in(title, names)[0]:
+    if title and _title_names(title, names):
         return TITLE
     if opening and named_in(opening, names)[0]:
         return OPENING
@@ -90,12 +90,33 @@ def page_rule(names: Sequence[str], *, title: str = "", opening: str = "", offic
 def page_context(names: Sequence[str], *, title: str = "", opening: str = "") -> str:
     """The line of a page that names the subject — its title, else the first sentence of its opening paragraph
     that does — for the judge to read before a paragraph that only says "she" or "the orchestra"; "" if none."""
-    if title and named_in(title, names)[0]:
+    if title and _title_names(title, names):
         return title
     for start, end in sentence_spans(opening):
         if named_in(opening[start:end], names)[0]:
             return opening[start:end]
     return ""
+
+
+# Words a name's parts are joined with, which a register may leave out or write otherwise.
+_GLUE = frozenset("and of the in at on de la le du".split())
+# A title that writes every word of a name of at least this many words names it, in whatever order: registers
+# and catalogues write "INNERLEITHEN ROAD, PEEBLES HOTEL HYDRO LODGE" for "Peebles, Innerleithen Road, Hydro
+# Hotel, Lodge".
+REORDERED_WORDS = 3
+
+
+def _title_names(title: str, names: Sequence[str]) -> bool:
+    """The title names the subject (``named_in``), or writes every word of one of its names of at least
+    ``REORDERED_WORDS`` words, in another order."""
+    if named_in(title, names)[0]:
+        return True
+    written = set(re.findall(r"\w+", title.casefold()))
+    for name in names:
+        words = {word for word in re.findall(r"\w+", name.casefold()) if word not in _GLUE}
+        if len(words) >= REORDERED_WORDS and words <= written:
+            return True
+    return False
 
 
 PAGE_RULES = frozenset({OFFICIAL, TITLE, OPENING})
