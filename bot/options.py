@@ -190,6 +190,9 @@ class CheckOptions:
     require_mention: bool = True
     require_subject: bool = True
     unnamed: int = 2
+    # Units about the item judged besides in a page that never writes an item value, for the model to name the value
+    # in their words (``bot.judge.naming``; each costs a generation): off unless asked for.
+    naming: int = 0
     documents: int = 8
     # Paragraphs of one document ranked at most (ranked): the best by the names they mention; the rest are never
     # embedded nor judged, which bounds what a huge page costs its statement.
