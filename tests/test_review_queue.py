@@ -40,12 +40,14 @@ def read_off(prefix: str, continuation: str) -> list[float]:
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory) -> ReviewServer:
     """A run over the demo world's eight items, its trace in the ledger, and `refbot review`'s server for it. The
-    scripted model supports every paragraph it is asked about but the one that negates the Catalysis Medal."""
+    scripted model supports every unit it is asked about but those of the page on the Catalysis Medal's winner: its
+    paragraph that negates the medal for her, and its header line naming her only among the shortlist."""
     tmp = tmp_path_factory.mktemp("queue")
     with DemoWorld(workdir=tmp) as world:
         options = Options.flat(**world.options(), check_reports=tmp / "reports", run_ledger=tmp / "runs.sqlite",
                                check_workers=1, review_curator=CURATOR)
-        model = ScriptedBackend(support=lambda prompt: 0.05 if "but not the European" in prompt else 0.95,
+        model = ScriptedBackend(support=lambda prompt: 0.05 if "but not the European" in prompt
+                                or "beats a shortlist" in prompt else 0.95,
                                 logprobs=read_off)
         parts = Wiring(options, backend=model)
         with RunLedger(options.run.ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
