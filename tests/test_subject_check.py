@@ -170,3 +170,18 @@ def test_a_title_writing_every_word_of_the_name_in_another_order_names_the_subje
     assert page_rule(names, title="INNERLEITHEN ROAD, PEEBLES HOTEL HYDRO LODGE (LB39221)") == TITLE
     assert page_rule(names, title="INNERLEITHEN ROAD, PEEBLES HOTEL (LB39220)") == "", "a word missing: another"
     assert page_rule(["old mill"], title="MILL ROAD, OLD TOWN") == "", "two words are too few to tell"
+
+
+def test_a_page_whose_prose_writes_the_value_is_judged_on_its_prose_not_its_terse_units():
+    """A header line naming the subject beside the value is read only where no prose paragraph writes the value."""
+    from dataclasses import replace
+
+    medal = Statement("Q1", "Marta Novotná", "Q1$1", "P166", "award received",
+                      Value("wikibase-item", "Q2", "European Catalysis Medal"))
+    units = _paragraphs(["The medal went to Janssens alone; Marta Novotná was a finalist but did not receive the "
+                         "European Catalysis Medal itself.",
+                         "Janssens wins the European Catalysis Medal. A shortlist that included Marta Novotná."])
+    units = [units[0], replace(units[1], kind="header")]
+    assert [entry.paragraph.kind for entry in queue(units, medal, Strategy(), title="Medal news")] == ["paragraph"]
+    header_only = [replace(units[1], position=0)]
+    assert [entry.paragraph.kind for entry in queue(header_only, medal, Strategy(), title="Medal news")] == ["header"]

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.checking.records import Judged
+from bot.documents.blocks import PARAGRAPH
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
@@ -75,8 +76,12 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     if not strategy.require_mention:
         return every[:strategy.top]
     named = [entry for entry in every if entry.object == 1.0]
+    # A page whose prose writes the value is read in its prose, as a person reads it; its header line, tables and
+    # other terse units only where no prose writes it ("Janssens wins the Medal … a shortlist that included
+    # Novotná" is no support where the article says she did not win it).
+    prose = [entry for entry in named if entry.paragraph.kind == PARAGRAPH]
     if named:
-        return named[:strategy.top]
+        return (prose or named)[:strategy.top]
     others = contradicting(every, claim or replace(statement.claim, single_valued=single_valued))[
         :min(strategy.unnamed, strategy.top)]
     if statement.value.datatype != "wikibase-item":
