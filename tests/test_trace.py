@@ -278,3 +278,13 @@ def test_the_words_the_model_named_for_an_item_are_recorded_and_shown_to_the_cur
     assert next(iter(cards(tree))).named == \
         "“Purkyně Prize”, checked: embedding similarity 0.91 to “Purkyně Prize for Chemistry”"
     assert next(iter(cards(build()))).named == ""
+
+
+def test_the_schema_knows_every_kind_of_unit_a_page_is_read_into():
+    from bot.assets import asset_path
+    from bot.documents.blocks import KINDS
+
+    schema = etree.parse(str(asset_path("xslt", "trace.xsd")))
+    xs = {"xs": "http://www.w3.org/2001/XMLSchema"}
+    kinds = schema.xpath("//xs:simpleType[@name='blockKind']//xs:enumeration/@value", namespaces=xs)
+    assert tuple(kinds) == KINDS
