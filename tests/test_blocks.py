@@ -3,16 +3,19 @@ captions and the title become units the judge can read, each saying what it is; 
 
 from __future__ import annotations
 
+import pytest
+
 from bot.documents.paragraphs import extract
 
 PROSE = ("The society was founded by a group of engineers who wanted a place to meet, to read papers to each other "
          "and to keep a record of the works they built across the county in the following decades.")
 
 
-def page(body: str, title: str = "Ottilie Brandvold | Regional Biographies", after: str = "") -> bytes:
+def page(body: str, title: str = "Ottilie Brandvold | Regional Biographies", after: str = "",
+         before: str = "") -> bytes:
     return (f"<!doctype html><html lang='en'><head><title>{title}</title></head><body>"
             f"<nav><ul><li><a href='/'>Home</a></li><li><a href='/people'>People</a></li></ul></nav>"
-            f"<main><article>{body}</article></main>{after}"
+            f"{before}<main><article>{body}</article></main>{after}"
             f"<footer><dl><dt>Contact</dt><dd>office@example.org</dd><dt>Opening hours</dt><dd>9 to 5</dd></dl>"
             f"<p>© 2024 Regional Biographies. All rights reserved.</p></footer>"
             f"<div class='cookie-notice'><table><tr><th>Cookie</th><td>session, kept 30 days</td></tr></table></div>"
@@ -98,3 +101,39 @@ def test_a_footnote_marker_in_superscript_stays_apart_from_the_date_it_follows()
     assert "3 May 1871² in Ebbing" in prose[0] and "Corrow³," in prose[0]
     assert value_finder(Value("time", "+1871-05-03T00:00:00Z/11", "1871-05-03"))(prose[0]) is not None
     assert "C₄₂H₇₈" in prose[1]
+
+
+# Each kind of unit is judged: the page writes the value only there, and the real judging path (queue, then the
+# engine; the model scripted to say yes where the value is quoted) supports the statement from that unit.
+BIOGRAPHY_PROSE = ("Ottilie Brandvold trained as an engineer in Bergen and worked on the bridges of the county for "
+                   "most of her life, designing several of the viaducts that still carry its railway today.")
+
+
+@pytest.mark.parametrize("body, kind, value", [
+    (f"<p>{BIOGRAPHY_PROSE}</p><table><caption>Register entry</caption><tr><th>Name</th><td>Ottilie Brandvold</td>"
+     "</tr><tr><th>Died</th><td>14 June 1987</td></tr></table>", "table", "14 June 1987"),
+    (f"<p>{BIOGRAPHY_PROSE}</p><h2>Ottilie Brandvold</h2><dl><dt>Occupation</dt><dd>engineer</dd>"
+     "<dt>Died</dt><dd>14 June 1987</dd></dl>", "definitions", "14 June 1987"),
+    (f"<p>{BIOGRAPHY_PROSE}</p>", "header", "4 March 1931 – 14 June 1987"),
+    (f"<p>{BIOGRAPHY_PROSE}</p><h4>Ottilie Brandvold</h4><p>Birth 1931-03-04</p><p>Death 1987-06-14</p>",
+     "lines", "Death 1987-06-14"),
+])
+def test_a_table_row_a_definition_list_a_header_line_and_label_value_lines_are_judged(body, kind, value):
+    """The header line is the page's own, above its article (trafilatura leaves it out; lxml reads it)."""
+    from bot.checking.judging import Strategy, judge_in_rounds, queue
+    from bot.datamodel import Statement, Value
+    from bot.judge.engine import Judge
+    from bot.judge.prompts import REFBOT
+    from bot.judge.scripted import ScriptedBackend
+
+    died = Statement("Q1", "Ottilie Brandvold", "Q1$1", "P570", "date of death",
+                     Value("time", "+1987-06-14T00:00:00Z/11", "1987-06-14"))
+    header = "<h1>Ottilie Brandvold</h1><div class='dates'>4 March 1931 – 14 June 1987</div><div>Engineer</div>" \
+        if kind == "header" else ""
+    document = extract(page(body, before=header), "text/html", "http://127.0.0.1/page")
+    entries = queue(document.paragraphs, died, Strategy(), title=document.title)
+    assert [entry.paragraph.kind for entry in entries] == [kind]
+    backend = ScriptedBackend({value: 0.95})
+    judged, = judge_in_rounds(Judge(backend, REFBOT, justify=False), died.claim, [entries], first_only=True)
+    assert len(backend.questions) == 1 and value in backend.questions[0]
+    assert judged[0].judgement.supported and judged[0].ranked.paragraph.kind == kind
