@@ -22,7 +22,7 @@ from bot.errors import ConfigError
 from bot.etiquette import check_contact
 from bot.modelstore import default_cache
 
-SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key", "apply_password"})
+SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key", "apply_password", "queue_prefix"})
 # Secrets only the environment gives: the bot's password, which can edit Wikidata.
 FROM_ENVIRONMENT_ONLY = frozenset({"apply_password"})
 # Where `refbot check` looks for evidence (``check_source``), and what each value takes in.
@@ -224,6 +224,13 @@ class QueueOptions:
     broker: str = ""  # redis://HOST:6379/0; "" no queue (refbot run checks in one process)
     batch: int = 1
     visibility_timeout: float = 3600.0  # seconds; longer than an item ever takes
+    # What every Redis key refbot writes begins with (a Redis that many tools share, as Toolforge's, asks each tool
+    # for a prefix of its own, kept secret); "" the ledger's database name.
+    prefix: str = field(default="", repr=False)
+    # A task that failed (a part unavailable, an unexpected error) is tried again this many times, the first after
+    # retry_delay seconds, each next after twice as long (at most an hour); then its error is the run's.
+    retries: int = 8
+    retry_delay: float = 30.0
 
 
 GENERATORS = ("auto", "llama", "judge")
@@ -400,6 +407,12 @@ def _convert(name: str, raw: str) -> Any:
         raise ConfigError(f"option {name} expects a {kind}, not {raw!r}") from None
 
 
+def from_text(name: str, raw: str) -> Any:
+    """A setting's value from its text, by its flat name (as the configuration file gives it); ConfigError when it
+    does not read as the setting's type."""
+    return _convert(name, raw)
+
+
 def _from_file(path: Path) -> dict[str, Any]:
     # No interpolation: a % in a value (a URL's %20, a password) is the value's own.
     parser = configparser.ConfigParser(inline_comment_prefixes=(";", "#"), interpolation=None)
@@ -484,7 +497,11 @@ def _check(options: Options) -> Options:
         (not 1 <= options.queue.batch <= 1000, "queue batch must be between 1 and 1000 items a task"),
         (not 1 <= options.queue.visibility_timeout, "queue visibility_timeout must be at least 1 second"),
         (bool(options.queue.broker) and not options.queue.broker.startswith(("redis://", "rediss://", "unix://")),
-         f"queue broker {options.queue.broker!r} is not a Redis URL (redis://HOST:6379/0)"),
+         f"queue broker {without_password(options.queue.broker)!r} is not a Redis URL (redis://HOST:6379/0)"),
+        (bool(re.search(r"[\s\x00-\x1f\x7f]", options.queue.prefix)) or len(options.queue.prefix) > 200,
+         "queue prefix must be at most 200 characters, with no spaces or control characters"),
+        (options.queue.retries < 0, "queue retries cannot be negative"),
+        (not options.queue.retry_delay > 0, "queue retry_delay must be more than 0 seconds"),
         (not 1 <= options.ask.limit <= 10_000, "ask limit must be between 1 and 10000"),
         (options.ask.entities not in ("api", "endpoint"),
          f"ask entities {options.ask.entities!r} is not one of api, endpoint"),
@@ -521,6 +538,8 @@ def _check(options: Options) -> Options:
     for name in URL_OPTIONS:
         for value in judge_urls(options.value(name)) if name == "judge_url" else [options.value(name)]:
             _check_url(name, value)
+    if options.queue.broker.startswith(("redis://", "rediss://")):
+        _check_url("queue_broker", options.queue.broker, example="redis://HOST:6379/0")
     check_contact(options.contact)
     return options
 
@@ -530,7 +549,7 @@ URL_OPTIONS = ("judge_url", "sparql_endpoint", "search_url", "archive_availabili
                "archive_web_url", "wikipedia_article_url", "wikidata_api_url", "apply_report_url")
 
 
-def _check_url(name: str, value: str) -> None:
+def _check_url(name: str, value: str, *, example: str = "") -> None:
     """ConfigError naming the option when ``value`` does not parse as a URL (``http://[::1``, a port that is not a
     number), rather than a traceback from the first request."""
 
@@ -541,8 +560,8 @@ def _check_url(name: str, value: str) -> None:
     except ValueError as error:
         section, key = section_key(name)
         default = Options().value(name)
-        example = default if "://" in str(default) else "https://host.example/path"
-        raise ConfigError(f"{section} {key}: not a URL: {value!r} ({error})",
+        example = example or (default if "://" in str(default) else "https://host.example/path")
+        raise ConfigError(f"{section} {key}: not a URL: {without_password(value)!r} ({error})",
                           hint=f"set [{section}] {key} to a URL such as {example}") from None
 
 

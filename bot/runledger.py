@@ -12,7 +12,8 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -26,7 +27,7 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQL
 from bot.clock import Clock, stamp, system_clock
 from bot.errors import ConfigError, InputError, ServiceError
 from bot.ledger import database
-from bot.ledger.tables import checks, items, queued, run_elements, runs
+from bot.ledger.tables import checks, items, ledger_identity, queued, run_elements, runs
 from bot.options import RunOptions
 
 BUSY_TIMEOUT_S = database.BUSY_TIMEOUT_S
@@ -50,10 +51,23 @@ class Queue:
     redelivered: int
     settings: str
     properties: tuple[str, ...]
+    error: str = ""  # what ended one of its tasks for good ("" nothing)
 
     @property
     def left(self) -> int:
         return self.items - self.finished
+
+
+@dataclass(frozen=True)
+class SharedRun:
+    """What a worker reads of a run before it takes its tasks: the settings digest its workers must share, the
+    settings it recorded (JSON, ``bot.run_settings.shared``), its worklist's properties, and whether it finished."""
+
+    run: Run
+    finished: str | None
+    settings: str
+    shared: str
+    properties: tuple[str, ...]
 
 
 class RunLedger:
@@ -72,6 +86,7 @@ class RunLedger:
             self.path = Path(self.url.database or "") if database.is_url(target) else Path(target)
         self.clock = clock
         self._claims: dict[int, Any] = {}
+        self._identity: str | None = None
         # Each thread's open transaction, and MariaDB's named locks taken inside it (released after it): a thread's
         # call never joins another thread's transaction.
         self._local = threading.local()
@@ -337,21 +352,68 @@ class RunLedger:
             .group_by(checks.c.outcome))}
 
     # -- runs checked by workers (refbot run --enqueue, refbot worker) ---------------------------------------
-    def enqueue(self, run: Run, worklist_items: Sequence[str], *, settings: str, properties: Sequence[str]) -> int:
-        """Record the items put on the queue for ``run`` (each once) and the settings its workers must share;
-        the number of items new to the run."""
+    @property
+    def identity(self) -> str:
+        """The ledger's own name, made with it and kept in it: alike for every process that reaches this database,
+        whatever host name or user it reaches it by (the queues of its runs are named after it)."""
+        if self._identity is None:
+            with self.transaction(lock="refbot-ledger-identity") as connection:
+                found = connection.execute(select(ledger_identity.c.identity).limit(1)).scalar()
+                if found is None:  # (the migration makes it; a ledger whose row was deleted gets a new one)
+                    found = uuid.uuid4().hex[:16]
+                    connection.execute(ledger_identity.insert().values(identity=found))
+            self._identity = str(found)
+        return self._identity
+
+    def enqueue(self, run: Run, worklist_items: Sequence[str], *, settings: str, properties: Sequence[str],
+                shared: str = "") -> int:
+        """Record the items put on the queue for ``run`` (each once), the settings its workers must share (their
+        digest, and as ``shared`` records them) and its worklist's properties; an earlier task's error is cleared
+        (its items are sent again). The number of items new to the run."""
         now = stamp(self.clock())
         with self.transaction() as connection:
             connection.execute(runs.update().where(runs.c.id == run.id)
-                               .values(settings=settings, properties=",".join(properties)))
+                               .values(settings=settings, properties=",".join(properties), shared=shared, error=""))
             return sum(self._insert_once(connection, queued, {"run_id": run.id, "item": item, "enqueued": now},
                                          (queued.c.run_id == run.id) & (queued.c.item == item))
                        for item in dict.fromkeys(worklist_items))
 
+    def send_unsent(self, run: Run, send: Callable[[list[str]], None], *, batch: int = 1, chunk: int = 500,
+                    resend_before: str | None = None) -> int:
+        """Send a task (``send``) for each ``batch`` of the run's unfinished items that no pending task holds —
+        never sent, or whose task failed for good, or (``resend_before``: a stamp) last sent before then — and mark
+        them sent; the tasks sent. A chunk of items at a time, under the run's lock, so that two processes
+        enqueueing the run at once send each item once."""
+        tasks = 0
+        chunk = max(batch, chunk - chunk % batch)
+        while True:
+            with self.transaction(lock=f"refbot-send-{run.id}") as connection:
+                due = queued.c.sent.is_(None) if resend_before is None else \
+                    queued.c.sent.is_(None) | (queued.c.sent < resend_before)
+                todo = list(connection.execute(
+                    select(queued.c.item).where(queued.c.run_id == run.id, queued.c.finished.is_(None), due)
+                    .order_by(queued.c.id).limit(chunk)).scalars())
+                if not todo:
+                    return tasks
+                for start in range(0, len(todo), batch):
+                    send(todo[start:start + batch])
+                    tasks += 1
+                connection.execute(queued.update().where(queued.c.run_id == run.id, queued.c.item.in_(todo))
+                                   .values(sent=stamp(self.clock())))
+
+    def fail_items(self, run: Run, items: Sequence[str], error: str) -> None:
+        """A task of the run ended for good: ``error`` is the run's (``--status`` shows it), and its unfinished
+        items are sent again by the next enqueue of the run."""
+        with self.transaction() as connection:
+            connection.execute(runs.update().where(runs.c.id == run.id).values(error=error))
+            connection.execute(queued.update().where(queued.c.run_id == run.id, queued.c.item.in_(list(items)),
+                                                     queued.c.finished.is_(None)).values(sent=None))
+
     def queue(self, run_id: int) -> Queue | None:
         """The run's queue (None: the run was not enqueued)."""
         with self.transaction() as connection:
-            row = connection.execute(select(runs.c.settings, runs.c.properties).where(runs.c.id == run_id)).first()
+            row = connection.execute(select(runs.c.settings, runs.c.properties, runs.c.error)
+                                     .where(runs.c.id == run_id)).first()
             again = case((queued.c.deliveries > 1, queued.c.deliveries - 1), else_=0)
             counts = connection.execute(
                 select(func.count(), func.count(queued.c.finished), func.coalesce(func.sum(again), 0))
@@ -359,15 +421,30 @@ class RunLedger:
         if row is None or not counts[0]:
             return None
         return Queue(int(counts[0]), int(counts[1]), int(counts[2]), row.settings,
-                     tuple(p for p in row.properties.split(",") if p))
+                     tuple(p for p in row.properties.split(",") if p), row.error)
 
-    def workers_settings(self, run_id: int) -> tuple[str, tuple[str, ...]] | None:
-        """What a task needs of its run, read without counting its queue: the settings digest its workers must
-        share and its worklist's properties. None: no such enqueued run."""
-        rows = self._rows(select(runs.c.settings, runs.c.properties).where(runs.c.id == run_id))
-        if not rows or not rows[0].settings:
-            return None
-        return rows[0].settings, tuple(p for p in rows[0].properties.split(",") if p)
+    def shared_run(self, run_id: int) -> SharedRun | None:
+        """What a task needs of its run, read without counting its queue. None: no such enqueued run."""
+        found = self._shared_runs(runs.c.id == run_id)
+        return found[0] if found else None
+
+    def shared_runs(self) -> list[SharedRun]:
+        """The enqueued runs not finished, oldest first: those a worker may serve."""
+        return self._shared_runs(runs.c.finished.is_(None))
+
+    def _shared_runs(self, where: Any) -> list[SharedRun]:
+        rows = self._rows(select(runs.c.id, runs.c.key, runs.c.started, runs.c.finished, runs.c.settings,
+                                 runs.c.shared, runs.c.properties).where(where, runs.c.settings != "")
+                          .order_by(runs.c.id))
+        return [SharedRun(Run(int(row.id), row.key, row.started, False), row.finished, row.settings, row.shared,
+                          tuple(p for p in row.properties.split(",") if p)) for row in rows]
+
+    def enqueued_among(self, run: Run, candidates: Sequence[str]) -> set[str]:
+        """Which of ``candidates`` are items of the run's queue."""
+        if not candidates:
+            return set()
+        return {row.item for row in self._rows(select(queued.c.item).where(
+            queued.c.run_id == run.id, queued.c.item.in_(list(candidates))))}
 
     def start_item(self, run: Run, item: str) -> bool:
         """A worker starts on the item: its deliveries counted. False when the item is finished already (a task

@@ -35,6 +35,7 @@ from bot.clock import Clock, stamp
 from bot.datamodel import Statement
 from bot.documents.services import ServiceClient
 from bot.errors import InputError, RefbotError
+from bot import run_settings
 from bot.options import Options, uses
 from bot.runledger import Run as LedgerRun
 from bot.runledger import RunLedger
@@ -292,23 +293,13 @@ class Run:
 
 
 def run_key(options: Options, worklist: Worklist) -> str:
-    """What makes two runs the same run, to resume: the worklist and every setting that changes an outcome.
-    Resuming with another judge or other checking settings would mix their results in one run: that is a new
-    run."""
-    settings = [",".join(worklist.properties), str(worklist.limit or ""), *_outcome_settings(options)]
+    """What makes two runs the same run, to resume: the worklist and every setting that changes an outcome
+    (``bot.run_settings``). Resuming with another judge or other checking settings would mix their results in one
+    run: that is a new run."""
+    settings = [",".join(worklist.properties), str(worklist.limit or ""), settings_key(options)]
     return hashlib.sha256("\n".join([worklist.identity, *settings]).encode()).hexdigest()[:16]
 
 
 def settings_key(options: Options) -> str:
-    """The digest of every setting that changes an outcome: the workers of one run must share it (the run's tasks
-    go to the queue named after it, which only workers with these settings read)."""
-    return hashlib.sha256("\n".join(_outcome_settings(options)).encode()).hexdigest()[:16]
-
-
-def _outcome_settings(options: Options) -> list[str]:
-    return [options.check.source, str(options.check.all_sources), str(options.check.kg_top),
-            str(options.check.kg_records), options.check.strategy, str(options.check.top),
-            str(options.check.require_mention), str(options.check.require_subject), str(options.check.unnamed),
-            str(options.check.documents), str(options.check.paragraphs), str(options.check.embeddings),
-            options.check.embedding_model, options.judge.backend, options.judge.model, options.judge.template,
-            str(options.judge.threshold), str(options.judge.justify)]
+    """The digest of every setting that changes an outcome: the workers of one run must share it."""
+    return run_settings.digest(run_settings.outcome_settings(options))

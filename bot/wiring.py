@@ -37,6 +37,7 @@ from bot.documents import fetch_rules, paragraph_rules
 from bot.documents.addresses import guard, parse_networks
 from bot.documents.archive import Wayback
 from bot.documents.fetching import Fetcher
+from bot.distributed.names import tool_prefix
 from bot.distributed.politeness import SharedPoliteness
 from bot.documents.politeness import HostTurns, Politeness
 from bot.documents.search import BraveBackend, SearchBackend, SearxngBackend
@@ -124,8 +125,9 @@ class Wiring:
     def politeness(self) -> HostTurns:
         """Each host's turn: in this process, or — with a queue ([queue] broker) — in Redis, for every worker."""
         fetch, broker = self.options.fetch, self.options.queue.broker
-        return self._part("politeness", lambda: SharedPoliteness.connect(broker, fetch.delay) if broker
-                          else Politeness(fetch.delay))
+        prefix = tool_prefix(self.options)
+        return self._part("politeness", lambda: SharedPoliteness.connect(broker, fetch.delay, prefix=prefix)
+                          if broker else Politeness(fetch.delay))
 
     @property
     def services(self) -> ServiceClient:

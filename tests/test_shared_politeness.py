@@ -101,3 +101,32 @@ def test_a_retry_after_one_worker_is_told_holds_every_worker_off_the_host(redis_
     started = time.monotonic()
     with alone.turn("http://example.org/"):
         assert time.monotonic() - started >= 0.45, "in one process too"
+
+
+def test_a_turn_held_by_a_key_without_an_expiry_or_a_hold_off_for_ever_does_not_block_a_host(redis_server, caplog):
+    """Keys that refbot never writes (a lease without an expiry, a hold-off past any Retry-After, a time that is no
+    number), as another tool on a shared Redis or someone with access to it might: the host is served within a
+    lease or two, and the lease gets the expiry it lacked."""
+    client = redis.Redis.from_url(redis_server.url("1"))
+    client.set("t4:host:example.org:80:turn", "held for ever")
+    client.set("t4:host:example.org:80:not-before", "1e18")
+    client.set("t4:host:example.org:80:last", "not a time")
+    client.set("t4:host:example.org:80:delay", "inf")
+    politeness = SharedPoliteness(client, 0.0, prefix="t4")
+    started = time.monotonic()
+    with caplog.at_level("WARNING", logger="refbot.worker"), politeness.turn("http://example.org/"):
+        waited = time.monotonic() - started
+    assert LEASE_S <= waited <= 2 * LEASE_S + 2, waited
+    assert "example.org:80's turn was held by a key without an expiry" in caplog.text
+    assert politeness.delay_for("example.org:80") == 0.0
+    with politeness.turn("http://example.org/"):
+        pass
+    assert time.monotonic() - started - waited < 2, "the next turn waits for nothing"
+
+
+def test_a_lease_is_renewed_while_its_request_runs_longer_than_the_lease(redis_server):
+    politeness = SharedPoliteness(redis.Redis.from_url(redis_server.url("1")), 0.0, prefix="t5")
+    other = redis.Redis.from_url(redis_server.url("1"))
+    with politeness.turn("http://example.org/"):
+        time.sleep(LEASE_S * 1.3)
+        assert other.exists("t5:host:example.org:80:turn"), "renewed: still held past its first lease"

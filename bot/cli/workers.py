@@ -12,7 +12,8 @@ from bot.cli.arguments import ledger_target, worklist_from
 from bot.cli.exits import Ended
 from bot.distributed import app as queue_app
 from bot.distributed.work import enqueue, status
-from bot.errors import ConfigError
+from bot.distributed.names import idle_queue, key_prefix
+from bot.errors import ConfigError, RefbotError
 from bot.options import Options
 from bot.output.runs import run_trace, write_run
 from bot.review.store import keep_for_review
@@ -42,9 +43,13 @@ def _broker(options: Options) -> None:
         raise ConfigError("no queue to put the run's tasks on", hint="set [queue] broker = redis://HOST:6379/0")
 
 
-def run_worker(args: argparse.Namespace, options: Options) -> None:
+def run_worker(args: argparse.Namespace, options: Options) -> Ended | None:
     _broker(options)
-    queue_app.serve(options, name=args.name, loglevel=args.loglevel)
+    status = queue_app.serve(options, name=args.name, loglevel=args.loglevel)
+    if status:
+        return Ended(stopped=RefbotError(f"the worker stopped on an unrecoverable error (status {status})",
+                                         hint="its log above says which; start it again"))
+    return None
 
 
 def run_enqueue(args: argparse.Namespace, options: Options) -> None:
@@ -52,8 +57,9 @@ def run_enqueue(args: argparse.Namespace, options: Options) -> None:
     parts = Wiring(options)
     worklist = worklist_from(args, limit=args.limit)
     with RunLedger.of(options.run, clock=parts.clock) as ledger:
-        done = enqueue(parts, worklist, ledger, queue_app.sender(queue_app.make_app(options.queue)),
-                       batch=options.queue.batch, new=args.new)
+        app = queue_app.make_app(options.queue, prefix=key_prefix(options), default_queue=idle_queue(ledger.identity))
+        done = enqueue(parts, worklist, ledger, queue_app.CeleryBroker(app, options.queue.broker),
+                       batch=options.queue.batch, new=args.new, visibility_timeout=options.queue.visibility_timeout)
     state = "resumed" if done.run.resumed else "new"
     print(f"run {done.run.id} ({state}): {done.items} item(s), {done.left} left; {done.sent} task(s) sent to "
           f"queue {done.queue}")
@@ -70,8 +76,9 @@ def run_status(args: argparse.Namespace, options: Options) -> Ended:
     outcomes = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "none yet"
     print(f"run {record.id}: {queue.finished}/{queue.items} item(s) finished, {queue.left} left; "
           f"{sum(counts.values())} statement(s) recorded ({outcomes}); {queue.redelivered} task(s) delivered again; "
-          + (f"finished {finished}" if finished else "not finished"))
-    return Ended(failed=counts.get("error", 0))
+          + (f"finished {finished}" if finished else "not finished")
+          + (f"; error: {queue.error} (fix it, then enqueue the worklist again)" if queue.error else ""))
+    return Ended(failed=counts.get("error", 0) + bool(queue.error))
 
 
 def report_run(args: argparse.Namespace, options: Options) -> None:

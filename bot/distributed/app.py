@@ -2,9 +2,12 @@
 leaves it unacknowledged, and the broker gives it to another worker after ``[queue] visibility_timeout``), one task
 at a time per worker process, no results kept (the ledger is the result).
 
-`refbot worker` is a Celery worker on the queue of its settings (``bot.distributed.work.queue_name``), in one
-process (the solo pool: the process builds its parts — judge, embedding model, HTTP clients — once, and checks
-each item with them); scale by starting more processes, here or on other machines.
+Every key it writes in Redis begins with the tool's prefix (``bot.distributed.names``), and every message a worker
+takes is screened first (``bot.distributed.transport``). Each run has a queue of its own: `refbot worker` serves the
+unfinished runs of its ledger that were enqueued with its settings — looking for new ones every
+:data:`REFRESH_S` seconds, and logging once, naming each differing setting, why it refuses any other — in one
+process (the solo pool: the process builds its parts — judge, embedding model, HTTP clients — once, and checks each
+item with them); scale by starting more processes, here or on other machines.
 """
 
 from __future__ import annotations
@@ -12,43 +15,83 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from celery import Celery
+import redis
 
-from bot.distributed.work import Send, check_items, queue_name
-from bot.errors import RefbotError
-from bot.options import Options, QueueOptions
+from celery import Celery, bootsteps
+from kombu.exceptions import ChannelError, OperationalError
+
+from bot.distributed.messages import TASK, TaskMessage
+from bot.distributed.names import idle_queue, key_prefix, queue_name
+from bot.distributed.transport import NAME as TRANSPORT
+from bot.distributed.work import perform, servable
+from bot.errors import RefbotError, ServiceError
+from bot.options import Options, QueueOptions, without_password
 from bot.runledger import RunLedger
 from bot.wiring import Wiring
 
-TASK = "refbot.check_items"
-# A task whose run failed (the judge unreachable) is tried again this much later, this many times.
-RETRY_AFTER_S = 30
-RETRIES = 20
+# How often a worker looks in its ledger for runs to serve, in seconds.
+REFRESH_S = 5.0
+log = logging.getLogger("refbot.worker")
 
 
-def make_app(queue: QueueOptions) -> Celery:
+def make_app(queue: QueueOptions, *, prefix: str, default_queue: str) -> Celery:
+    """``prefix``: what every Redis key begins with; ``default_queue``: where a task named no queue would go."""
     app = Celery("refbot", broker=queue.broker, set_as_current=False)
     app.conf.update(
+        broker_transport=TRANSPORT,  # kombu's Redis transport, every message screened as it is taken
         task_acks_late=True,  # acknowledged when done: a dead worker's task is given to another
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,  # a worker holds no task it has not started
         task_ignore_result=True,
         task_serializer="json", accept_content=["json"],
-        broker_transport_options={"visibility_timeout": queue.visibility_timeout},
+        # A dead worker's task is looked for every 10 s (kombu's default: every 100 s).
+        broker_transport_options={"visibility_timeout": queue.visibility_timeout, "global_keyprefix": prefix,
+                                  "unacked_restore_throttle": 1},
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         worker_cancel_long_running_tasks_on_connection_loss=True,
-        task_default_queue="refbot",
+        worker_enable_remote_control=False,  # no control queue: a worker reads only its runs' queues
+        task_default_queue=default_queue,
     )
     return app
 
 
-def sender(app: Celery) -> Send:
-    def send(queue: str, run_id: int, items: list[str]) -> None:
-        app.send_task(TASK, args=[run_id, items], queue=queue)
-    return send
+class CeleryBroker:
+    """The enqueuer's side of the queue (``bot.distributed.work.Broker``)."""
+
+    def __init__(self, app: Celery, url: str) -> None:
+        self.app, self.url = app, without_password(url)
+
+    def ping(self) -> None:
+        with self._answering("no run was opened"):
+            with self.app.connection_for_write() as connection:
+                connection.ensure_connection(max_retries=1, timeout=10)
+                connection.default_channel.client.ping()
+
+    def send(self, queue: str, message: TaskMessage) -> None:
+        with self._answering("the items not sent are sent when the worklist is enqueued again"):
+            self.app.send_task(TASK, args=[message.as_json()], queue=queue)
+
+    @contextmanager
+    def _answering(self, then: str) -> Iterator[None]:
+        """The broker's failures (kombu's, redis-py's: refused, a wrong password, a wrong database) as one line."""
+        try:
+            yield
+        except (OperationalError, ChannelError, OSError, redis.RedisError) as error:
+            reason = str(error).strip().splitlines()
+            raise ServiceError(reason[0] if reason else type(error).__name__, service="the queue", url=self.url,
+                               hint=f"check [queue] broker and that Redis runs; {then}") from None
+
+    def pending(self, queue: str) -> int:
+        with self.app.connection_for_write() as connection:
+            try:
+                return int(connection.default_channel.queue_declare(queue=queue, passive=True).message_count)
+            except ChannelError:  # (Redis keeps no empty queue)
+                return 0
 
 
 class WorkerState:
@@ -74,24 +117,85 @@ class WorkerState:
 
 def register(app: Celery, state: WorkerState) -> None:
     """The check task, with the worker's state."""
-    log = logging.getLogger("refbot.worker")
 
-    @app.task(name=TASK, bind=True, max_retries=RETRIES, acks_late=True)
-    def check(task: Any, run_id: int, items: list[str]) -> dict[str, int]:
-        try:
-            counts = check_items(state.parts, state.ledger, run_id, items)
-        except RefbotError as error:  # the judge or the endpoint gone: tried again later, by any worker
-            log.warning("run %s items %s: %s; trying again in %s s", run_id, ",".join(items), error, RETRY_AFTER_S)
-            raise task.retry(exc=error, countdown=RETRY_AFTER_S) from None
-        log.info("run %s items %s: %s", run_id, ",".join(items),
-                 ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "nothing left to check")
-        return counts
+    @app.task(name=TASK, bind=True, acks_late=True, max_retries=None)
+    def check(task: Any, *args: Any, **kwargs: Any) -> dict[str, int] | None:
+        queue = (task.request.delivery_info or {}).get("routing_key") or ""
+        end = perform(state.parts, state.ledger, args, kwargs, queue=queue, attempt=task.request.retries or 0,
+                      retries=state.options.queue.retries, retry_delay=state.options.queue.retry_delay)
+        where = f"run {end.run} items {','.join(end.items)}" if end.run is not None else f"queue {queue}"
+        if end.kind == "refused":
+            log.warning("refused a task on %s: %s", where, end.detail)
+        elif end.kind == "failed":
+            log.error("%s failed for good: %s", where, end.detail)
+        elif end.kind == "retry":
+            log.warning("%s: %s; trying again in %g s", where, end.detail, end.retry_in)
+            raise task.retry(countdown=end.retry_in, max_retries=None)
+        else:
+            log.info("%s: %s", where, ", ".join(f"{n} {outcome}" for outcome, n in sorted(end.counts.items()))
+                     or "nothing left to check")
+        return end.counts
 
 
-def serve(options: Options, *, name: str = "", loglevel: str = "INFO") -> None:
-    """Run a worker in this process until it is stopped (SIGTERM: it finishes its task first)."""
-    app = make_app(options.queue)
-    register(app, WorkerState(options))
+def served_runs(state: WorkerState) -> type[bootsteps.StartStopStep]:
+    """The consumer's step that keeps the worker on the queues of the runs it serves."""
+
+    class ServedRuns(bootsteps.StartStopStep):
+        requires = {"celery.worker.consumer.tasks:Tasks"}
+
+        def __init__(self, parent: Any, **kwargs: Any) -> None:
+            super().__init__(parent, **kwargs)
+            self.served: dict[int, str] = {}
+            self.refused: set[int] = set()
+            self.timer: Any = None
+
+        def start(self, consumer: Any) -> None:
+            self.served.clear()  # (a consumer restarted after a lost connection consumes its start queues only)
+            self.refresh(consumer)
+            self.timer = consumer.timer.call_repeatedly(REFRESH_S, self.refresh, (consumer,), priority=10)
+
+        def stop(self, consumer: Any) -> None:
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+
+        def refresh(self, consumer: Any) -> None:
+            try:
+                runs = servable(state.options, state.ledger.shared_runs())
+                identity = state.ledger.identity
+            except RefbotError as error:
+                log.warning("cannot read the runs to serve: %s", error)
+                return
+            wanted = {}
+            for shared, refusal in runs:
+                if refusal is None:
+                    wanted[shared.run.id] = queue_name(identity, shared.run.id)
+                elif shared.run.id not in self.refused:
+                    self.refused.add(shared.run.id)
+                    log.error("refused %s (start workers with the configuration the run was enqueued with)",
+                              refusal)
+            for run_id, queue in wanted.items():
+                if run_id not in self.served:
+                    consumer.add_task_queue(queue)
+                    self.served[run_id] = queue
+                    log.info("serving run %s (queue %s)", run_id, queue)
+            for run_id in [run_id for run_id in self.served if run_id not in wanted]:
+                consumer.cancel_task_queue(self.served.pop(run_id))
+                log.info("run %s finished: no longer served", run_id)
+
+    return ServedRuns
+
+
+def serve(options: Options, *, name: str = "", loglevel: str = "INFO") -> int:
+    """Run a worker in this process until it is stopped (SIGTERM: it finishes its task first); its exit status
+    (not 0: something stopped it)."""
+    state = WorkerState(options)
+    idle = idle_queue(state.ledger.identity)  # the ledger opened first: one that cannot be is a one-line error
+    app = make_app(options.queue, prefix=key_prefix(options), default_queue=idle)
+    register(app, state)
+    app.steps["consumer"].add(served_runs(state))
     hostname = name or f"refbot-{os.getpid()}@{socket.gethostname()}"
-    app.worker_main(["worker", "--pool=solo", "--concurrency=1", f"--queues={queue_name(options)}",
-                     f"--hostname={hostname}", "--without-gossip", "--without-mingle", f"--loglevel={loglevel}"])
+    worker = app.Worker(hostname=hostname, pool_cls="solo", concurrency=1, queues=[idle], without_gossip=True,
+                        without_mingle=True, without_heartbeat=True, loglevel=loglevel, quiet=True)
+    worker.start()
+    return int(worker.exitcode or 0)

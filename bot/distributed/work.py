@@ -1,7 +1,11 @@
 """What the queue carries and what a worker does with it, over parts passed in (the ledger, the run's parts, the
-function that sends a task): :func:`enqueue` turns a worklist into a run of the shared ledger and one task per batch
-of its items; :func:`check_items` is a task — the items checked exactly as `refbot run` checks them, each statement
-recorded once in the run whatever worker records it, the item then marked finished (the run with its last item).
+broker): :func:`enqueue` turns a worklist into a run of the shared ledger and one task per batch of its items, on the
+run's own queue (``bot.distributed.names``); :func:`servable` says which runs of its ledger a worker serves (those
+enqueued with its settings) and why it refuses the others; :func:`perform` is one delivery of a task — the message
+checked (``bot.distributed.messages``, then against the ledger), the items checked exactly as `refbot run` checks
+them, each statement recorded once in the run whatever worker records it, the item then marked finished (the run
+with its last item) — and says how it ended: done, refused, to be tried again later, or failed for good (the run's
+error, which `refbot run --status` shows).
 
 Delivery is at least once (a worker that dies before acknowledging its task leaves it to another): a task whose
 items are finished already does nothing, and statements already recorded are not checked again.
@@ -9,25 +13,40 @@ items are finished already does nothing, and statements already recorded are not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Protocol
 
-from bot.errors import InputError
+from bot import run_settings
+from bot.checking.statement import Tools
+from bot.clock import Clock, stamp
+from bot.distributed.messages import BadMessage, TaskMessage, task_message
+from bot.distributed.names import queue_name, run_of_queue
+from bot.documents.services import ServiceClient
+from bot.errors import ConfigError, InputError, RefbotError
 from bot.options import Options
-from bot.runledger import Queue, RunLedger
+from bot.runledger import Queue, RunLedger, SharedRun
 from bot.runledger import Run as LedgerRun
-from bot.runs import Parts, Run, run_key, settings_key
+from bot.runs import Parts, Records, Run, run_key, settings_key
 from bot.selection import selection_rules
+from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist, select
 
-# A task: (queue name, run id, items).
-Send = Callable[[str, int, list[str]], None]
+# The longest pause before a failed task is tried again.
+MAX_RETRY_DELAY_S = 3600.0
 
 
-def queue_name(options: Options) -> str:
-    """The queue a run's tasks go to: named after the settings its workers must share, so that a worker with
-    other settings (another judge, another threshold) never takes them."""
-    return f"refbot-{settings_key(options)}"
+class Broker(Protocol):
+    """The queue's side of enqueueing (``bot.distributed.app.CeleryBroker``)."""
+
+    def ping(self) -> None:
+        """Return when the broker answers; a RefbotError naming it otherwise."""
+
+    def send(self, queue: str, message: TaskMessage) -> None: ...
+
+    def pending(self, queue: str) -> int:
+        """Tasks waiting on the queue (not those a worker holds)."""
 
 
 @dataclass(frozen=True)
@@ -35,54 +54,139 @@ class Enqueued:
     run: LedgerRun
     items: int  # the run's items
     sent: int  # tasks sent now
-    left: int  # items not finished (those the tasks carry)
+    left: int  # items not finished
     queue: str
 
 
-def enqueue(parts: Parts, worklist: Worklist, ledger: RunLedger, send: Send, *, batch: int = 1,
-            new: bool = False) -> Enqueued:
-    """The worklist's run opened (or an unfinished one resumed) in the shared ledger, its items recorded, and a task
-    sent for each ``batch`` of items not finished yet: enqueuing a worklist again re-sends only what is left. The
-    items are those with statements that need a reference (``--limit`` counts statements, a worker checks each of
-    its items' statements)."""
+def enqueue(parts: Parts, worklist: Worklist, ledger: RunLedger, broker: Broker, *, batch: int = 1,
+            new: bool = False, visibility_timeout: float = 3600.0) -> Enqueued:
+    """The worklist's run opened (or an unfinished one resumed) in the shared ledger, its items and settings recorded,
+    and a task sent to the run's queue for each ``batch`` of items that no pending task holds: enqueuing a worklist
+    again sends only what is left and not on the queue already — also when two processes enqueue it at once. The
+    broker is asked first and the worklist selected before the run is opened: an unreachable broker or endpoint leaves
+    no run behind. The items are those with statements that need a reference (``--limit`` counts statements, a worker
+    checks each of its items' statements)."""
     options = parts.options
-    record = ledger.open_run(run_key(options, worklist), f"{worklist.description} (workers)", new=new)
+    broker.ping()
     statements = [statement for selection in select(parts.require_endpoint(), worklist, selection_rules(options),
                                                     page_size=options.sparql.page_size)
                   for statement in selection.statements]
     if worklist.limit:
         statements = statements[:worklist.limit]
     items = list(dict.fromkeys(statement.item for statement in statements))
-    ledger.enqueue(record, items, settings=settings_key(options), properties=worklist.properties)
-    left = ledger.unfinished_items(record)
-    name = queue_name(options)
-    for start in range(0, len(left), batch):
-        send(name, record.id, left[start:start + batch])
+    record = ledger.open_run(run_key(options, worklist), f"{worklist.description} (workers)", new=new)
+    ledger.enqueue(record, items, settings=settings_key(options), properties=worklist.properties,
+                   shared=run_settings.shared(options))
+    identity, name = ledger.identity, queue_name(ledger.identity, record.id)
+    # Tasks sent earlier are on the queue or with a worker, unless the queue lost them (its Redis emptied): those
+    # sent longer ago than a task is held are sent again only when nothing waits on the queue.
+    resend_before = stamp(parts.clock() - timedelta(seconds=visibility_timeout)) if not broker.pending(name) \
+        else None
+    sent = ledger.send_unsent(record, lambda chunk: broker.send(name, TaskMessage(identity, record.id, tuple(chunk))),
+                              batch=batch, resend_before=resend_before)
+    queue = ledger.queue(record.id)
+    left = queue.left if queue else 0
     if not left:
         ledger.finish_if_done(record)
-    queue = ledger.queue(record.id)
-    return Enqueued(record, queue.items if queue else 0, -(-len(left) // batch), len(left), name)
+    return Enqueued(record, queue.items if queue else 0, sent, left, name)
 
 
-def check_items(parts: Parts, ledger: RunLedger, run_id: int, items: Sequence[str]) -> dict[str, int]:
-    """One task: each item of the run not finished yet checked as `refbot run` checks it, its statements recorded
-    in the shared ledger, the item marked finished. The outcomes recorded now, by outcome. InputError when the
-    ledger has no such enqueued run; the run's failure (the judge gone) is raised with the item left unfinished, for
-    the task to be tried again."""
-    record = ledger.run(run_id)
-    shared = ledger.workers_settings(run_id) if record is not None else None
-    if record is None or shared is None:
-        raise InputError(f"the ledger {ledger.path} has no enqueued run {run_id}",
-                         hint="point the worker's [run] ledger at the ledger `refbot run --enqueue` used")
-    settings, properties = shared
-    if settings != settings_key(parts.options):
-        raise InputError(f"run {run_id} was enqueued with other settings than this worker's",
-                         hint="start workers with the configuration the run was enqueued with")
+def servable(options: Options, runs: Sequence[SharedRun]) -> list[tuple[SharedRun, str | None]]:
+    """Each unfinished run of the ledger with why this worker refuses it (None: it serves it): a run enqueued with
+    other settings that change an outcome, naming each."""
+    mine = settings_key(options)
+    return [(run, None if run.settings == mine else _other_settings(options, run)) for run in runs]
+
+
+def _other_settings(options: Options, run: SharedRun) -> str:
+    outcome, _ = run_settings.recorded(run.shared)
+    named = run_settings.differences(outcome, run_settings.outcome_settings(options)) if outcome else []
+    return (f"run {run.run.id} was enqueued with other settings than this worker's: "
+            + ("; ".join(named) if named else "the run recorded none to compare (enqueued by an older refbot)"))
+
+
+@dataclass(frozen=True)
+class TaskEnd:
+    """How one delivery of a task ended: ``done`` (``counts``: outcomes recorded now), ``refused`` (no task this
+    worker may do: never tried again), ``retry`` (after ``retry_in`` seconds, by any worker) or ``failed`` (for
+    good: the run's error)."""
+
+    kind: str
+    detail: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+    retry_in: float = 0.0
+    run: int | None = None
+    items: tuple[str, ...] = ()
+
+
+def perform(parts: Parts, ledger: RunLedger, args: Sequence[Any], kwargs: Mapping[str, Any], *, queue: str = "",
+            attempt: int = 0, retries: int = 8, retry_delay: float = 30.0) -> TaskEnd:
+    """One delivery of a task (``attempt``: the deliveries before it that failed). Errors that can never succeed —
+    a message that is no task of this worker's, an item the run does not hold, an option missing (no search engine)
+    — end it at once; any other (a part unavailable, refbot's own failure) is tried again ``retries`` times, after
+    ``retry_delay`` seconds and twice as long each next time, and then fails for good."""
+    try:
+        message = task_message(args, kwargs)
+    except BadMessage as error:
+        return TaskEnd("refused", str(error))
+    shared, refusal = _task_run(parts.options, ledger, message, queue)
+    if shared is None:
+        return TaskEnd("refused", refusal, run=message.run, items=message.items)
+    _, worklist = run_settings.recorded(shared.shared)
+    run_parts = RunParts(parts, run_settings.with_worklist(parts.options, worklist))
+    try:
+        counts = check_items(run_parts, ledger, shared.run, message.items, properties=shared.properties)
+    except (ConfigError, InputError) as error:  # another try would end alike
+        return _failed(ledger, shared.run, message.items, str(error))
+    except Exception as error:  # noqa: BLE001 (a part unavailable, or refbot's own failure: tried again)
+        reason = str(error) if isinstance(error, RefbotError) else f"{type(error).__name__}: {error}"
+        if attempt >= retries:
+            return _failed(ledger, shared.run, message.items, f"{reason} (tried {attempt + 1} times)")
+        return TaskEnd("retry", reason, retry_in=min(MAX_RETRY_DELAY_S, retry_delay * 2 ** attempt),
+                       run=shared.run.id, items=message.items)
+    return TaskEnd("done", counts=counts, run=shared.run.id, items=message.items)
+
+
+def _failed(ledger: RunLedger, run: LedgerRun, items: Sequence[str], reason: str) -> TaskEnd:
+    error = f"items {','.join(items)}: {reason}"
+    try:
+        ledger.fail_items(run, items, error)
+    except Exception as unrecorded:  # noqa: BLE001 (the ledger gone too: the task is tried again later)
+        return TaskEnd("retry", f"{reason}; the error could not be recorded ({unrecorded})",
+                       retry_in=MAX_RETRY_DELAY_S / 12, run=run.id, items=tuple(items))
+    return TaskEnd("failed", error, run=run.id, items=tuple(items))
+
+
+def _task_run(options: Options, ledger: RunLedger, message: TaskMessage, queue: str) -> tuple[SharedRun | None, str]:
+    """The run the task's message names, or why the message is refused."""
+    if message.ledger != ledger.identity:
+        return None, f"it is a task of another ledger ({message.ledger}), not of {ledger.path}"
+    if queue and run_of_queue(ledger.identity, queue) != message.run:
+        return None, f"it names run {message.run} but came on queue {queue}"
+    shared = ledger.shared_run(message.run)
+    if shared is None:
+        return None, f"the ledger {ledger.path} has no enqueued run {message.run}"
+    if shared.finished:
+        return None, f"run {message.run} is finished"
+    if shared.settings != settings_key(options):
+        return None, _other_settings(options, shared)
+    enqueued = ledger.enqueued_among(shared.run, message.items)
+    outside = [item for item in message.items if item not in enqueued]
+    if outside:
+        return None, f"{outside[0]} is not an item of run {message.run}"
+    return shared, ""
+
+
+def check_items(parts: Parts, ledger: RunLedger, record: LedgerRun, items: Sequence[str], *,
+                properties: Sequence[str] = ()) -> dict[str, int]:
+    """Each item of the run not finished yet checked as `refbot run` checks it, its statements recorded in the
+    shared ledger, the item marked finished. The outcomes recorded now, by outcome. The run's failure (the judge
+    gone) is raised with the item left unfinished, for the task to be tried again."""
     counts: dict[str, int] = {}
     for item in items:
         if not ledger.start_item(record, item):
             continue  # finished by a worker that died before acknowledging the task
-        run = Run.part_of(parts, record, Worklist.of_items([item], properties=properties), ledger)
+        run = Run.part_of(parts, record, Worklist.of_items([item], properties=tuple(properties)), ledger)
         result = run.check()
         if result.failure is not None:
             raise result.failure
@@ -90,6 +194,29 @@ def check_items(parts: Parts, ledger: RunLedger, run_id: int, items: Sequence[st
             counts[check.outcome.value] = counts.get(check.outcome.value, 0) + 1
         ledger.finish_item(record, item)
     return counts
+
+
+class RunParts:
+    """A worker's parts, with the options its run recorded for its worklist (``[run] recheck_days``, …)."""
+
+    def __init__(self, parts: Parts, options: Options) -> None:
+        self._parts, self.options = parts, options
+        self.clock: Clock = parts.clock
+
+    @property
+    def tools(self) -> Tools:
+        return self._parts.tools
+
+    @property
+    def services(self) -> ServiceClient:
+        return self._parts.services
+
+    @property
+    def records(self) -> Records:
+        return self._parts.records
+
+    def require_endpoint(self) -> SparqlEndpoint:
+        return self._parts.require_endpoint()
 
 
 def status(ledger: RunLedger, run_id: int) -> tuple[LedgerRun, Queue, dict[str, int]]:

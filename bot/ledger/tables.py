@@ -44,6 +44,10 @@ runs = Table(
     # properties of its worklist (comma-separated; "" all that need a reference).
     Column("settings", String(64), nullable=False, server_default=""),
     Column("properties", Text, nullable=False, server_default=""),
+    # The run's shared settings as enqueued (JSON: those that change an outcome, those that shape the worklist), and
+    # the error that ended one of its tasks for good ("" none).
+    Column("shared", Text, nullable=False, server_default=""),
+    Column("error", Text, nullable=False, server_default=""),
     Index("runs_by_key", "key", "finished"),
 )
 
@@ -110,6 +114,14 @@ queued = Table(
     Column("enqueued", Stamp, nullable=False),
     Column("finished", Stamp),
     Column("deliveries", Integer, nullable=False, server_default="0"),  # tasks that started on the item
+    Column("sent", Stamp),  # when its task was last put on the queue (None: never, or its task failed for good)
     UniqueConstraint("run_id", "item", name="queued_once_per_run"),
     Index("queued_unfinished", "run_id", "finished"),
+)
+
+# The ledger's own name, made once with the ledger (one row): the queues and Redis keys of its runs are named after
+# it, alike for every process that reaches this database, whatever host name it uses.
+ledger_identity = Table(
+    "ledger_identity", metadata,
+    Column("identity", String(32), primary_key=True),
 )

@@ -1,0 +1,53 @@
+"""kombu's Redis transport with every message screened as it is taken off a queue: one that is not exactly a task of
+refbot's (``bot.distributed.messages.check_envelope``) is logged once and dropped — it is off the queue already, and
+never reaches Celery, which stops the worker on an envelope it cannot read (and exits with status 0, so that a
+supervisor would not start it again). Celery uses it through ``broker_transport``."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+from kombu.transport import redis as kombu_redis
+
+from bot.distributed.messages import envelope_refusal
+
+log = logging.getLogger("refbot.worker")
+
+
+class ScreeningRedis(kombu_redis.PrefixedStrictRedis):
+    """The Redis client of the transport's channel: what BRPOP (a worker waiting for a task) and RPOP (a task taken
+    at once) return is screened; a refused message is read as no message."""
+
+    def parse_response(self, connection: Any, command_name: str | bytes, **options: Any) -> Any:
+        reply = super().parse_response(connection, command_name, **options)
+        if command_name == "BRPOP" and reply:
+            key, raw = reply
+            return None if _refused(raw, key) else reply
+        if command_name == "RPOP" and reply is not None:
+            return None if _refused(reply, None) else reply
+        return reply
+
+
+def _refused(raw: bytes | str, key: bytes | str | None) -> bool:
+    """``key``: the queue's key without the prefix (a priority's key ends in kombu's separator and the priority)."""
+    queue = None if key is None else \
+        (key.decode(errors="replace") if isinstance(key, bytes) else key).rsplit(kombu_redis.Channel.sep, 1)[0]
+    refusal = envelope_refusal(raw, queue)
+    if refusal is not None:
+        log.warning("refused a message%s: %s", f" on queue {queue}" if queue else "", refusal)
+    return refusal is not None
+
+
+class Channel(kombu_redis.Channel):
+    def _get_client(self) -> Any:
+        super()._get_client()  # (kombu's check of redis-py's version)
+        return functools.partial(ScreeningRedis, global_keyprefix=self.global_keyprefix)
+
+
+class Transport(kombu_redis.Transport):
+    Channel = Channel
+
+
+NAME = f"{__name__}:Transport"
