@@ -81,7 +81,7 @@ def test_a_task_that_is_no_task_of_this_worker_is_refused_at_once_and_records_no
         assert end.kind == "refused" and reason in end.detail, (name, end)
     end = perform(FailingParts(other_settings), ledger, *task(ledger, run.id, ["Q1"]))
     assert end.kind == "refused"
-    assert end.detail == (f"run {run.id} was enqueued with other settings than this worker's: [paragraph] min_chars "
+    assert end.detail == ("it was enqueued with other settings than this worker's: [paragraph] min_chars "
                           "(the run's 100, this worker's 150)")
     ledger.finish(run)
     end = perform(parts, ledger, *task(ledger, run.id, ["Q1"]))
@@ -129,7 +129,7 @@ def test_a_worker_serves_the_runs_enqueued_with_its_settings_and_names_what_diff
     again = enqueued(ledger, OPTIONS.replaced(run_recheck_days=0), ("Q1", "Q2", "Q3"))  # shapes the worklist only
     decided = {shared.run.id: refusal for shared, refusal in servable(OPTIONS, ledger.shared_runs())}
     assert decided[same.id] is None and decided[again.id] is None
-    assert decided[other.id] == (f"run {other.id} was enqueued with other settings than this worker's: "
+    assert decided[other.id] == ("it was enqueued with other settings than this worker's: "
                                  "[paragraph] min_chars (the run's 150, this worker's 100); "
                                  "[search] results (the run's 9, this worker's 5)")
 

@@ -257,15 +257,15 @@ def test_a_worker_with_other_settings_refuses_the_run_naming_them_and_keys_stay_
     refusing_log = tmp_path / "other.log"
     refusing = worker(other, "other", tmp_path, refusing_log)
     try:
-        _until(lambda: "refused run 1" in refusing_log.read_text(), "the refusal", refusing, logs=(refusing_log,))
+        _until(lambda: "refusing run 1" in refusing_log.read_text(), "the refusal", refusing, logs=(refusing_log,))
         time.sleep(6)  # a refresh more: refused once, and nothing taken
     finally:
         assert _stop(refusing) == [0]
-    refusals = [line for line in refusing_log.read_text().splitlines() if "refused run 1" in line]
+    refusals = [line for line in refusing_log.read_text().splitlines() if "refusing run 1" in line]
     assert len(refusals) == 1 and refusals[0].endswith(
-        "refused run 1 was enqueued with other settings than this worker's: [paragraph] min_chars (the run's 100, "
-        "this worker's 150); [search] results (the run's 5, this worker's 9) (start workers with the configuration "
-        "the run was enqueued with)"), refusals
+        "refusing run 1: it was enqueued with other settings than this worker's: [paragraph] min_chars (the run's "
+        "100, this worker's 150); [search] results (the run's 5, this worker's 9) (start workers with the "
+        "configuration it was enqueued with)"), refusals
     assert _deliveries(ledger, 1) == {"Q990201": 0, "Q990202": 0}
     assert client.llen(f"{secret}:refbot.{ledger.identity}.run-1") == 2
 

@@ -172,8 +172,8 @@ def served_runs(state: WorkerState) -> type[bootsteps.StartStopStep]:
                     wanted[shared.run.id] = queue_name(identity, shared.run.id)
                 elif shared.run.id not in self.refused:
                     self.refused.add(shared.run.id)
-                    log.error("refused %s (start workers with the configuration the run was enqueued with)",
-                              refusal)
+                    log.error("refusing run %s: %s (start workers with the configuration it was enqueued with)",
+                              shared.run.id, refusal)
             for run_id, queue in wanted.items():
                 if run_id not in self.served:
                     consumer.add_task_queue(queue)

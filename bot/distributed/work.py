@@ -101,8 +101,8 @@ def servable(options: Options, runs: Sequence[SharedRun]) -> list[tuple[SharedRu
 def _other_settings(options: Options, run: SharedRun) -> str:
     outcome, _ = run_settings.recorded(run.shared)
     named = run_settings.differences(outcome, run_settings.outcome_settings(options)) if outcome else []
-    return (f"run {run.run.id} was enqueued with other settings than this worker's: "
-            + ("; ".join(named) if named else "the run recorded none to compare (enqueued by an older refbot)"))
+    return ("it was enqueued with other settings than this worker's: "
+            + ("; ".join(named) if named else "it recorded none to compare (enqueued by an older refbot)"))
 
 
 @dataclass(frozen=True)
