@@ -298,8 +298,9 @@ def _envelope(redis_url: str, queue: str, message) -> dict:
 def test_hostile_messages_are_refused_once_each_and_the_worker_goes_on(world, redis_server, tmp_path):
     """Put on the run's queue ahead of its tasks: not JSON, an envelope that would stop Celery, a message of 1.5 MB
     listing 100,000 items, another run's task, another ledger's, an item outside the run, a malformed item, a message
-    sent to another queue; a host's turn held by a key without an expiry, and a hold-off for ever. The worker refuses
-    each message once, checks the run, and stops with status 0 when asked."""
+    sent to another queue; an unreadable task among those the broker holds for workers; a host's turn held by a key
+    without an expiry, and a hold-off for ever. The worker refuses each message once, checks the run, and stops with
+    status 0 when asked."""
     import redis
 
     from bot.distributed.messages import TaskMessage
@@ -333,6 +334,8 @@ def test_hostile_messages_are_refused_once_each_and_the_worker_goes_on(world, re
     for raw in hostile:
         client.rpush(queue, raw)  # taken before the run's own tasks
     client.lpush(f"runs:refbot.{ledger.identity}.idle", b"[]")
+    client.hset("runs:unacked", "poisoned", b"not json")  # a task a dead worker held, as the broker keeps it
+    client.zadd("runs:unacked_index", {"poisoned": 1.0})
     hostile[b"[]"] = "it is not a message"
     wikidata = host_key(world.base("wikidata"))
     client.set(f"runs:host:{wikidata}:turn", "held for ever")
@@ -351,6 +354,7 @@ def test_hostile_messages_are_refused_once_each_and_the_worker_goes_on(world, re
     for reason in hostile.values():
         assert sum(reason in line for line in refused) == 1, (reason, refused)
     assert any("turn was held by a key without an expiry" in line for line in lines)
+    assert sum("dropped an unacknowledged task the broker held: it is not JSON" in line for line in lines) == 1
     assert "Q990205" not in set(_statements(ledger, run_id)) and set(_deliveries(ledger, run_id)) == set(ITEMS[:2])
     assert client.ttl(f"runs:host:{wikidata}:turn") != -1
     ledger.close()

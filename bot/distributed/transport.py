@@ -1,11 +1,13 @@
 """kombu's Redis transport with every message screened as it is taken off a queue: one that is not exactly a task of
 refbot's (``bot.distributed.messages.check_envelope``) is logged once and dropped — it is off the queue already, and
 never reaches Celery, which stops the worker on an envelope it cannot read (and exits with status 0, so that a
-supervisor would not start it again). Celery uses it through ``broker_transport``."""
+supervisor would not start it again); and so is each task the broker holds for a worker (to give it to another if
+that worker dies) before it is given back. Celery uses it through ``broker_transport``."""
 
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from typing import Any
 
@@ -40,7 +42,36 @@ def _refused(raw: bytes | str, key: bytes | str | None) -> bool:
     return refusal is not None
 
 
+class QoS(kombu_redis.QoS):
+    """A dead worker's tasks given back to their queue: an entry of the broker's unacknowledged tasks that is no task
+    of refbot's is dropped (logged once) instead of stopping every worker that looks for tasks to give back."""
+
+    def restore_by_tag(self, tag: Any, client: Any = None, leftmost: bool = False) -> None:
+        with self.channel.conn_or_acquire(client) as connection:
+            held = connection.hget(self.unacked_key, tag)
+        refusal = None if held is None else _held_refusal(held)
+        if refusal is not None:
+            log.warning("dropped an unacknowledged task the broker held: %s", refusal)
+            self._remove_from_indices(tag).execute()
+            return
+        super().restore_by_tag(tag, client, leftmost)
+
+
+def _held_refusal(held: bytes | str) -> str | None:
+    """Why an entry of the unacknowledged tasks is none that kombu wrote for a task of refbot's (None: it is one)."""
+    try:
+        entry = json.loads(held)
+    except (ValueError, UnicodeDecodeError):
+        return "it is not JSON"
+    if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], dict)
+            and all(isinstance(part, str) for part in entry[1:])):
+        return "it is not a task held (message, exchange, routing key)"
+    return envelope_refusal(json.dumps(entry[0]))
+
+
 class Channel(kombu_redis.Channel):
+    QoS = QoS
+
     def _get_client(self) -> Any:
         super()._get_client()  # (kombu's check of redis-py's version)
         return functools.partial(ScreeningRedis, global_keyprefix=self.global_keyprefix)
