@@ -112,6 +112,18 @@ def test_an_unexpected_error_is_tried_again_later_each_time_then_is_the_runs_err
     assert "not finished; error: items Q1: RuntimeError: a bug in refbot (tried 4 times)" in shown, shown
 
 
+def test_a_task_whose_ledger_fails_while_its_run_is_read_is_tried_again_not_dropped(tmp_path):
+    ledger = RunLedger(tmp_path / "runs.sqlite", clock=clock)
+    run = enqueued(ledger)
+    message = task(ledger, run.id, ["Q1"])
+    with ledger.transaction() as connection:  # the ledger's tables gone from under the worker
+        connection.exec_driver_sql("ALTER TABLE runs RENAME TO runs_gone")
+    end = perform(FailingParts(OPTIONS), ledger, *message, attempt=0, retries=2, retry_delay=1.0)
+    assert end.kind == "retry" and end.retry_in == 1.0 and "the run ledger" in end.detail, end
+    end = perform(FailingParts(OPTIONS), ledger, *message, attempt=2, retries=2, retry_delay=1.0)
+    assert end.kind == "failed" and end.detail.endswith("(tried 3 times)"), end
+
+
 def test_an_error_that_cannot_succeed_fails_at_once(tmp_path):
     """No search engine configured for a run that searches the web: no second try would find one."""
     ledger = RunLedger(tmp_path / "runs.sqlite", clock=clock)

@@ -405,3 +405,29 @@ def test_one_worklist_enqueued_twice_at_once_is_sent_once(world, redis_server, t
     assert again.returncode == 0 and "7 left; 0 task(s) sent" in again.stdout, again
     assert redis.Redis.from_url(url).llen(queue) == 7
     ledger.close()
+
+
+def test_a_worker_goes_on_when_redis_is_restarted_under_its_task(world, redis_server, tmp_path):
+    """Redis killed while the worker is in the middle of an item (its host's turn and its task's acknowledgement
+    fail) and started again on its data: the worker notices, takes tasks again, and the run finishes, each
+    statement once."""
+    url = redis_server.url("11")
+    ini = _config(world, tmp_path, "restart", url, fetch_delay=1.0, queue_visibility_timeout=5)
+    run_id = _enqueue(ini, _items(tmp_path, "items", ITEMS[:3]), tmp_path)
+    ledger = RunLedger(tmp_path / "restart" / "runs.sqlite")
+    log = tmp_path / "restart.log"
+    process = worker(ini, "restart", tmp_path, log)
+    try:
+        _mid_item(ledger, run_id, process)
+        redis_server.kill()
+        time.sleep(3)
+        redis_server.restart()
+        _until(lambda: ledger.run_finished(ledger.run(run_id)), "the run finished", process, logs=(log,),
+               seconds=240)
+    finally:
+        assert _stop(process) == [0]
+    rows = _statements(ledger, run_id)
+    with ledger.transaction() as connection:
+        guids = list(connection.execute(select(checks.c.guid).where(checks.c.run_id == run_id)).scalars())
+    assert len(guids) == len(set(guids)) == len(rows) >= 3
+    ledger.close()

@@ -9,9 +9,12 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from kombu.transport import redis as kombu_redis
+from kombu.transport import virtual
 
 from bot.distributed.messages import envelope_refusal
 
@@ -55,6 +58,26 @@ class QoS(kombu_redis.QoS):
             self._remove_from_indices(tag).execute()
             return
         super().restore_by_tag(tag, client, leftmost)
+
+    def ack(self, delivery_tag: Any) -> None:
+        with self._forgotten_if_broker_gone(delivery_tag):
+            super().ack(delivery_tag)
+
+    def reject(self, delivery_tag: Any, requeue: bool = False) -> None:
+        with self._forgotten_if_broker_gone(delivery_tag):
+            super().reject(delivery_tag, requeue)
+
+    @contextmanager
+    def _forgotten_if_broker_gone(self, delivery_tag: Any) -> Iterator[None]:
+        """A task acknowledged (or rejected) while Redis is gone stays the broker's, which gives it to a worker
+        after the visibility timeout; this worker forgets it all the same. Otherwise it would count it as held for
+        ever and, holding one task at most, never take another (kombu's own error, with Celery's remote control off:
+        nothing else notices that Redis went away and came back)."""
+        try:
+            yield
+        except self.channel.connection_errors:
+            virtual.QoS.ack(self, delivery_tag)
+            raise
 
 
 def _held_refusal(held: bytes | str) -> str | None:

@@ -129,7 +129,14 @@ def perform(parts: Parts, ledger: RunLedger, args: Sequence[Any], kwargs: Mappin
         message = task_message(args, kwargs)
     except BadMessage as error:
         return TaskEnd("refused", str(error))
-    shared, refusal = _task_run(parts.options, ledger, message, queue)
+    try:
+        shared, refusal = _task_run(parts.options, ledger, message, queue)
+    except Exception as error:  # noqa: BLE001 (the ledger unreachable: the task is tried again)
+        if attempt >= retries:  # (its error cannot be recorded in a ledger that does not answer)
+            return TaskEnd("failed", f"{_reason(error)} (tried {attempt + 1} times)", run=message.run,
+                           items=message.items)
+        return TaskEnd("retry", _reason(error), retry_in=_pause(attempt, retry_delay), run=message.run,
+                       items=message.items)
     if shared is None:
         return TaskEnd("refused", refusal, run=message.run, items=message.items)
     _, worklist = run_settings.recorded(shared.shared)
@@ -139,12 +146,20 @@ def perform(parts: Parts, ledger: RunLedger, args: Sequence[Any], kwargs: Mappin
     except (ConfigError, InputError) as error:  # another try would end alike
         return _failed(ledger, shared.run, message.items, str(error))
     except Exception as error:  # noqa: BLE001 (a part unavailable, or refbot's own failure: tried again)
-        reason = str(error) if isinstance(error, RefbotError) else f"{type(error).__name__}: {error}"
         if attempt >= retries:
-            return _failed(ledger, shared.run, message.items, f"{reason} (tried {attempt + 1} times)")
-        return TaskEnd("retry", reason, retry_in=min(MAX_RETRY_DELAY_S, retry_delay * 2 ** attempt),
-                       run=shared.run.id, items=message.items)
+            return _failed(ledger, shared.run, message.items, f"{_reason(error)} (tried {attempt + 1} times)")
+        return TaskEnd("retry", _reason(error), retry_in=_pause(attempt, retry_delay), run=shared.run.id,
+                       items=message.items)
     return TaskEnd("done", counts=counts, run=shared.run.id, items=message.items)
+
+
+def _reason(error: Exception) -> str:
+    return str(error) if isinstance(error, RefbotError) else f"{type(error).__name__}: {error}"
+
+
+def _pause(attempt: int, retry_delay: float) -> float:
+    """Seconds before try ``attempt + 1``: twice as long as before each time, at most MAX_RETRY_DELAY_S."""
+    return min(MAX_RETRY_DELAY_S, retry_delay * 2 ** attempt)
 
 
 def _failed(ledger: RunLedger, run: LedgerRun, items: Sequence[str], reason: str) -> TaskEnd:
