@@ -137,3 +137,11 @@ def test_a_table_row_a_definition_list_a_header_line_and_label_value_lines_are_j
     judged, = judge_in_rounds(Judge(backend, REFBOT, justify=False), died.claim, [entries], first_only=True)
     assert len(backend.questions) == 1 and value in backend.questions[0]
     assert judged[0].judgement.supported and judged[0].ranked.paragraph.kind == kind
+
+
+def test_the_main_heading_is_the_first_h1_outside_menus_and_banners():
+    body = f"<h1>Ottilie Brandvold</h1><p>{PROSE}</p>"
+    document = extract(page(body, before="<header><h1>Regional Biographies</h1></header>"), "text/html",
+                       "http://127.0.0.1/page")
+    assert document.heading == "Ottilie Brandvold"
+    assert extract(page(f"<p>{PROSE}</p>"), "text/html", "http://127.0.0.1/page").heading == ""

@@ -50,6 +50,19 @@ def test_a_family_name_after_another_given_name_is_someone_else(text, admitted):
     assert bool(admitting_rule(text, ["Marta Novotná"])[0]) is admitted
 
 
+@pytest.mark.parametrize("text, label, admitted", [
+    ("Kenneth Harry Clarke (born July 2, 1940), British politician", "Kenneth Clarke", True),  # a middle name
+    ("Marta J. Novotná won the medal.", "Marta Novotná", True),  # a middle initial
+    ("Jana Marie Novotná won the medal.", "Marta Novotná", False),  # middle name after another given name
+    ("Kenneth Harry Paul George Clarke spoke.", "Kenneth Clarke", False),  # more than MIDDLE_NAMES: a list
+    ("MacLEOD, NORMAND, army officer; d. 1796 at Montreal", "Normand MacLeod", True),  # capitals in part
+    ("the macleod clan gathered", "Normand MacLeod", False),  # not written as a name
+])
+def test_a_name_with_middle_names_or_in_capitals_is_the_subjects(text, label, admitted):
+    assert bool(admitting_rule(text, [label])[0]) is admitted
+    assert bool(page_rule([label], title=text)) is admitted
+
+
 @pytest.mark.parametrize("url, websites, on_it", [
     ("https://www.hko.example/en/about.html", ["https://hko.example/"], True),  # "www." aside
     ("https://example.org/orchestra/history", ["https://example.org/orchestra/"], True),
@@ -185,3 +198,18 @@ def test_a_page_whose_prose_writes_the_value_is_judged_on_its_prose_not_its_ters
     assert [entry.paragraph.kind for entry in queue(units, medal, Strategy(), title="Medal news")] == ["paragraph"]
     header_only = [replace(units[1], position=0)]
     assert [entry.paragraph.kind for entry in queue(header_only, medal, Strategy(), title="Medal news")] == ["header"]
+
+
+def test_a_catalogues_heading_names_the_page_where_its_title_names_the_catalogue():
+    """A record's page titled by its catalogue ("Social Networks and Archival Context") names the person in its main
+    heading, surname first: its label–value lines are the subject's and are judged."""
+    born = Statement("Q1", "Conyers Middleton", "Q1$1", "P569", "date of birth",
+                     Value("time", "+1683-12-27T00:00:00Z/11", "1683-12-27"))
+    units = [Paragraph("From the description of Letters, 1720-1750: a collection held by the library.", "u", 0),
+             Paragraph("Person. Birth 1683-12-27. Death 1750-07-28. Britons. English.", "u", 1, kind="lines")]
+    title = "Social Networks and Archival Context"
+    assert queue(units, born, Strategy(), title=title) == []
+    entry, = queue(units, born, Strategy(), title=title, heading="Middleton, Conyers, 1683-1750")
+    assert (entry.paragraph.position, entry.subject_rule) == (1, TITLE)
+    assert page_rule(["distilled water"], title="Water: Uses and Interactions", heading="Water") == "", \
+        "a heading shorter than the name does not write it"

@@ -270,6 +270,7 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
     with watch.stage("rank"):
         queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed,
                         title=result.document.title if result.document else "",
+                        heading=result.document.heading if result.document else "",
                         official=on_official_site(candidate.url, websites), claim=claim)
                   for candidate, result in zip(wanted, retrieved)]
     with watch.stage("judge"):

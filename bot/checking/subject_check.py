@@ -63,35 +63,65 @@ def named_in(text: str, names: Sequence[str]) -> tuple[str, str]:
     if not surname:
         return "", ""
     own = {word.casefold() for word in names[0].split()}
-    # As names are written — capitalised, or in capitals ("GATTY, JULIANA HORATIA"): "Haná Chamber Orchestra" is
-    # shaped like a personal name, and "the orchestra" must not count as naming it.
-    spelt = "|".join(dict.fromkeys(map(re.escape, (surname, surname.upper()))))
-    for match in re.finditer(rf"(?<!\w)(?:{spelt})(?!\w)", text):
+    # As names are written — capitalised, or in capitals, whole or in part ("GATTY, JULIANA HORATIA", "MacLEOD,
+    # NORMAND"): "Haná Chamber Orchestra" is shaped like a personal name, and "the orchestra" must not count as
+    # naming it.
+    for match in re.finditer(rf"(?<!\w){re.escape(surname)}(?!\w)", text, re.IGNORECASE):
+        if not match.group()[0].isupper():
+            continue
         before = _WORD_BEFORE.search(text, 0, match.start())
         word = before.group(1) if before else ""
-        if word[:1].isupper() and word.rstrip(".").casefold() not in _BEFORE_A_NAME | own:
+        if word[:1].isupper() and word.rstrip(".").casefold() not in _BEFORE_A_NAME | own and \
+                not _middle_names(text, match.start(), names[0]):
             continue  # another given name or place-name word: someone or something else of that name
         return FAMILY_NAME, surname
     return "", ""
 
 
-def page_rule(names: Sequence[str], *, title: str = "", opening: str = "", official: bool = False) -> str:
-    """Whether the page is about the subject (it is on the subject's official website, its title or else its
-    opening paragraph names it): asked once per page; "" when it is not."""
+# Middle names a text may write between a person's given name and family name ("Kenneth Harry Clarke" for
+# Kenneth Clarke), at most.
+MIDDLE_NAMES = 2
+
+
+def _middle_names(text: str, end: int, label: str) -> bool:
+    """The capitalised words ending at ``end`` are middle names after the label's first given name: at most
+    ``MIDDLE_NAMES`` of them, right after that given name (not after another: "Jana Marie Novotná" is not Marta)."""
+    given = label.split()[0].casefold()
+    words = text[:end].split()[-(MIDDLE_NAMES + 1):]
+    for count in range(1, MIDDLE_NAMES + 1):
+        if len(words) < count + 1:
+            break
+        middle, first = words[-count:], words[-count - 1]
+        if not all(word[:1].isupper() and _NAME_WORD.fullmatch(word) for word in middle):
+            break
+        if first.casefold() == given:
+            return True
+    return False
+
+
+def page_rule(names: Sequence[str], *, title: str = "", opening: str = "", official: bool = False,
+              heading: str = "") -> str:
+    """Whether the page is about the subject (it is on the subject's official website, its title — the
+    ``<title>`` or its main heading, ``heading`` — or else its opening paragraph names it): asked once per page;
+    "" when it is not. A catalogue's ``<title>`` is often the catalogue's name, its heading the record's
+    ("Russell, Henry Norris, 1877-1957")."""
     if official:
         return OFFICIAL
-    if title and _title_names(title, names):
+    if title and _title_names(title, names) or _heading_names(heading, names):
         return TITLE
     if opening and named_in(opening, names)[0]:
         return OPENING
     return ""
 
 
-def page_context(names: Sequence[str], *, title: str = "", opening: str = "") -> str:
-    """The line of a page that names the subject — its title, else the first sentence of its opening paragraph
-    that does — for the judge to read before a paragraph that only says "she" or "the orchestra"; "" if none."""
+def page_context(names: Sequence[str], *, title: str = "", opening: str = "", heading: str = "") -> str:
+    """The line of a page that names the subject — its title or main heading, else the first sentence of its
+    opening paragraph that does — for the judge to read before a paragraph that only says "she" or "the
+    orchestra"; "" if none."""
     if title and _title_names(title, names):
         return title
+    if _heading_names(heading, names):
+        return heading
     for start, end in sentence_spans(opening):
         if named_in(opening[start:end], names)[0]:
             return opening[start:end]
@@ -117,6 +147,14 @@ def _title_names(title: str, names: Sequence[str]) -> bool:
         if len(words) >= REORDERED_WORDS and words <= written:
             return True
     return False
+
+
+def _heading_names(heading: str, names: Sequence[str]) -> bool:
+    """The page's main heading names the subject as a title does; a heading shorter than a name does not write it
+    (the fuzzy match reads the shorter text inside the longer: the heading "Water" is no page about distilled
+    water)."""
+    longest = len(heading) * 1.1
+    return bool(heading) and _title_names(heading, [name for name in names if len(name) <= longest])
 
 
 PAGE_RULES = frozenset({OFFICIAL, TITLE, OPENING})

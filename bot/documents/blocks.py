@@ -416,11 +416,22 @@ def _mostly_links(element: Any) -> bool:
     return text > 0 and linked >= LINK_SHARE * text
 
 
+def main_heading(root: Any) -> str:
+    """The text of the page's main heading: its first ``<h1>`` with text outside menus, banners and notices;
+    "" when it has none. It names what the page is about where the ``<title>`` names the site."""
+    heading = _main_heading(root)
+    return _text(heading) if heading is not None else ""
+
+
+def _main_heading(root: Any) -> Any:
+    return next((h for h in root.iter("h1") if _text(h) and not _boilerplate(h)), None)
+
+
 def _header_line(root: Any, known: set[str]) -> list[str]:
     """The page's main heading and the short lines right under it (at most ``HEADER_LINES``, up to the first
     block already read as the page's text), where there are any: a biography's "(b. 10 March 1958, The
     Netherlands)" under the name, a byline."""
-    heading = next((h for h in root.iter("h1") if _text(h) and not _boilerplate(h)), None)
+    heading = _main_heading(root)
     if heading is None:
         return []
     lines: list[str] = []

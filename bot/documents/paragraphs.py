@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.datamodel import Paragraph
-from bot.documents.blocks import PARAGRAPH, Block, main_blocks, normalise, page_blocks, prose_blocks
+from bot.documents.blocks import PARAGRAPH, Block, main_blocks, main_heading, normalise, page_blocks, prose_blocks
 from bot.documents.decoding import decode
 from bot.documents.sentences import sentence_spans, split_long
 from bot.faults import blames_the_page, signature_of
@@ -69,6 +69,9 @@ class Document:
     encoding: str = ""
     # Why the paragraphs end before the document does (a cap of ``ParagraphRules``); "" when it was read whole.
     cut: str = ""
+    # The page's main heading (its first ``<h1>`` outside menus and banners), which names what the page is about
+    # where its ``<title>`` names the site or the catalogue; "" when it has none.
+    heading: str = ""
 
 
 class Unreadable(Exception):
@@ -115,16 +118,17 @@ def _extract(content: bytes, content_type: str, url: str, rules: ParagraphRules,
         return assemble(text_blocks(text), rules, url=url, kind="text", extractor="text", encoding=encoding)
     match = _HTML_LANG.search(text[:20000])
     language = match.group(1).lower().replace("_", "-") if match else ""
-    blocks, title, extractor, cut = html_blocks(text, url, rules)
+    blocks, title, extractor, cut, heading = html_blocks(text, url, rules)
     return assemble(blocks, rules, url=url, kind="html", title=title, language=language, extractor=extractor,
-                    encoding=encoding, cut=cut)
+                    encoding=encoding, cut=cut, heading=heading)
 
 
 def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules()
-                ) -> tuple[list[Block], str, str, str]:
-    """(blocks, title, extractor, cut): the page's blocks up to ``rules.max_text`` characters of its text —
-    trafilatura's main content, or every ``<p>`` when it finds no paragraph, then the structured blocks it left
-    out (``bot.documents.blocks``); ``cut`` says why the page was cut ("" if not)."""
+                ) -> tuple[list[Block], str, str, str, str]:
+    """(blocks, title, extractor, cut, heading): the page's blocks up to ``rules.max_text`` characters of its
+    text — trafilatura's main content, or every ``<p>`` when it finds no paragraph, then the structured blocks it
+    left out (``bot.documents.blocks``); ``cut`` says why the page was cut ("" if not); ``heading`` is its main
+    heading ("" if none)."""
     import trafilatura
     from lxml import etree
 
@@ -153,9 +157,11 @@ def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules
             blocks, kept, extractor = prose_blocks(texts, rules.min_chars), texts, "paragraphs"
         del soup
     tree = _page_tree(text)
+    heading = ""
     if tree is not None:
         blocks += page_blocks(tree, kept + [block.text for block in blocks])
-    return blocks, title, extractor, cut
+        heading = main_heading(tree)
+    return blocks, title, extractor, cut, heading
 
 
 _SCRIPT_DIGITS = re.compile(r"<(sup|sub)\b[^>]*>\s*(?:<a\b[^>]*>\s*)?\[?([0-9]{1,3})\]?\s*(?:</a>\s*)?</\1\s*>",
@@ -327,7 +333,8 @@ def text_blocks(text: str) -> list[str]:
 
 
 def assemble(blocks: Iterable[Block | str], rules: ParagraphRules, *, url: str, kind: str, title: str = "",
-             language: str = "", extractor: str = "", encoding: str = "", cut: str = "") -> Document:
+             language: str = "", extractor: str = "", encoding: str = "", cut: str = "", heading: str = ""
+             ) -> Document:
     """The document of ``blocks``, read block by block until ``rules.max_paragraphs`` paragraphs or
     ``rules.max_text`` characters of text (the block crossing it read whole if it is at most ``max_chars``, else
     up to its last sentence within); ``cut`` is why the blocks given already end early ("" if they do not).
@@ -365,4 +372,5 @@ def assemble(blocks: Iterable[Block | str], rules: ParagraphRules, *, url: str, 
                 paragraphs.append(Paragraph(block[start:end], url, len(paragraphs), offset + start, offset + end,
                                             block_kind))
         offset += len(block) + 2
-    return Document(url, kind, "\n\n".join(kept), tuple(paragraphs), title, language, extractor, encoding, cut)
+    return Document(url, kind, "\n\n".join(kept), tuple(paragraphs), title, language, extractor, encoding, cut,
+                    heading)
