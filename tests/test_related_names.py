@@ -3,6 +3,8 @@ choose among them (drops, caps, order)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from rdflib.plugins.sparql import prepareQuery
 
@@ -198,6 +200,18 @@ def test_with_related_sets_an_item_values_names_and_leaves_others_alone():
     assert with_related(other, names) is other
     text = statement(Value("string", '"Q9905100"', "Q9905100"))
     assert with_related(text, names) is text
+
+
+def test_a_name_linked_through_the_statements_own_subject_is_no_name_of_its_value():
+    """The unsourced statement "Q42 is located in Q9905100" makes Q42 a place in Q9905100: its own label must not
+    count as naming the value, or every page about Q42 would write it."""
+    names = {"Q9905100": (("Hranice", "place in it Q9905105: Hranice"),
+                          ("Douglas Adams", "place in it Q42: Douglas Adams"),
+                          ("Adams house", "more specific item Q42: Adams house"))}
+    located = Statement("Q42", "Douglas Adams", "Q42$1", "P131", "located in the administrative territorial entity",
+                        Value("wikibase-item", "Q9905100", "Moravian town"))
+    assert with_related(located, names).value.related == (("Hranice", "place in it Q9905105: Hranice"),)
+    assert with_related(replace(located, item="Q4"), names).value.related == names["Q9905100"]
 
 
 def test_a_run_looks_each_value_up_once_and_a_failing_endpoint_leaves_the_statement_to_its_own_names(names_world):

@@ -123,12 +123,15 @@ def fetch_related(endpoint: SparqlEndpoint, qids: Iterable[str], languages: Sequ
 def with_related(statement: Statement, related: Mapping[str, Related]) -> Statement:
     """The statement with its item value's other names from ``fetch_related``'s answer; any other statement
     unchanged. Names equal to the value's label or aliases as the statement has them are dropped again, in case
-    they came from other languages than the answer's."""
+    they came from other languages than the answer's; so are the names linked through the statement's own subject:
+    the statement being checked is what links it ("Amisfield House is located in Scottish Borders" makes
+    Amisfield House a place in Scottish Borders, and then every page naming the house would name the value)."""
     value = statement.value
     names = related.get(value.raw) if value.datatype == ITEM_DATATYPE else None
     if not names:
         return statement
-    kept = _kept(names, (value.text, *value.aliases))
+    through_subject = f" {statement.item}: "
+    kept = _kept(((name, how) for name, how in names if through_subject not in how), (value.text, *value.aliases))
     return replace(statement, value=replace(value, related=kept))
 
 
