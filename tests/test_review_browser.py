@@ -6,7 +6,7 @@ another machine."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -33,6 +33,17 @@ class ReviewServer:
     options: Options
     run_id: int
     page: str  # the address serve() gives, with the session's token
+    stopping: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+    returned: list[Path | None] = field(default_factory=list)  # what serve() returned, once stopped
+
+    def stop(self) -> Path | None:
+        """Stop the server as Ctrl-C does; the report it rewrote (None: nothing was decided)."""
+        self.stopping.set()
+        assert self.thread is not None
+        self.thread.join(60)
+        assert not self.thread.is_alive() and len(self.returned) == 1, "the review server did not stop"
+        return self.returned[0]
 
     @property
     def url(self) -> str:
@@ -79,20 +90,24 @@ def imported(options: Options, trace: Path = TRACE) -> int:
 
 
 def start_server(options: Options, run_id: int) -> ReviewServer:
-    """`refbot review`'s server for the run, in a daemon thread: it lives as long as the test process (serve()
-    returns on Ctrl-C only)."""
+    """`refbot review`'s server for the run, in a daemon thread: it lives as long as the test process, or until
+    its ``stop()``."""
     ready: list[str] = []
     listening = threading.Event()
+    stopping = threading.Event()
+    returned: list[Path | None] = []
 
     def on_ready(url: str) -> None:
         ready.append(url)
         listening.set()
 
-    threading.Thread(target=serve, args=(options, run_id),
-                     kwargs=dict(curator=options.review.curator, on_ready=on_ready),
-                     daemon=True, name="review-server").start()
+    def run() -> None:
+        returned.append(serve(options, run_id, curator=options.review.curator, on_ready=on_ready, stop=stopping))
+
+    thread = threading.Thread(target=run, daemon=True, name="review-server")
+    thread.start()
     assert listening.wait(20), "the review server did not start"
-    return ReviewServer(options, run_id, ready[0])
+    return ReviewServer(options, run_id, ready[0], stopping, thread, returned)
 
 
 @pytest.fixture(scope="module")
@@ -132,9 +147,11 @@ def decide_by_clicking(driver, guid: str, button: str, note: str = "") -> None:
         lambda d: d.find_elements(By.CSS_SELECTOR, f'div.review[data-guid="{guid}"]'))
 
 
-def test_approving_two_and_rejecting_one_by_clicking_lands_in_the_ledger(server, browser):
+def test_approving_two_and_rejecting_one_by_clicking_lands_in_the_ledger(tmp_path, browser):
     from selenium.webdriver.common.by import By
 
+    options = review_options(tmp_path)
+    server = start_server(options, imported(options))
     browser.get(server.page)
     assert f"Reviewing run {server.run_id} as {CURATOR}" in " ".join(
         browser.find_element(By.ID, "reviewing").text.split())
@@ -156,8 +173,12 @@ def test_approving_two_and_rejecting_one_by_clicking_lands_in_the_ledger(server,
     assert states == dict(zip(GUIDS, ["approved", "approved", "rejected"]))
     rejected = browser.find_element(By.CSS_SELECTOR, f'div.review[data-guid="{HOSTILE}"]').text
     assert f"rejected by {CURATOR}" in rejected and "(the source page is <b>hostile</b>)" in rejected
-    static = (server.options.check.reports / f"run-{server.run_id}.html").read_text(encoding="utf-8")
+    report = server.options.check.reports / f"run-{server.run_id}.html"
+    assert not report.exists(), "the report on disk is rewritten once, when the server stops, not per decision"
+    assert server.stop() == report
+    static = report.read_text(encoding="utf-8")
     assert static.count('class="badge review-state approved"') >= 2 and "/decide" not in static
+    assert 'class="badge review-state rejected"' in static
 
 
 def test_a_hostile_paragraph_stays_inert(server, browser):

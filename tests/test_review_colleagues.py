@@ -1,6 +1,6 @@
 """Two curators reviewing one run: a decision carries the decision its page showed and is refused (409, saying what
 the colleague decided) when another came since, so a stale page never overwrites a colleague's rejection; and two
-review servers deciding at once each write the run's report through a temporary file of their own."""
+review servers stopping at once each write the run's report through a temporary file of their own."""
 
 from __future__ import annotations
 
@@ -106,9 +106,22 @@ def test_two_review_servers_deciding_at_once_answer_every_decision(colleagues, s
     for worker in workers:
         worker.join(120)
     assert answers == [303] * 24
+    reviews = ada.reviews()
+    assert (reviews[GUIDS[0]].state, reviews[GUIDS[0]].curator) == ("rejected", "Ada")
+    assert (reviews[GUIDS[1]].state, reviews[GUIDS[1]].curator) == ("rejected", "Bob")
+    stopped: list[object] = []
+    stoppers = [threading.Thread(target=lambda server=server: stopped.append(server.stop())) for server in colleagues]
+    for stopper in stoppers:  # both stop at once: each writes the report through a temporary file of its own
+        stopper.start()
+    for stopper in stoppers:
+        stopper.join(120)
     reports = ada.options.check.reports
+    assert stopped == [reports / f"run-{ada.run_id}.html"] * 2
     assert sorted(path.name for path in reports.iterdir()) == [f"run-{ada.run_id}.html", f"run-{ada.run_id}.xml"]
-    traces.read(reports / f"run-{ada.run_id}.xml")
+    states = {statement.get("guid"): statement.find(traces.tag("review")).get("state")
+              for statement in traces.read(reports / f"run-{ada.run_id}.xml").getroot().iter(traces.tag("statement"))
+              if statement.find(traces.tag("review")) is not None}
+    assert states[GUIDS[0]] == states[GUIDS[1]] == "rejected"
 
 
 def test_each_write_of_a_report_has_a_temporary_file_of_its_own(tmp_path):

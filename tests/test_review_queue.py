@@ -16,13 +16,18 @@ from bot.demo.world import DemoWorld
 from bot.judge.scripted import ScriptedBackend
 from bot.options import Options
 from bot.output.runs import default_stem, run_trace, write_run
-from bot.review.queue import Card, cards, next_card, pick
+from bot.output import trace as traces
+from bot.references import quickstatements
+from bot.review.queue import Card, card_from_json, card_json, cards
 from bot.review.store import ReviewLedger, keep_for_review
 from bot.runledger import RunLedger
 from bot.runs import Run
 from bot.selection.worklists import Worklist
 from bot.wiring import Wiring
-from test_review_browser import CURATOR, HOSTILE, ReviewServer, detached, imported, review_options, start_server
+from test_review import checks
+from test_review_browser import (CURATOR, HOSTILE, TRACE, ReviewServer, detached, imported, review_options,
+                                 start_server)
+from test_trace import CONTEXT, run_info
 
 ITEMS = [f"Q99020{n}" for n in range(1, 9)]
 MEDAL = "Q990201$B6C2B84D-6CC2-431B-8F79-CA1BC893485E"
@@ -225,38 +230,72 @@ def test_the_queue_keeps_the_servers_checks(hostile_server, http):
     assert again.status_code == 409 and "Back to the review queue" in again.text
 
 
-def card(guid: str, state: str = "proposed", property_id: str = "P166") -> Card:
-    return Card(guid=guid, item="Q1", item_label="A", statement_url="", property_id=property_id,
-                property_label=property_id, value_text=guid, rank="normal", qualifiers=(), outcome="supported",
-                reason="", state=state, curator="", decided="", decision_id=0, kind="web", source=None,
-                paragraph=None, snaks=(), support=0.9, how="", against=())
+@pytest.fixture
+def queue(tmp_path):
+    """A run whose queue holds A, B, C (award received) and D (educated at), in this order, all undecided: its
+    shelf, and a way to decide a card."""
+    found = checks()[:3]
+    educated = replace(found[0].statement, guid="Q990201$AAAA-5", property_id="P69", property_label="educated at")
+    found.append(replace(found[0], statement=educated,
+                         quickstatements=quickstatements(educated, found[0].reference, "refbot")))
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT),
+                                         [traces.statement_element(CONTEXT, check) for check in found])])
+    path = traces.write(tree, tmp_path / "check.xml")
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    run = store.import_trace(traces.read(path), path)
+    names = dict(zip("ABCD", [check.statement.guid for check in found]))
+
+    def guid(card: Card | None) -> str | None:
+        return next(name for name, full in names.items() if full == card.guid) if card is not None else None
+
+    def decide(name: str, decision: str) -> None:
+        store.decide(run, [names[name]], decision, curator="Ada")
+
+    yield store.shelf(run), guid, decide, names
+    store.ledger.close()
 
 
-def test_skipping_moves_on_and_a_skipped_card_comes_back_only_when_nothing_else_is_left():
-    a, b, c = card("A"), card("B"), card("C")
-    assert next_card([a, b, c], "undecided").guid == "A"
-    assert next_card([a, b, c], "undecided", after="A").guid == "B"  # A skipped
-    decided_b = [a, replace(b, state="approved"), c]
-    assert next_card(decided_b, "undecided", after="B").guid == "C", "after B is decided, C — not the skipped A"
-    decided_c = [a, replace(b, state="approved"), replace(c, state="rejected")]
-    assert next_card(decided_c, "undecided", after="C").guid == "A", "the skipped card, once nothing else is left"
-    assert next_card(decided_c, "undecided", after="A").guid == "A"
-    assert next_card([replace(x, state="approved") for x in (a, b, c)], "undecided", after="C") is None
-    assert next_card([a, b, c], "undecided", "P69") is None
-    assert next_card([a, card("D", property_id="P69"), c], "undecided", "P69", after="A").guid == "D"
+def test_skipping_moves_on_and_a_skipped_card_comes_back_only_when_nothing_else_is_left(queue):
+    shelf, guid, decide, names = queue
+    assert guid(shelf.next_card("undecided")) == "A"
+    assert guid(shelf.next_card("undecided", after=names["A"])) == "B"  # A skipped
+    decide("B", "approved")
+    assert guid(shelf.next_card("undecided", after=names["B"])) == "C", "after B is decided, C — not the skipped A"
+    assert guid(shelf.next_card("undecided", "P69", after=names["A"])) == "D"
+    assert shelf.next_card("undecided", "P31") is None
     # Browsing a filter other than undecided, a decision moves on to the next undecided card, else the next one.
-    assert next_card(decided_b, "all", after="A").guid == "C"
-    assert next_card([replace(x, state="approved") for x in (a, b, c)], "all", after="A").guid == "B"
+    assert guid(shelf.next_card("all", after=names["A"])) == "C"
+    decide("C", "rejected")
+    decide("D", "rejected")
+    assert guid(shelf.next_card("undecided", after=names["D"])) == "A", "the skipped card, once nothing else is left"
+    assert guid(shelf.next_card("undecided", after=names["A"])) == "A"
+    decide("A", "approved")
+    assert shelf.next_card("undecided", after=names["C"]) is None
+    assert guid(shelf.next_card("all", after=names["A"])) == "B"
 
 
-def test_a_queue_page_shows_the_card_asked_for_or_moves_on_as_the_curator_did():
-    a, b, c = card("A", "approved"), card("B"), card("C", "rejected")
-    every = [a, b, c]
-    assert pick(every, "all", at="C").guid == "C"
-    assert pick(every, "undecided", at="C").guid == "B", "a card the filter does not show is not shown"
-    assert pick(every, "all", after="B").guid == "C", "Next while browsing: the next card, decided or not"
-    assert pick(every, "all", after="A", decided=True).guid == "B", "after a decision: the next undecided card"
-    assert pick(every, "undecided", after="B").guid == "B", "the only undecided card comes back"
+def test_a_queue_page_shows_the_card_asked_for_or_moves_on_as_the_curator_did(queue):
+    shelf, guid, decide, names = queue
+    decide("A", "approved")
+    decide("C", "rejected")
+    decide("D", "approved")
+    assert guid(shelf.pick("all", at=names["C"])) == "C"
+    assert guid(shelf.pick("undecided", at=names["C"])) == "B", "a card the filter does not show is not shown"
+    assert guid(shelf.pick("all", after=names["B"])) == "C", "Next while browsing: the next card, decided or not"
+    assert guid(shelf.pick("all", after=names["A"], decided=True)) == "B", "after a decision: the next undecided"
+    assert guid(shelf.pick("undecided", after=names["B"])) == "B", "the only undecided card comes back"
+    assert guid(shelf.neighbour("all", "", names["A"], -1)) == "D"
+    assert guid(shelf.neighbour("all", "", names["D"], 1)) == "A"
+    assert shelf.neighbour("all", "P69", names["D"], 1) is None, "nothing else in the filter"
+    assert shelf.pick("all", at=names["A"]).state == "approved" and shelf.card(names["B"]).undecided
+    counts = shelf.counts("all", "P166")
+    assert (counts.proposals, counts.decided, counts.left, counts.shown) == (4, 3, 1, 3)
+    assert shelf.properties() == [("P166", "award received", 3), ("P69", "educated at", 1)]
+
+
+def test_a_card_kept_in_the_ledger_is_the_card_read_from_the_trace():
+    for card in cards(traces.read(TRACE).getroot()):
+        assert card_from_json(card_json(card)) == card
 
 
 def test_enter_in_the_note_records_nothing_and_escape_leaves_it(hostile_server, browser):

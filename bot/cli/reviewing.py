@@ -93,17 +93,17 @@ def run_review(args: argparse.Namespace, options: Options) -> None:
     from bot.review.server import queue_url, serve  # Flask: loaded for the review page only
 
     with reviewing(options, run_id=args.run_id, trace=args.trace) as (store, run_id):
-        reviews = store.reviews(run_id)
-        proposals = store.proposals(run_id)
+        counts = store.shelf(run_id).counts()
     curator = _curator_name(options)  # asked (or refused) before anything is served
-    left = sum(1 for proposal in proposals if reviews[proposal.guid].state == "proposed")
 
     def ready(url: str) -> None:
         print(f"review: {queue_url(url)}\nreport: {url}", flush=True)
-        print(f"refbot: run {run_id}: {len(proposals)} proposed reference(s), {left} left to decide, as {curator}; "
-              "press Ctrl-C to stop", file=sys.stderr, flush=True)
+        print(f"refbot: run {run_id}: {counts.proposals} proposed reference(s), {counts.left} left to decide, as "
+              f"{curator}; press Ctrl-C to stop", file=sys.stderr, flush=True)
 
-    serve(options, run_id, curator=curator, port=args.port, on_ready=ready)
+    report = serve(options, run_id, curator=curator, port=args.port, on_ready=ready)
+    if report is not None:
+        print(f"refbot: the decisions are in the ledger; report rewritten: {report}", file=sys.stderr)
 
 
 def _curator_name(options: Options) -> str:

@@ -125,3 +125,30 @@ ledger_identity = Table(
     "ledger_identity", metadata,
     Column("identity", String(32), primary_key=True),
 )
+
+# The review queue's cards (bot.review.shelf): one row per statement of a run, read once from its trace element, with
+# what its card shows (JSON; "" when it shows none: nothing proposed, no evidence against), so that a queue page and
+# a decision read one card and count rows instead of putting the whole trace together. A card's place is its item's
+# (items.id), then its statement's (checks.id, the element it was read from), as in the trace; the index holds every
+# column a filter or a count reads.
+cards = Table(
+    "cards", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("run_id", Id, ForeignKey("runs.id"), nullable=False),
+    Column("guid", GUID, nullable=False),
+    Column("item_order", BigInteger, nullable=False),
+    Column("check_order", BigInteger, nullable=False),
+    Column("property", Key(20), nullable=False),
+    Column("property_label", String(255), nullable=False, server_default=""),
+    Column("kind", String(20), nullable=False, server_default=""),  # web, stated-in, "" (nothing proposed)
+    Column("against", Integer, nullable=False, server_default="0"),  # 1: evidence against, or contradicted
+    Column("card", Element, nullable=False),
+    UniqueConstraint("run_id", "guid", name="cards_once_per_run"),
+    Index("cards_in_order", "run_id", "item_order", "check_order", "property", "kind", "against", "guid"),
+)
+
+# The runs whose every statement has its row in cards: finished, and read to the end (nothing left to look for).
+card_runs = Table(
+    "card_runs", metadata,
+    Column("run_id", Id, ForeignKey("runs.id"), primary_key=True, autoincrement=False),
+)

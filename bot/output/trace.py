@@ -484,13 +484,26 @@ def write_atomically(path: Path, data: bytes) -> Path:
     return path
 
 
+# The largest trace file refbot reads: a file is read whole and parsed into a tree several times its size, so a
+# larger one (or a device or pipe that never ends, as /dev/zero) is refused before it could take the machine's memory.
+# A run's trace is reviewed and reported from the run ledger (``--run ID``), statement by statement, whatever its size.
+MAX_TRACE_BYTES = 256 * 1024 * 1024
+TOO_LARGE_HINT = "a run's trace is reviewed and reported from the run ledger: pass --run ID instead of the file"
+
+
 def read(path: Path) -> Any:
-    """A trace read back and validated; InputError naming the file when it is not one, or when it declares a DTD
-    (refused before parsing: no entity is expanded, no file or URL it names is read)."""
+    """A trace read back and validated; InputError naming the file when it is not one, when it is larger than
+    MAX_TRACE_BYTES (no more than that is read), or when it declares a DTD (refused before parsing: no entity is
+    expanded, no file or URL it names is read)."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            data = stream.read(MAX_TRACE_BYTES + 1) if size <= MAX_TRACE_BYTES else b""
     except OSError as error:
         raise InputError(f"cannot read the trace: {error.strerror or error}", path=str(path)) from None
+    if size > MAX_TRACE_BYTES or len(data) > MAX_TRACE_BYTES:
+        raise InputError(f"the file is larger than the {MAX_TRACE_BYTES // 2**20} MiB a trace may be",
+                         path=str(path), hint=TOO_LARGE_HINT)
     tree = _parse(data, str(path)).getroottree()
     if tree.getroot().tag != tag("trace"):
         raise InputError(f"not a refbot trace (root element {tree.getroot().tag})", path=str(path),

@@ -35,7 +35,7 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
     try:
         store = ReviewLedger(ledger)
         chosen = store.import_trace(read(trace), trace) if trace is not None else store.run_or_latest(run_id)
-        store.trace(chosen)  # InputError now if the run has no trace to review, or a proposal whose snaks disagree
+        store.index(chosen)  # InputError now if the run has no trace to review, or a proposal whose snaks disagree
         yield store, chosen
     finally:
         ledger.close()

@@ -1,5 +1,6 @@
 """The review queue's cards, read from a run's trace: one compact card per proposed reference (and per statement a
-page or a record says is false), in the trace's order. Pure: takes the lxml tree ``ReviewLedger.trace`` gives.
+page or a record says is false), in the trace's order. Pure: takes lxml elements of a trace; the ledger keeps each
+card as JSON (``bot.review.shelf``), so that a queue page reads one card, not the trace.
 
 A card holds what a curator decides on: the statement with its qualifiers, the source (site, title, date, archived or
 live), the supporting paragraph with the quotation marked, the reference's snaks with their labels, the support, and
@@ -9,8 +10,9 @@ judge's internals and the records that said nothing stay in the trace: the card 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -150,51 +152,29 @@ def cards(root: Any) -> list[Card]:
     return found
 
 
-def chosen(every: Sequence[Card], name: str, property_id: str = "") -> list[Card]:
-    return [card for card in every if card.shown_in(name, property_id)]
+def card_of(item: Any, statement: Any, model: str) -> Card | None:
+    """The card of one statement element (under its item element; ``model``: the run's judge), None when it shows
+    none (nothing proposed, no evidence against). Its review state is the trace's, if the trace has one."""
+    return _card(item, statement, model)
 
 
-def next_card(every: Sequence[Card], name: str, property_id: str = "", *, after: str = "") -> Card | None:
-    """The card to show after ``after`` (a card just decided or skipped; "": from the start): in the filter, the
-    first undecided card after it in the trace's order, wrapping round — ``after`` itself last, so a card skipped
-    comes back only when nothing else is left —, else (filters other than "undecided") the next card after it; None
-    when the filter shows nothing, or, for "undecided", nothing is left."""
-    index = next((index for index, card in enumerate(every) if card.guid == after), None)
-    order = list(every[index + 1:]) + list(every[:index + 1]) if index is not None else list(every)
-    shown = [card for card in order if card.shown_in(name, property_id)]
-    undecided = next((card for card in shown if card.undecided), None)
-    if undecided is not None or name == "undecided":
-        return undecided
-    return shown[0] if shown else None
+def card_json(card: Card) -> str:
+    """The card as the ledger keeps it (``bot.review.shelf``)."""
+    return json.dumps(asdict(card), ensure_ascii=False, separators=(",", ":"))
 
 
-def pick(every: Sequence[Card], name: str, property_id: str = "", *, at: str = "", after: str = "",
-         decided: bool = False) -> Card | None:
-    """The card a queue page shows: ``at`` when the filter shows it; after a card (``after``) skipped while browsing
-    a filter other than "undecided", the next one in it; otherwise :func:`next_card` (after a decision, or in the
-    undecided filter: the next undecided card)."""
-    card = next((card for card in every if card.guid == at and card.shown_in(name, property_id)), None) if at else None
-    if card is None and after and name != "undecided" and not decided:
-        card = neighbour(every, name, property_id, after, +1)
-    return card if card is not None else next_card(every, name, property_id, after=after)
+def card_from_json(text: str) -> Card:
+    data = json.loads(text)
+    source = Source(**data["source"]) if data["source"] else None
+    paragraph = _marked_from(data["paragraph"]) if data["paragraph"] else None
+    return Card(**{**data, "qualifiers": tuple(tuple(pair) for pair in data["qualifiers"]), "source": source,
+                   "paragraph": paragraph, "snaks": tuple(ShownSnak(**snak) for snak in data["snaks"]),
+                   "against": tuple(Evidence(**{**evidence, "paragraph": _marked_from(evidence["paragraph"])})
+                                    for evidence in data["against"])})
 
 
-def neighbour(every: Sequence[Card], name: str, property_id: str, guid: str, step: int) -> Card | None:
-    """The card before (``step`` -1) or after (+1) ``guid`` in the filter, wrapping round."""
-    shown = chosen(every, name, property_id)
-    index = next((index for index, card in enumerate(shown) if card.guid == guid), None)
-    if index is None or len(shown) < 2:
-        return None
-    return shown[(index + step) % len(shown)]
-
-
-def properties(every: Iterable[Card]) -> list[tuple[str, str, int]]:
-    """(property id, label, cards) of the properties with cards, by label."""
-    counts: dict[tuple[str, str], int] = {}
-    for card in every:
-        key = (card.property_id, card.property_label or card.property_id)
-        counts[key] = counts.get(key, 0) + 1
-    return sorted(((pid, label, count) for (pid, label), count in counts.items()), key=lambda entry: entry[1])
+def _marked_from(data: dict[str, Any]) -> Marked:
+    return Marked(tuple((text, bool(marked)) for text, marked in data["parts"]))
 
 
 def _card(item: Any, statement: Any, model: str) -> Card | None:

@@ -4,7 +4,10 @@ Flask serves three routes under waitress, bound to 127.0.0.1, beneath a secret p
 (``/BASE/``): ``GET /BASE/queue`` renders one card of the review queue (``bot.review.queue``, the template
 ``templates/queue.html``), ``GET /BASE/`` the run's report fresh from the run ledger (``xslt/report.xsl`` in
 interactive mode), and ``POST /BASE/decide`` records one decision and redirects to the queue's next card or back to
-the statement in the report. The report runs no script; the queue runs one, its keyboard handler, allowed by a nonce
+the statement in the report. A queue page reads one card and the counts, and a decision one statement's rows, from
+the run's cards in the ledger (``bot.review.shelf``), never the whole trace; the report page alone puts the trace
+together. The report on disk (``reports/run-ID.html``) is rewritten once, when the server stops, if anything was
+decided. The report runs no script; the queue runs one, its keyboard handler, allowed by a nonce
 drawn for each page (``script-src 'nonce-…'``); every response forbids other scripts, remote loads and framing (CSP).
 A request is refused (403) from a client that is not
 loopback, with a ``Host`` that is not this server's (DNS rebinding), without this server's token (a fresh one per
@@ -12,8 +15,8 @@ server: in the address printed, then an HttpOnly cookie; in the form of a POST t
 origin (``Origin``, ``Sec-Fetch-Site``). Cookies are not scoped by port and SameSite counts every port of 127.0.0.1
 as one site, so the cookie is scoped by path to the secret base and named with the port: a browser sends it to no
 page of another server on this machine (which cannot know the base). A decision carries the version of the
-statement's decision its page showed, and is refused (409) when a colleague decided since. Each request opens its own
-ledger connection (SQLite connections stay in their thread).
+statement's decision its page showed, and is refused (409) when a colleague decided since. A few threads serve the
+requests, sharing one ledger (each transaction on a connection of its own).
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import hmac
 import ipaddress
 import re
 import secrets
+import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -33,7 +38,8 @@ from bot.errors import ConfigError, InputError
 from bot.options import Options
 from bot.output.report import render
 from bot.review import queue as cards
-from bot.review.actions import decide
+from bot.review.actions import write_report
+from bot.review.shelf import Shelf
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
 
@@ -54,6 +60,7 @@ COOKIE = "refbot_review"  # + "_PORT"
 MAX_NOTE = 1000
 _SEEN = re.compile(r"[0-9]{1,18}")
 _PROPERTY = re.compile(r"P[1-9][0-9]{0,11}")
+THREADS = 4
 
 
 def _curator(options: Options, curator: str) -> str:
@@ -95,10 +102,10 @@ def _meanwhile(error: DecidedMeanwhile, decision: str) -> str:
             "decide again there if you still disagree.")
 
 
-def _flash(every: list[cards.Card], done: str, guid: str) -> tuple[str, str]:
+def _flash(shelf: Shelf, done: str, guid: str) -> tuple[str, str]:
     """The line confirming the decision just recorded ("Approved: Marta Novotná · award received · …")."""
-    card = next((card for card in every if card.guid == guid), None)
-    if card is None or done not in ("approved", "rejected"):
+    card = shelf.card(guid) if guid and done in ("approved", "rejected") else None
+    if card is None:
         return "", ""
     return f"{done.capitalize()}: {card.title}", done
 
@@ -112,15 +119,18 @@ def _loopback(address: str | None) -> bool:
     return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
-def make_app(options: Options, run_id: int, *, curator: str, token: str, base: str) -> Flask:
+def make_app(options: Options, run_id: int, *, curator: str, token: str, base: str,
+             store: ReviewLedger | None = None, on_decision: Callable[[str], None] | None = None) -> Flask:
     """The review application for one run, served beneath ``base`` (a secret path, :func:`new_base`); decisions
-    are recorded under ``curator`` and need ``token``."""
+    are recorded under ``curator`` and need ``token``; ``store``: the run's ledger (by default the one ``[run]``
+    names, opened now); ``on_decision`` hears the GUID of each decision recorded."""
 
     name = _curator(options, curator)
     if not token:
         raise ValueError("the review server needs a token")
     if len(base) < 18 or not base.startswith("/") or not base.endswith("/") or "/" in base[1:-1]:
         raise ValueError("the review server needs a secret path, /<random>/")
+    review = store if store is not None else ReviewLedger(RunLedger.of(options.run))
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
 
@@ -169,12 +179,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.get(base)
     def page() -> Response:
-        ledger = RunLedger.of(options.run)
-        try:
-            tree = ReviewLedger(ledger).trace(run_id)
-        finally:
-            ledger.close()
-        html = render(tree, review_token=token, review_run=str(run_id), review_curator=name, review_base=base)
+        html = render(review.trace(run_id), review_token=token, review_run=str(run_id), review_curator=name,
+                      review_base=base)
         return Response(html, mimetype="text/html")
 
     @app.get(base + "queue")
@@ -183,15 +189,11 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         chosen = chosen if chosen in cards.FILTERS else cards.DEFAULT_FILTER
         prop = request.args.get("property", "")
         prop = prop if _PROPERTY.fullmatch(prop) else ""
-        ledger = RunLedger.of(options.run)
-        try:
-            every = cards.cards(ReviewLedger(ledger).trace(run_id).getroot())
-        finally:
-            ledger.close()
-        card = cards.pick(every, chosen, prop, at=request.args.get("at", ""), after=request.args.get("after", ""),
+        shelf = review.index(run_id)  # (a run still checked: its statements recorded since)
+        card = shelf.pick(chosen, prop, at=request.args.get("at", ""), after=request.args.get("after", ""),
                           decided=bool(request.args.get("done")))
-        flash, flash_state = _flash(every, request.args.get("done", ""), request.args.get("of", ""))
-        proposals = [entry for entry in every if entry.proposed]
+        flash, flash_state = _flash(shelf, request.args.get("done", ""), request.args.get("of", ""))
+        counts = shelf.counts(chosen, prop)
 
         def link(name: str, pid: str, *, after: str = "", at: str = "") -> str:
             query = {"show": name, "property": pid, "after": after, "at": at}
@@ -200,12 +202,10 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         nonce = secrets.token_urlsafe(16)
         html = render_template(
             "queue.html", card=card, run_id=run_id, curator=name, token=token, base=base, nonce=nonce,
-            chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=cards.properties(every),
-            against=len(cards.chosen(every, "contradicted")),
-            left=sum(1 for entry in cards.chosen(every, "undecided", prop)),
-            proposals=len(proposals), decided=sum(1 for entry in proposals if not entry.undecided),
-            shown=len(cards.chosen(every, chosen, prop)), flash=flash, flash_state=flash_state, link=link,
-            previous=cards.neighbour(every, chosen, prop, card.guid, -1) if card is not None else None)
+            chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=shelf.properties(),
+            against=counts.against, left=counts.left, proposals=counts.proposals, decided=counts.decided,
+            shown=counts.shown, flash=flash, flash_state=flash_state, link=link,
+            previous=shelf.neighbour(chosen, prop, card.guid, -1) if card is not None else None)
         response = Response(html, mimetype="text/html")
         response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY + f"; script-src 'nonce-{nonce}'"
         return response
@@ -222,16 +222,14 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
             return answer(400, "Not recorded", "the form does not say which decision it was made on; reload the page")
         if len(note) > MAX_NOTE:
             return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
-        ledger = RunLedger.of(options.run)
         try:
-            decide(options, ReviewLedger(ledger), run_id, [guid], decision, curator=name, note=note,
-                   seen={guid: int(seen)})
+            changed = review.decide(run_id, [guid], decision, curator=name, note=note, seen={guid: int(seen)})
         except DecidedMeanwhile as error:
             return answer(409, "Decided meanwhile", _meanwhile(error, decision))
         except InputError as error:
             return answer(400, "Not recorded", str(error))
-        finally:
-            ledger.close()
+        if changed and on_decision is not None:
+            on_decision(guid)
         if request.form.get("back") == "queue":
             query = {"show": request.form.get("show", ""), "property": request.form.get("property", ""),
                      "after": guid, "done": decision, "of": guid}
@@ -243,28 +241,40 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
 
 def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
-          on_ready: Callable[[str], None] | None = None) -> None:
+          on_ready: Callable[[str], None] | None = None, stop: threading.Event | None = None) -> Path | None:
     """Serve the review page of ``run_id`` on http://127.0.0.1:PORT/BASE/ (``port`` 0: a free one; BASE a secret
-    path drawn now) until Ctrl-C; ``on_ready`` gets the page's URL (with the session's token) once the server
-    listens. ConfigError without a curator name; InputError when the ledger has no trace of the run."""
+    path drawn now) until Ctrl-C (or ``stop`` is set); ``on_ready`` gets the page's URL (with the session's token)
+    once the server listens. Then, if anything was decided, the run's report is rewritten: its path (None when
+    nothing was). ConfigError without a curator name; InputError when the ledger has no trace of the run."""
+    from waitress import wasyncore
     from waitress.server import create_server
 
     name = _curator(options, curator)
     ledger = RunLedger.of(options.run)
     try:
-        ReviewLedger(ledger).trace(run_id)  # InputError now rather than on the first page
+        store = ReviewLedger(ledger)
+        store.index(run_id)  # InputError now rather than on the first page
+        token, base = secrets.token_urlsafe(32), new_base()
+        decided: list[str] = []
+        app = make_app(options, run_id, curator=name, token=token, base=base, store=store,
+                       on_decision=decided.append)
+        sockets: dict[int, Any] = {}
+        server: Any = create_server(app, map=sockets, host="127.0.0.1", port=port, threads=THREADS, ident="refbot")
+        if stop is not None:
+            def stopping() -> None:
+                stop.wait()
+                server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))  # (run in the server's loop)
+            threading.Thread(target=stopping, daemon=True, name="review-server-stop").start()
+        url = f"http://127.0.0.1:{server.effective_port}{base}?token={token}"
+        if on_ready is not None:
+            on_ready(url)
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.task_dispatcher.shutdown()
+            server.close()
+        return write_report(options, store, run_id)[1] if decided else None
     finally:
         ledger.close()
-    token, base = secrets.token_urlsafe(32), new_base()
-    app = make_app(options, run_id, curator=name, token=token, base=base)
-    # One worker thread: this server's decisions and report writes happen one at a time (another server's may not).
-    server: Any = create_server(app, host="127.0.0.1", port=port, threads=1, ident="refbot")
-    url = f"http://127.0.0.1:{server.effective_port}{base}?token={token}"
-    if on_ready is not None:
-        on_ready(url)
-    try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()

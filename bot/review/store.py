@@ -13,7 +13,7 @@ one (a colleague decided since) is refused with :class:`DecidedMeanwhile`, never
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,10 +22,11 @@ from sqlalchemy import select
 
 from bot.clock import stamp
 from bot.errors import InputError
-from bot.ledger.tables import decisions, writes
+from bot.ledger.tables import cards, decisions, writes
 from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
 from bot.review.proposals import Proposal, statement_proposal
 from bot.review.proposals import proposals as trace_proposals
+from bot.review.shelf import Shelf
 from bot.runledger import Run, RunLedger
 DECISIONS = ("approved", "rejected")
 # sending: an edit about to be sent (so that an apply killed before it recorded the outcome is noticed);
@@ -73,17 +74,35 @@ class ReviewLedger:
     def trace(self, run_id: int) -> Any:
         """The run's trace put together from the ledger, with each proposal's review state (see :func:`annotate`).
         InputError when the ledger has no such run or the run never wrote a trace."""
+        run, element = self._reviewable(run_id)
+        items = [(from_string(item), [from_string(text) for _, text in statements])
+                 for _, item, statements in self.ledger.items(run)]
+        tree = assemble_elements(from_string(element), items)
+        annotate(tree.getroot(), self.reviews(run_id))
+        return tree
+
+    def index(self, run_id: int, on_progress: Callable[[int], None] | None = None) -> Shelf:
+        """The run's review queue, its statements read into cards (those not read yet: ``on_progress`` hears how
+        many so far). InputError when the ledger has no such run, the run never wrote a trace, or a proposal's snaks
+        disagree."""
+        self._reviewable(run_id)
+        shelf = self.shelf(run_id)
+        shelf.fill(on_progress)
+        return shelf
+
+    def shelf(self, run_id: int) -> Shelf:
+        """The run's cards as they are in the ledger (:meth:`index` reads the statements they lack)."""
+        return Shelf(self.ledger, run_id, lambda guids: self.reviews(run_id, guids))
+
+    def _reviewable(self, run_id: int) -> tuple[Run, str]:
+        """The run and its trace's run element."""
         run = self.ledger.run(run_id)
         element = self.ledger.run_element(run_id) if run else None
         if run is None or element is None:
             where = self.ledger.path or "the ledger"
             raise InputError(f"{where} has no trace of run {run_id}" if run else f"{where} has no run {run_id}",
                              hint="pass the id `refbot run` printed (reports/run-ID.html), or a trace file")
-        items = [(from_string(item), [from_string(text) for _, text in statements])
-                 for _, item, statements in self.ledger.items(run)]
-        tree = assemble_elements(from_string(element), items)
-        annotate(tree.getroot(), self.reviews(run_id))
-        return tree
+        return run, element
 
     def model(self, run_id: int) -> str:
         """The judge's model the run used (from its trace's run element)."""
@@ -113,6 +132,7 @@ class ReviewLedger:
                     self.ledger.record(run, statement.get("guid"), item.get("id"), statement.get("outcome"),
                                        to_string(statement))
             self.ledger.record_run_element(run, to_string(root.find(tag("run"))))
+        self.index(run.id)
         return run.id
 
     def run_or_latest(self, run_id: int | None) -> int:
@@ -147,10 +167,11 @@ class ReviewLedger:
         if not curator.strip():
             raise InputError("no curator name for the decision",
                              hint="set [review] curator in refbot.ini, REFBOT_REVIEW_CURATOR, or pass --curator")
+        shelf = self.index(run_id)
         with self.ledger.transaction(lock=f"refbot-decide-{run_id}"):
             # the state read and the decision written at once, for every process
-            known = {proposal.guid for proposal in self.proposals(run_id)}
-            current = self.reviews(run_id)
+            known = shelf.proposed(guids)
+            current = self.reviews(run_id, [guid for guid in guids if guid in known])
             for guid in guids:
                 if guid not in known:
                     raise InputError(f"run {run_id} proposes no reference for statement {guid}",
@@ -171,39 +192,44 @@ class ReviewLedger:
                                                                  note=note.strip()))
         return changed
 
-    def reviews(self, run_id: int) -> dict[str, Review]:
-        """Every proposal of the run with its state. A reference written (through this run or another that proposed
-        it too) is written whatever the decisions say since; one skipped is skipped; otherwise the latest decision
-        stands, with the last failed attempt's reason when the reference is still approved."""
-        proposals = self.proposals(run_id)
-        guids = [proposal.guid for proposal in proposals]
+    def reviews(self, run_id: int, guids: Sequence[str] | None = None) -> dict[str, Review]:
+        """Every proposal of the run (or only these, ``guids``: proposals of the run) with its state. A reference
+        written (through this run or another that proposed it too) is written whatever the decisions say since; one
+        skipped is skipped; otherwise the latest decision stands, with the last failed attempt's reason when the
+        reference is still approved. The card queries ask the same of the ledger (``bot.review.shelf``)."""
+        if guids is None:
+            guids = self.index(run_id).proposals()
+        chosen = list(dict.fromkeys(guids))
+        whole = len(chosen) > 500  # (a list of GUIDs that long is the run's, read by the run's id)
         decided: dict[str, tuple[str, str, str, str, int]] = {}
         with self.ledger.transaction() as connection:  # one view of both tables
             for guid, decision, curator, when, note, row in connection.execute(
                     select(decisions.c.guid, decisions.c.decision, decisions.c.curator, decisions.c.decided,
-                           decisions.c.note, decisions.c.id).where(decisions.c.run_id == run_id)
+                           decisions.c.note, decisions.c.id)
+                    .where(decisions.c.run_id == run_id, *(() if whole else (decisions.c.guid.in_(chosen),)))
                     .order_by(decisions.c.id)):
                 decided[guid] = (decision, curator, when, note, int(row))
             attempted = list(connection.execute(
                 select(writes.c.run_id, writes.c.guid, writes.c.state, writes.c.revision, writes.c.reason,
-                       writes.c.at, writes.c.site).where(writes.c.guid.in_(guids)).order_by(writes.c.id)))
+                       writes.c.at, writes.c.site)
+                .where(writes.c.guid.in_(self._proposed(run_id) if whole else chosen)).order_by(writes.c.id)))
         attempts: dict[str, tuple[str, int | None, str, str, str]] = {}
         for row_run, guid, state, revision, reason, when, site in attempted:
             final = attempts.get(guid, ("",))[0] in FINAL
             if (state == "written" and attempts.get(guid, ("",))[0] != "written") or (row_run == run_id and not final):
                 attempts[guid] = (state, revision, reason, when, site)
         reviews = {}
-        for proposal in proposals:
-            decision, curator, when, note, version = decided.get(proposal.guid, ("proposed", "", "", "", 0))
-            state, revision, reason, at, site = attempts.get(proposal.guid, ("", None, "", "", ""))
+        for guid in chosen:
+            decision, curator, when, note, version = decided.get(guid, ("proposed", "", "", "", 0))
+            state, revision, reason, at, site = attempts.get(guid, ("", None, "", "", ""))
             if state == "written" or (state == "skipped" and decision == "approved"):
                 decision = state
             elif state == "sending":
                 reason = "an apply stopped while sending this edit; the next apply reads the item to see if it landed"
             done = state == "written"
-            reviews[proposal.guid] = Review(decision, curator, when, note, revision if done else None,
-                                            at if done else "", reason if decision != "rejected" else "",
-                                            diff_url(site, revision) if done and site and revision else "", version)
+            reviews[guid] = Review(decision, curator, when, note, revision if done else None, at if done else "",
+                                   reason if decision != "rejected" else "",
+                                   diff_url(site, revision) if done and site and revision else "", version)
         return reviews
 
     # -- writes ----------------------------------------------------------------------------------------------
@@ -251,6 +277,9 @@ class ReviewLedger:
             connection.execute(writes.insert().values(run_id=run_id, guid=guid, state=state, revision=revision,
                                                       reason=reason, at=stamp(self.ledger.clock()), site=site))
 
+    def _proposed(self, run_id: int) -> Any:
+        return select(cards.c.guid).where(cards.c.run_id == run_id, cards.c.kind != "").scalar_subquery()
+
     def _run(self, run_id: int) -> Run:
         run = self.ledger.run(run_id)
         if run is None:
@@ -281,4 +310,4 @@ def keep_for_review(ledger: RunLedger, run_id: int, tree: Any) -> None:
     if record is None:
         raise InputError(f"run {run_id} is not in the run ledger {ledger.path}")
     ledger.record_run_element(record, to_string(tree.getroot().find(tag("run"))))
-    annotate(tree.getroot(), ReviewLedger(ledger).reviews(run_id))
+    annotate(tree.getroot(), ReviewLedger(ledger).reviews(run_id))  # (its statements read into cards first)

@@ -1,0 +1,237 @@
+"""The review queue kept in the run ledger: each statement of a run read once from its trace element into a row of
+``cards`` (what its card shows, as JSON, and the columns a filter reads), so that a queue page reads one card and a
+few counts, and a decision one statement's rows, whatever the run's size — never the whole trace.
+
+A run's statements are read into cards when the run is kept for review (``keep_for_review``, a trace imported), and
+otherwise on the first page that needs them (a run kept before cards existed); a run still being checked gets its new
+statements on the next page. Each statement is read once: its row names the element it was read from (``checks.id``),
+and an element recorded again (a statement checked again in the run) is read again. Reading checks each proposal as
+:func:`bot.review.proposals.statement_proposal` does, so a trace changed since refbot wrote it is refused here too.
+
+A card is undecided while the run has no decision on it and no run has written its reference: the condition
+:meth:`bot.review.store.ReviewLedger.reviews` gives "proposed" for, as a query (``_undecided``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import and_, exists, false, func, or_, select, true, tuple_
+from sqlalchemy.engine import Connection
+
+from bot.ledger.tables import card_runs, cards, checks, decisions, items, runs, writes
+from bot.output.trace import from_string, tag
+from bot.review.proposals import statement_proposal
+from bot.review.queue import DEFAULT_FILTER, Card, card_from_json, card_json, card_of
+from bot.runledger import RunLedger
+
+BATCH = 500  # statements read into cards per transaction
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What a queue page's header counts: the run's proposals, those decided, those left (of the property chosen),
+    those with evidence against, and the cards the filter shows."""
+
+    proposals: int
+    decided: int
+    left: int
+    against: int
+    shown: int
+
+
+class Shelf:
+    """One run's cards in the ledger. ``reviews``: the review state of some proposals (``ReviewLedger.reviews``),
+    put on the cards read."""
+
+    def __init__(self, ledger: RunLedger, run_id: int, reviews: Callable[[Sequence[str]], Mapping[str, Any]]) -> None:
+        self.ledger = ledger
+        self.run_id = run_id
+        self._reviews = reviews
+
+    # -- reading statements into cards -----------------------------------------------------------------------
+    def fill(self, on_progress: Callable[[int], None] | None = None) -> int:
+        """Read the run's statements that have no card yet (or were recorded again since) into cards, a batch per
+        transaction; the statements read. Nothing is looked for once the run is finished and every statement read.
+        InputError when a proposal's snaks disagree (:func:`statement_proposal`)."""
+        with self.ledger.transaction() as connection:
+            if connection.execute(select(card_runs.c.run_id).where(card_runs.c.run_id == self.run_id)).first():
+                return 0
+        model = _model(self.ledger, self.run_id)
+        read = 0
+        while True:
+            with self.ledger.transaction(lock=f"refbot-cards-{self.run_id}") as connection:
+                rows = list(connection.execute(self._unread().limit(BATCH)))
+                if not rows:
+                    finished = connection.execute(select(runs.c.finished).where(runs.c.id == self.run_id)).scalar()
+                    if finished is not None:
+                        connection.execute(card_runs.insert().values(run_id=self.run_id))
+                    return read
+                self._store(connection, rows, model)
+            read += len(rows)
+            if on_progress is not None:
+                on_progress(read)
+
+    def _unread(self) -> Any:
+        """The run's statements (with their item's element and place) that no card was read from."""
+        read_already = exists().where(cards.c.run_id == checks.c.run_id, cards.c.guid == checks.c.guid,
+                                      cards.c.check_order == checks.c.id)
+        return (select(checks.c.id, checks.c.guid, checks.c.element, items.c.id.label("item_order"),
+                       items.c.element.label("item_element"))
+                .join(items, and_(items.c.run_id == checks.c.run_id, items.c.item == checks.c.item))
+                .where(checks.c.run_id == self.run_id, ~read_already).order_by(checks.c.id))
+
+    def _store(self, connection: Connection, rows: Sequence[Any], model: str) -> None:
+        parsed: dict[int, Any] = {}
+        source = f"run {self.run_id}"
+        values = []
+        for row in rows:
+            item = parsed.get(row.item_order)
+            if item is None:
+                item = parsed[row.item_order] = from_string(row.item_element)
+            statement = from_string(row.element)
+            statement_proposal(item, statement, source)  # InputError: what a curator reads is not what apply writes
+            card = card_of(item, statement, model)
+            values.append({
+                "run_id": self.run_id, "guid": row.guid, "item_order": row.item_order, "check_order": row.id,
+                "property": statement.get("property") or "",
+                "property_label": (card.property_label if card else "")[:255],
+                "kind": card.kind if card else "",
+                "against": int(card is not None and card.shown_in("contradicted")),
+                "card": card_json(card) if card is not None else ""})
+        connection.execute(cards.delete().where(cards.c.run_id == self.run_id,
+                                                cards.c.guid.in_([row.guid for row in rows])))
+        connection.execute(cards.insert(), values)
+
+    # -- what a queue page reads -----------------------------------------------------------------------------
+    def card(self, guid: str, name: str = "all", property_id: str = "") -> Card | None:
+        """The card of ``guid`` when the filter shows it, with its review state."""
+        return self._first(cards.c.guid == guid, name, property_id)
+
+    def pick(self, name: str, property_id: str = "", *, at: str = "", after: str = "",
+             decided: bool = False) -> Card | None:
+        """The card a queue page shows: ``at`` when the filter shows it; after a card (``after``) skipped while
+        browsing a filter other than "undecided", the next one in it; otherwise :meth:`next_card` (after a decision,
+        or in the undecided filter: the next undecided card)."""
+        card = self.card(at, name, property_id) if at else None
+        if card is None and after and name != "undecided" and not decided:
+            card = self.neighbour(name, property_id, after, +1)
+        return card if card is not None else self.next_card(name, property_id, after=after)
+
+    def next_card(self, name: str, property_id: str = "", *, after: str = "") -> Card | None:
+        """The card to show after ``after`` (a card just decided or skipped; "": from the start): in the filter, the
+        first undecided card after it in the trace's order, wrapping round — ``after`` itself last, so a card skipped
+        comes back only when nothing else is left —, else (filters other than "undecided") the next card after it;
+        None when the filter shows nothing, or, for "undecided", nothing is left."""
+        place = self._place(after) if after else None
+        for wanted in ((_undecided(),) if name == "undecided" else (_undecided(), true())):
+            if place is None:
+                found = self._first(wanted, name, property_id)
+            else:
+                found = (self._first(and_(wanted, _key() > tuple_(*place)), name, property_id)
+                         or self._first(and_(wanted, _key() <= tuple_(*place)), name, property_id))
+            if found is not None:
+                return found
+        return None
+
+    def neighbour(self, name: str, property_id: str, guid: str, step: int) -> Card | None:
+        """The card before (``step`` -1) or after (+1) ``guid`` in the filter, wrapping round; None when the filter
+        does not show ``guid`` or shows nothing else."""
+        place = self._place(guid, name, property_id)
+        if place is None:
+            return None
+        ahead, behind = _key() > tuple_(*place), _key() < tuple_(*place)
+        if step > 0:
+            return self._first(ahead, name, property_id) or self._first(behind, name, property_id)
+        return self._first(behind, name, property_id, last=True) or self._first(ahead, name, property_id, last=True)
+
+    def counts(self, name: str = DEFAULT_FILTER, property_id: str = "") -> Counts:
+        run = cards.c.run_id == self.run_id
+        proposed = cards.c.kind != ""
+        chosen = and_(run, _shown(name), *((cards.c.property == property_id,) if property_id else ()))
+        in_property = (cards.c.property == property_id,) if property_id else ()
+        with self.ledger.transaction() as connection:  # one view of the run's rows
+            proposals = connection.execute(select(func.count()).where(run, proposed)).scalar_one()
+            undecided = connection.execute(select(func.count()).where(run, proposed, _undecided())).scalar_one()
+            left = connection.execute(select(func.count()).where(run, proposed, _undecided(), *in_property)
+                                      ).scalar_one() if property_id else undecided
+            against = connection.execute(select(func.count()).where(run, cards.c.against == 1)).scalar_one()
+            shown = connection.execute(select(func.count()).where(chosen)).scalar_one()
+        return Counts(int(proposals), int(proposals) - int(undecided), int(left), int(against), int(shown))
+
+    def properties(self) -> list[tuple[str, str, int]]:
+        """(property id, label, cards) of the properties with cards, by label."""
+        with self.ledger.transaction() as connection:
+            rows = list(connection.execute(
+                select(cards.c.property, func.max(cards.c.property_label), func.count())
+                .where(cards.c.run_id == self.run_id, _shown("all")).group_by(cards.c.property)))
+        return sorted(((pid, label or pid, int(count)) for pid, label, count in rows), key=lambda entry: entry[1])
+
+    def proposed(self, guids: Sequence[str]) -> set[str]:
+        """Which of ``guids`` the run proposes a reference for."""
+        with self.ledger.transaction() as connection:
+            return set(connection.execute(select(cards.c.guid).where(
+                cards.c.run_id == self.run_id, cards.c.kind != "", cards.c.guid.in_(list(guids)))).scalars())
+
+    def proposals(self) -> list[str]:
+        """The GUIDs of the run's proposals, in the trace's order."""
+        with self.ledger.transaction() as connection:
+            return list(connection.execute(select(cards.c.guid).where(cards.c.run_id == self.run_id, cards.c.kind != "")
+                                           .order_by(*_key().clauses)).scalars())
+
+    def _place(self, guid: str, name: str = "all", property_id: str = "") -> tuple[int, int] | None:
+        with self.ledger.transaction() as connection:
+            row = connection.execute(select(cards.c.item_order, cards.c.check_order).where(
+                cards.c.run_id == self.run_id, cards.c.guid == guid, _shown(name),
+                *((cards.c.property == property_id,) if property_id else ()))).first()
+        return (int(row.item_order), int(row.check_order)) if row is not None else None
+
+    def _first(self, where: Any, name: str, property_id: str, *, last: bool = False) -> Card | None:
+        order = [column.desc() for column in _key().clauses] if last else list(_key().clauses)
+        with self.ledger.transaction() as connection:
+            text = connection.execute(
+                select(cards.c.card).where(cards.c.run_id == self.run_id, _shown(name), where,
+                                           *((cards.c.property == property_id,) if property_id else ()))
+                .order_by(*order).limit(1)).scalar()
+        if not text:
+            return None
+        card = card_from_json(text)
+        if not card.proposed:
+            return card
+        review = self._reviews([card.guid])[card.guid]
+        return replace(card, state=review.state, curator=review.curator, decided=review.decided,
+                       decision_id=review.decision_id)
+
+
+def _key() -> Any:
+    """A card's place in the trace's order."""
+    return tuple_(cards.c.item_order, cards.c.check_order)
+
+
+def _undecided() -> Any:
+    decided = exists().where(decisions.c.run_id == cards.c.run_id, decisions.c.guid == cards.c.guid)
+    written = exists().where(writes.c.guid == cards.c.guid, writes.c.state == "written")
+    return and_(cards.c.kind != "", ~decided, ~written)
+
+
+def _shown(name: str) -> Any:
+    """The condition of the filter ``name`` (``bot.review.queue.FILTERS``; as ``Card.shown_in``)."""
+    if name == "undecided":
+        return _undecided()
+    if name == "supported":
+        return cards.c.kind == "web"
+    if name == "corroborated":
+        return cards.c.kind == "stated-in"
+    if name == "contradicted":
+        return cards.c.against == 1
+    if name == "all":
+        return or_(cards.c.kind != "", cards.c.against == 1)
+    return false()
+
+
+def _model(ledger: RunLedger, run_id: int) -> str:
+    element = ledger.run_element(run_id)
+    judge = from_string(element).find(tag("judge")) if element else None
+    return judge.get("model", "") if judge is not None else ""
