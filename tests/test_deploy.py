@@ -1,20 +1,38 @@
-"""The deployment files operators start from (deploy/): Toolforge's jobs.yaml and the Kubernetes manifests run real
-`refbot` commands with options refbot accepts, their configuration loads, and the ledger's password comes from
-where refbot reads it."""
+"""The deployment an operator follows (deploy/, the Dockerfile, docs/toolforge.md) works as written, as far as this
+machine can tell: every refbot command in the Toolforge jobs, the Kubernetes manifests, the image recipe and the
+guide is one refbot's parser accepts; every file a command names is in the repository; each job has the memory a
+worker was measured to need and the default Toolforge quota holds them; the configurations load; the helper scripts
+run (the latest run of a ledger; refbot.ini and the ToolsDB database written for a tool, against a real MariaDB); no
+password is shipped."""
 
 from __future__ import annotations
 
+import re
 import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
 
 from bot.cli import _validate, build_parser
 from bot.ledger.database import PASSWORD_VARIABLE
+from bot.modelstore import CATALOGUE
 from bot.options import load_options
 from conftest import ROOT
 
 DEPLOY = ROOT / "deploy"
+TOOLFORGE = DEPLOY / "toolforge"
+GUIDE = ROOT / "docs" / "toolforge.md"
+HOME = "/data/project/refbot-tool"  # a tool's home, for the commands' $HOME
+# Options a job of `toolforge jobs load` takes (toolforge-jobs(1), the jobs framework's loader).
+JOB_KEYS = {"name", "command", "image", "schedule", "continuous", "wait", "retry", "emails", "mem", "cpu",
+            "replicas", "no-filelog", "filelog-stdout", "filelog-stderr", "mount"}
+# A tool's default quota on Toolforge (its Kubernetes LimitRange and ResourceQuota): per job, and in all.
+JOB_MEMORY_MAX, TOOL_MEMORY, TOOL_CPU = 4 * 2**30, 8 * 2**30, 4.0
+# Measured (docs/toolforge.md, "Memory"): a worker with a judge server peaked at 1,308 MB in the soak.
+WORKER_PEAK = 1308 * 10**6
 
 
 def refbot_arguments(command: list[str]) -> list[str]:
@@ -33,24 +51,163 @@ def parsed(arguments: list[str]):
     return args
 
 
-def test_the_toolforge_jobs_run_refbot_commands_it_accepts():
-    jobs = yaml.safe_load((DEPLOY / "toolforge" / "jobs.yaml").read_text(encoding="utf-8"))
+def quantity(text: str | int | float) -> float:
+    """A Kubernetes quantity (``1536Mi``, ``500m``, ``"1"``) as a number (bytes, cores)."""
+    match = re.fullmatch(r"([0-9.]+)(Ki|Mi|Gi|m)?", str(text))
+    assert match, f"not a quantity: {text!r}"
+    scale = {None: 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "m": 1e-3}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+def in_repository(path: str) -> Path:
+    """A path under the tool's clone ($HOME/refbot/…) as the file of this repository it names."""
+    assert path.startswith("$HOME/refbot/"), path
+    return ROOT / path.removeprefix("$HOME/refbot/")
+
+
+def shell_words(command: str) -> tuple[list[str], list[str]]:
+    """A job's command line (run by /bin/sh) as words, each ``"$(…)"`` replaced by a run id; and those inner
+    commands."""
+    inner = re.findall(r'"\$\((.*?)\)"', command)
+    return shlex.split(re.sub(r'"\$\(.*?\)"', "1", command)), inner
+
+
+def check_program(word: str) -> None:
+    """A program of the clone: the virtual environment deploy/toolforge/setup makes, or a file of the repository."""
+    if "/.venv/bin/" in word:
+        assert word in ("$HOME/refbot/.venv/bin/refbot", "$HOME/refbot/.venv/bin/python"), word
+        assert '"$(dirname "$0")/../.."' in (TOOLFORGE / "setup").read_text() and "-m venv .venv" in \
+            (TOOLFORGE / "setup").read_text(), "setup makes the clone's .venv"
+    else:
+        assert in_repository(word).is_file(), f"{word} is not in the repository"
+
+
+def toolforge_jobs() -> dict[str, dict]:
+    jobs = yaml.safe_load((TOOLFORGE / "jobs.yaml").read_text(encoding="utf-8"))
+    return {job["name"]: job for job in jobs}
+
+
+def test_the_toolforge_jobs_run_refbot_commands_it_accepts_with_files_the_repository_has():
     commands = {}
-    for job in jobs:
-        assert {"name", "command", "image"} <= set(job), job
-        assert bool(job.get("schedule")) != bool(job.get("continuous")), f"{job['name']}: scheduled or continuous"
+    for name, job in toolforge_jobs().items():
+        assert set(job) <= JOB_KEYS, f"{name}: {set(job) - JOB_KEYS} are no options of toolforge jobs"
+        assert {"name", "command", "image", "mem", "emails"} <= set(job), job
+        assert job["image"] == "python3.11", "the image deploy/toolforge/setup builds the virtual environment in"
+        assert bool(job.get("schedule")) != bool(job.get("continuous")), f"{name}: scheduled or continuous"
         if job.get("schedule"):
             assert len(job["schedule"].split()) == 5, job["schedule"]
-        commands[job["name"]] = parsed(refbot_arguments(shlex.split(job["command"])))
+        words, inner = shell_words(job["command"])
+        check_program(words[0])
+        for command in inner:  # "$(… latest_run.py --config …)": a script of the repository, run by the venv
+            program, script, *rest = shlex.split(command)
+            check_program(program)
+            check_program(script)
+            assert rest == ["--config", "$HOME/refbot.ini"], rest
+        commands[name] = parsed(refbot_arguments(words))
+        assert commands[name].config == Path("$HOME/refbot.ini"), "the configuration configure.py writes"
     assert commands["refbot-enqueue"].command == "run" and commands["refbot-enqueue"].enqueue
     assert commands["refbot-worker"].command == "worker"
-    assert commands["refbot-report"].command == "report" and commands["refbot-report"].run
+    report = toolforge_jobs()["refbot-report"]["command"]
+    assert commands["refbot-report"].command == "report" and "latest_run.py" in report, "the latest run, not run 1"
+    assert commands["refbot-apply"].command == "apply" and commands["refbot-apply"].live
+
+
+def test_each_toolforge_job_has_the_memory_it_needs_within_the_default_quota():
+    jobs = toolforge_jobs()
+    memory = {name: quantity(job["mem"]) for name, job in jobs.items()}
+    cpu = {name: quantity(job.get("cpu", "500m")) for name, job in jobs.items()}
+    assert all(value <= JOB_MEMORY_MAX for value in memory.values()), memory
+    worker = jobs["refbot-worker"]
+    assert memory["refbot-worker"] >= WORKER_PEAK * 1.15, "a worker with a judge server: its peak and a margin"
+    replicas = worker.get("replicas", 1)
+    scheduled = [name for name, job in jobs.items() if job.get("schedule")]
+    assert replicas * memory["refbot-worker"] + max(memory[name] for name in scheduled) <= TOOL_MEMORY
+    assert replicas * cpu["refbot-worker"] + max(cpu[name] for name in scheduled) <= TOOL_CPU
+    times = [tuple(jobs[name]["schedule"].split()[:2]) for name in scheduled]
+    assert len(set(times)) == len(times), "no two scheduled jobs start together (the quota holds one at a time)"
+
+
+def test_the_latest_run_is_read_from_the_ledger_without_making_one(tmp_path):
+    from bot.runledger import RunLedger
+
+    ledger_file = tmp_path / "runs.sqlite"
+    ini = tmp_path / "refbot.ini"
+    ini.write_text(f"[run]\nledger = {ledger_file}\n", encoding="utf-8")
+    script = [sys.executable, str(TOOLFORGE / "latest_run.py"), "--config", str(ini)]
+    environ = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+
+    missing = subprocess.run(script, capture_output=True, text=True, env=environ, timeout=120)
+    assert missing.returncode == 2 and missing.stdout == "" and not ledger_file.exists(), missing
+    with RunLedger(ledger_file) as ledger:
+        empty = subprocess.run(script, capture_output=True, text=True, env=environ, timeout=120)
+        assert empty.returncode == 1 and empty.stdout == "", empty
+        ledger.open_run("first", "P166")
+        latest = ledger.open_run("second", "P166")
+    found = subprocess.run(script, capture_output=True, text=True, env=environ, timeout=120)
+    assert found.returncode == 0 and found.stdout == f"{latest.id}\n", found
+    report = shell_words(toolforge_jobs()["refbot-report"]["command"])[0]
+    assert parsed(refbot_arguments(report[:report.index("--run") + 1] + found.stdout.split())).run == latest.id
+
+
+def test_configure_writes_a_private_configuration_and_the_tools_database(mariadb, tmp_path):
+    """As on Toolforge: replica.my.cnf's user names the database (<user>__refbot), configure.py creates it and writes
+    refbot.ini (mode 0600) with which refbot opens its ledger there; run again, it keeps both."""
+    from bot.runledger import RunLedger
+
+    configure = configure_module()
+    (tmp_path / "replica.my.cnf").write_text(f"[client]\nuser = '{mariadb.user}'\npassword = '{mariadb.password}'\n",
+                                             encoding="utf-8")
+    contact = ["--contact", "https://www.wikidata.org/wiki/User:Example"]
+    arguments = [*contact, "--judge-url", "http://judge.example.org:8000/v1", "--home", str(tmp_path),
+                 "--db-host", "127.0.0.1", "--db-port", str(mariadb.port)]
+    assert configure.main(arguments) == 0
+    ini = tmp_path / "refbot.ini"
+    assert ini.stat().st_mode & 0o777 == 0o600
+    written = ini.read_text(encoding="utf-8")
+    options = load_options(ini, environ={})
+    assert options.run.ledger == f"mysql+pymysql://127.0.0.1:{mariadb.port}/{mariadb.user}__refbot"
+    assert Path(options.run.ledger_credentials) == tmp_path / "replica.my.cnf"
+    assert options.queue.broker == configure.REDIS and re.fullmatch(r"[0-9a-f]{32}", options.queue.prefix)
+    assert options.judge.backend == "openai" and options.judge.url == "http://judge.example.org:8000/v1"
+    with RunLedger.of(options.run) as ledger:
+        assert ledger.latest_run() is None  # the database is there and takes refbot's tables
+    assert configure.main(arguments) == 0 and ini.read_text(encoding="utf-8") == written
+    mariadb.made.append(f"{mariadb.user}__refbot")
+
+    embedded = tmp_path / "embedded"
+    embedded.mkdir()
+    (embedded / "replica.my.cnf").write_text((tmp_path / "replica.my.cnf").read_text(), encoding="utf-8")
+    assert configure.main([*contact, "--embedded-judge", "--home", str(embedded), "--db-host", "127.0.0.1",
+                           "--db-port", str(mariadb.port)]) == 0
+    assert load_options(embedded / "refbot.ini", environ={}).judge.backend == "transformers"
+
+
+def test_the_setup_job_builds_what_the_jobs_run():
+    setup = (TOOLFORGE / "setup").read_text(encoding="utf-8")
+    assert subprocess.run(["bash", "-n", str(TOOLFORGE / "setup")]).returncode == 0
+    assert (TOOLFORGE / "setup").stat().st_mode & 0o111, "executable: the one-off job runs it as its command"
+    assert torch_pin(setup) == torch_pin((ROOT / "scripts" / "setup").read_text()), "the torch scripts/setup pins"
+    assert "-c constraints.txt" in setup
+    for line in setup.splitlines():
+        if line.strip().startswith(".venv/bin/refbot "):
+            args = parsed(shlex.split(line.strip())[1:])
+            assert args.command == "models" and set(args.names) <= set(CATALOGUE), line
+
+
+def torch_pin(text: str) -> str:
+    return re.search(r"torch==([0-9.]+)", text).group(1)
+
+
+def kubernetes_documents() -> list[dict]:
+    return list(yaml.safe_load_all((DEPLOY / "kubernetes" / "refbot.yaml").read_text(encoding="utf-8")))
 
 
 def test_the_kubernetes_manifests_run_refbot_commands_it_accepts_with_a_configuration_it_loads(tmp_path):
-    documents = {document["kind"]: document for document in
-                 yaml.safe_load_all((DEPLOY / "kubernetes" / "refbot.yaml").read_text(encoding="utf-8"))}
-    assert {"ConfigMap", "Secret", "Deployment", "CronJob"} <= set(documents)
+    documents = {document["kind"]: document for document in kubernetes_documents()}
+    assert {"ConfigMap", "Deployment", "CronJob"} <= set(documents)
+    assert "Secret" not in documents, "no password in the repository: the Secret is made with kubectl"
+    text = (DEPLOY / "kubernetes" / "refbot.yaml").read_text(encoding="utf-8")
+    assert "kubectl create secret generic refbot-ledger" in text and "change-me" not in text
     worker = documents["Deployment"]["spec"]["template"]["spec"]["containers"][0]
     enqueue = documents["CronJob"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
     assert parsed(refbot_arguments(worker["command"])).command == "worker"
@@ -59,8 +216,84 @@ def test_the_kubernetes_manifests_run_refbot_commands_it_accepts_with_a_configur
     for container in (worker, enqueue):
         assert PASSWORD_VARIABLE in {variable["name"] for variable in container["env"]}
         assert container["command"][container["command"].index("--config") + 1] == "/etc/refbot/refbot.ini"
+        assert container["image"].split(":")[0] in text.split("docker build -t ", 1)[1], "the image Dockerfile makes"
+    assert quantity(worker["resources"]["limits"]["memory"]) >= WORKER_PEAK * 1.15
     ini = tmp_path / "refbot.ini"
     ini.write_text(documents["ConfigMap"]["data"]["refbot.ini"], encoding="utf-8")
     options = load_options(ini, environ={})
     assert options.run.ledger.startswith("postgresql://") and options.queue.broker.startswith("redis://")
     assert options.judge.backend == "openai" and options.judge.model.startswith("meta-llama/Llama-3.1-8B")
+
+
+def test_the_dockerfile_builds_refbot_from_the_files_it_copies():
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    lines = re.sub(r"\\\n\s*", " ", dockerfile).splitlines()
+    base = next(line for line in lines if line.startswith("FROM ")).split()[1]
+    locked = re.search(r"autogenerated by pip-compile with Python ([0-9.]+)",
+                       (ROOT / "constraints.txt").read_text()).group(1)
+    assert base.startswith(f"python:{locked}-"), "the Python constraints.txt is compiled for"
+    ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
+    copied = [word for line in lines if line.startswith("COPY ") for word in line.split()[1:-1]]
+    assert {"pyproject.toml", "setup.cfg", "constraints.txt", "bot", "queries", "xslt"} <= set(copied)
+    for source in copied:
+        assert (ROOT / source).exists(), source
+        assert f"!{source}" in ignored or f"!{source}/" in ignored, f".dockerignore leaves {source} out"
+    run = " ".join(line for line in lines if line.startswith("RUN "))
+    assert torch_pin(run) == torch_pin((ROOT / "scripts" / "setup").read_text()) and "-c constraints.txt ." in run
+    for command in re.findall(r"(?:&&|then)\s+(refbot [^&;]+)", run):
+        args = parsed(shlex.split(command)[1:])
+        assert args.command == "models" and set(args.names) <= set(CATALOGUE), command
+    assert [line.split()[1] for line in lines if line.startswith("USER ")][-1] != "root"
+
+
+def guide_commands() -> list[str]:
+    """The command lines of the guide's shell blocks (```sh), a line continued with a backslash joined, comments
+    dropped."""
+    blocks, block, language = [], [], None
+    for line in GUIDE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            if language is None:
+                language = line[3:].strip()
+            else:
+                if language == "sh":
+                    blocks.append("\n".join(block))
+                block, language = [], None
+        elif language is not None:
+            block.append(line)
+    assert language is None, "a code block of the guide is not closed"
+    lines = [line.split(" #")[0].strip() for text in blocks for line in re.sub(r"\\\n\s*", " ", text).splitlines()]
+    return [line for line in lines if line]
+
+
+def configure_module():
+    sys.path.insert(0, str(TOOLFORGE))
+    try:
+        import configure
+    finally:
+        sys.path.remove(str(TOOLFORGE))
+    return configure
+
+
+def test_every_command_of_the_toolforge_guide_is_one_refbot_or_its_scripts_accept():
+    """Each `toolforge jobs run` of the guide: the python3.11 image and a command of the clone (refbot, setup,
+    configure.py) that accepts its arguments; each refbot line run by hand, one refbot accepts; the files it loads
+    are the repository's."""
+    commands = guide_commands()
+    jobs = [shlex.split(line) for line in commands if line.startswith("toolforge jobs run ")]
+    assert {words[3] for words in jobs} >= {"refbot-setup", "refbot-configure", "refbot-doctor"}
+    for words in jobs:
+        assert words[words.index("--image") + 1] == "python3.11", words
+        command = shlex.split(words[words.index("--command") + 1])
+        check_program(command[0])
+        if command[0].endswith("/python"):
+            check_program(command[1])
+            assert command[1].endswith("/configure.py"), command
+            configure_module().build_parser().parse_args(command[2:])
+        elif command[0].endswith("/refbot"):
+            parsed(refbot_arguments(command))
+    by_hand = [line for line in commands if re.match(r"(\S*/)?refbot ", line)]
+    assert by_hand, "the guide shows the commands a maintainer runs"
+    for line in by_hand:
+        parsed(refbot_arguments(shlex.split(line)))
+    loaded = [words for words in map(shlex.split, commands) if words[:3] == ["toolforge", "jobs", "load"]]
+    assert loaded and all(in_repository(words[3]) == TOOLFORGE / "jobs.yaml" for words in loaded), loaded
