@@ -1,9 +1,20 @@
 #!/usr/bin/env python3
 """What a curator's review costs in the queue: the keystrokes and clicks, the scrolling and the seconds (the server's
-and the browser's, not the reading) to decide every proposal of a demo run in `refbot review`'s queue.
+and the browser's, not the reading) to decide every proposal of a demo run in `refbot review`'s queue; or, with
+``--statements N``, what the queue costs at the size of a real run.
 
     benchmarks/review_queue.py [--judge transformers|scripted] [--width 1280] [--height 800]
                                [--screenshots reports/review-queue]
+    benchmarks/review_queue.py --statements 50000 [--decisions 30] [--report-at-stop]
+
+``--statements N`` needs no model and no browser: a synthetic run of N statements (five an item; 60 % proposing a
+reference, 10 % with evidence against, the rest not found; each statement element the size of a real one, its
+document holding eight judged paragraphs) is written into a fresh SQLite run ledger and kept for review as `refbot
+run` keeps a run; then ``refbot review --run ID`` is started as a process of its own and asked over loopback HTTP for
+queue pages and decisions as a browser asks (the skip link, the decision form). It prints the seconds from the command
+to the address it prints, the milliseconds per card (a queue page) and per decision (the form's POST), and the
+server's peak resident memory; with ``--report-at-stop`` also what stopping costs (Ctrl-C: the report rewritten with
+the decisions).
 
 The run is the one a curator tried: the demo world (``bot/demo``) served on loopback, its eight items checked by
 ``refbot run``'s code with the default judge (Qwen2.5-Coder-1.5B in-process; ``--judge scripted`` supports every
@@ -18,14 +29,19 @@ archived Brno award, the Catalysis Medal's evidence against and the empty queue 
 from __future__ import annotations
 
 import argparse
+import copy
 import logging
+import os
 import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urljoin
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
@@ -42,6 +58,13 @@ from bot.selection.worklists import Worklist  # noqa: E402
 from bot.wiring import Wiring  # noqa: E402
 
 ITEMS = [f"Q99020{n}" for n in range(1, 9)]
+# The statements a synthetic run is made of: a real trace's (the review tests'), varied.
+TEMPLATE = ROOT / "tests" / "data" / "review-trace.xml"
+PROPERTIES = (("P69", "educated at"), ("P108", "employer"), ("P166", "award received"), ("P463", "member of"),
+              ("P27", "country of citizenship"))
+PARAGRAPH = ("Born in Brno, she read chemistry at the Faculty of Science before moving to Prague, where her work on "
+             "heterogeneous catalysis earned a string of national distinctions and a chair at the academy; colleagues "
+             "remember her seminars, her insistence on careful notebooks and the long walks along the Vltava. ")
 MEDAL = "Q990201$B6C2B84D-6CC2-431B-8F79-CA1BC893485E"
 APPROVE = ("supported", "corroborated")
 
@@ -106,7 +129,15 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
     parser.add_argument("--screenshots", type=Path, default=ROOT / "reports" / "review-queue")
+    parser.add_argument("--statements", type=int, metavar="N",
+                        help="measure the queue on a synthetic run of N statements (no model, no browser)")
+    parser.add_argument("--decisions", type=int, default=30, metavar="N", help="with --statements: decisions made")
+    parser.add_argument("--report-at-stop", action="store_true",
+                        help="with --statements: stop the server with Ctrl-C and measure the report's rewrite")
     args = parser.parse_args()
+    if args.statements:
+        at_scale(args.statements, args.decisions, report_at_stop=args.report_at_stop)
+        return
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # one server thread: a queued request is expected
 
     from selenium.webdriver.common.action_chains import ActionChains
@@ -174,6 +205,192 @@ def main() -> None:
               f"total {sum(seconds):.2f} (key to next card, server and browser)")
     print(f"  Catalysis Medal evidence against shown: {'yes' if medal_against else 'NO'}")
     print(f"  screenshots: {args.screenshots}")
+
+
+def synthetic_run(ledger: RunLedger, statements: int) -> int:
+    """A finished run of ``statements`` statements in ``ledger``, its elements made from the review tests' trace:
+    five statements an item; six in ten propose a reference (their document with eight judged paragraphs), one in
+    ten has a paragraph that negates the value, the rest found nothing. Its id."""
+    from lxml import etree
+    from sqlalchemy import insert
+
+    from bot.ledger.tables import checks, items
+    from bot.output.trace import read, tag, to_string
+
+    root = read(TEMPLATE).getroot()
+    found = list(root.iter(tag("statement")))
+    proposal, nothing = _enlarged(found[0]), found[3]
+    against = _against(proposal)
+    item_template = copy.deepcopy(root.find(tag("item")))
+    for statement in item_template.findall(tag("statement")):
+        item_template.remove(statement)
+    run = ledger.open_run(f"benchmark-{statements}", f"synthetic run of {statements} statements", new=True)
+    with ledger.transaction() as connection:
+        for start in range(0, statements, 1000):
+            item_rows, check_rows = [], []
+            for number in range(start, min(statements, start + 1000)):
+                item = f"Q{7_000_000 + number // 5}"
+                if number % 5 == 0:
+                    element = copy.deepcopy(item_template)
+                    element.set("id", item)
+                    element.set("label", f"Person {number // 5}")
+                    element.set("url", f"https://www.wikidata.org/wiki/{item}")
+                    item_rows.append({"run_id": run.id, "item": item, "element": to_string(element)})
+                kind = number % 10
+                template = nothing if kind >= 7 else against if kind == 6 else proposal
+                statement = _varied(template, item, f"{item}$BENCH-{number:012d}", PROPERTIES[number % len(PROPERTIES)])
+                check_rows.append({"run_id": run.id, "guid": statement.get("guid"), "item": item,
+                                   "outcome": statement.get("outcome"), "checked": "2026-11-28T10:00:00Z",
+                                   "element": to_string(statement)})
+            if item_rows:
+                connection.execute(insert(items), item_rows)
+            connection.execute(insert(checks), check_rows)
+    ledger.finish(run)
+    trace = etree.Element(tag("trace"), nsmap={None: root.nsmap[None]})
+    trace.append(copy.deepcopy(root.find(tag("run"))))
+    keep_for_review(ledger, run.id, etree.ElementTree(trace))  # as `refbot run` does at its end
+    return run.id
+
+
+def _enlarged(statement):
+    """The statement with seven more judged paragraphs in its document (none supporting), as a real page gives."""
+    from bot.output.trace import tag
+
+    statement = copy.deepcopy(statement)
+    judgement = statement.find(f"{tag('document')}/{tag('judgement')}")
+    for position in range(7):
+        other = copy.deepcopy(judgement)
+        other.set("position", str(10 + position))
+        other.set("supports", "false")
+        other.set("support", "0.12")
+        other.find(tag("paragraph")).text = PARAGRAPH * 2
+        for match in other.find(tag("paragraph")):
+            other.find(tag("paragraph")).remove(match)
+        judgement.addnext(other)
+    return statement
+
+
+def _against(proposal):
+    """The proposal turned into a statement with nothing proposed and a paragraph that negates its value."""
+    from lxml import etree
+
+    from bot.output.trace import tag
+
+    statement = copy.deepcopy(proposal)
+    statement.set("outcome", "not-found")
+    statement.remove(statement.find(tag("reference")))
+    judgement = statement.find(f"{tag('document')}/{tag('judgement')}")
+    judgement.set("supports", "false")
+    against = etree.Element(tag("against"), kind="negated", cue="not", reason="the value is negated (“not”)")
+    against.text = "She never studied at Charles University, though she lectured there."
+    judgement.find(tag("answer")).addprevious(against)
+    return statement
+
+
+def _varied(template, item: str, guid: str, prop: tuple[str, str]):
+    from bot.output.trace import tag
+
+    statement = copy.deepcopy(template)
+    statement.set("guid", guid)
+    statement.set("url", f"https://www.wikidata.org/wiki/{item}#{guid}")
+    statement.set("property", prop[0])
+    statement.set("property-label", prop[1])
+    line = statement.find(f"{tag('reference')}/{tag('quickstatements')}")
+    if line is not None:
+        line.text = "\t".join([item, prop[0]] + line.text.split("\t")[2:])
+    return statement
+
+
+def at_scale(statements: int, decisions: int, *, report_at_stop: bool) -> None:
+    """Build a synthetic run, then time `refbot review` on it as a process of its own (see the module's docstring)."""
+    import requests
+    from lxml import etree
+
+    with tempfile.TemporaryDirectory(prefix="refbot-queue-scale-") as name:
+        tmp = Path(name)
+        began = time.perf_counter()
+        with RunLedger(tmp / "runs.sqlite") as ledger:
+            run_id = synthetic_run(ledger, statements)
+        built_s = time.perf_counter() - began
+        size = sum(path.stat().st_size for path in tmp.glob("runs.sqlite*"))
+        environment = {**os.environ, "PYTHONPATH": str(ROOT), "REFBOT_REVIEW_CURATOR": "Benchmark Curator"}
+        started = time.perf_counter()
+        server = subprocess.Popen([sys.executable, "-m", "bot.cli", "review", "--run", str(run_id), "--ledger",
+                                   str(tmp / "runs.sqlite")], cwd=tmp, env=environment, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            line = ""
+            while not line.startswith("review: "):
+                line = server.stdout.readline()
+                if not line:
+                    raise SystemExit(f"review_queue: `refbot review` ended: {server.stderr.read()}")
+            start_s = time.perf_counter() - started
+            queue = line.split(" ", 1)[1].strip()
+            origin = "/".join(queue.split("/")[:3])
+            cards_ms, decisions_ms = [], []
+            with requests.Session() as http:
+                http.trust_env = False
+
+                def get(url: str) -> str:
+                    began = time.perf_counter()
+                    page = http.get(url, timeout=600)
+                    cards_ms.append((time.perf_counter() - began) * 1000)
+                    page.raise_for_status()
+                    return page.text
+
+                text = get(queue)
+                for turn in range(decisions):
+                    page = etree.HTML(text)
+                    fields = {field.get("name"): field.get("value") or ""
+                              for field in page.xpath("//form[@class='decide']/input[@type='hidden']")}
+                    if not fields:
+                        break
+                    if turn % 3 == 2:  # a skip now and then, as a curator leaves a card for later
+                        text = get(urljoin(queue, page.xpath("//a[@id='skip']/@href")[0]))
+                        continue
+                    began = time.perf_counter()
+                    answer = http.post(urljoin(queue, "decide"), allow_redirects=False, timeout=600,
+                                       data={**fields, "decision": ("approved", "rejected")[turn % 2]},
+                                       headers={"Origin": origin})
+                    decisions_ms.append((time.perf_counter() - began) * 1000)
+                    if answer.status_code != 303:
+                        raise SystemExit(f"review_queue: a decision was answered {answer.status_code}")
+                    text = get(urljoin(queue, answer.headers["Location"]))
+                for view in ("show=all", "show=contradicted", "show=supported&property=P166", "show=undecided"):
+                    get(queue.replace("queue?", f"queue?{view}&"))
+            serving_peak = _peak_kib(server.pid)
+            stop_s, stop_peak = 0.0, 0
+            if report_at_stop:
+                began = time.perf_counter()
+                server.send_signal(signal.SIGINT)
+                _, _, usage = os.wait4(server.pid, 0)
+                server.returncode = 0
+                stop_s, stop_peak = time.perf_counter() - began, usage.ru_maxrss
+        finally:
+            if server.returncode is None:
+                server.terminate()
+                server.wait(60)
+
+    print(f"review_queue: a synthetic run of {statements} statements ({statements * 6 // 10} proposals, "
+          f"{statements // 10} with evidence against); ledger {size / 2**20:.0f} MiB, built and kept for review in "
+          f"{built_s:.1f} s")
+    print(f"  start (command to address)      {start_s:.2f} s")
+    print(f"  card (a queue page)             median {statistics.median(cards_ms):.0f} ms, max {max(cards_ms):.0f} ms "
+          f"({len(cards_ms)} pages)")
+    if decisions_ms:
+        print(f"  decision (the form's POST)      median {statistics.median(decisions_ms):.0f} ms, "
+              f"max {max(decisions_ms):.0f} ms ({len(decisions_ms)} decisions)")
+    print(f"  server's peak memory (RSS)      {serving_peak / 2**10:.0f} MiB")
+    if report_at_stop:
+        print(f"  stop (Ctrl-C, report rewritten) {stop_s:.1f} s, peak memory {stop_peak / 2**10:.0f} MiB")
+
+
+def _peak_kib(pid: int) -> int:
+    """A process's peak resident memory so far (VmHWM), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
 
 
 def _gone(element) -> bool:

@@ -190,10 +190,13 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         prop = request.args.get("property", "")
         prop = prop if _PROPERTY.fullmatch(prop) else ""
         shelf = review.index(run_id)  # (a run still checked: its statements recorded since)
-        card = shelf.pick(chosen, prop, at=request.args.get("at", ""), after=request.args.get("after", ""),
-                          decided=bool(request.args.get("done")))
-        flash, flash_state = _flash(shelf, request.args.get("done", ""), request.args.get("of", ""))
-        counts = shelf.counts(chosen, prop)
+        with review.ledger.transaction():  # one view of the run for the whole page
+            card = shelf.pick(chosen, prop, at=request.args.get("at", ""), after=request.args.get("after", ""),
+                              decided=bool(request.args.get("done")))
+            flash, flash_state = _flash(shelf, request.args.get("done", ""), request.args.get("of", ""))
+            counts = shelf.counts(chosen, prop)
+            properties = shelf.properties()
+            previous = shelf.neighbour(chosen, prop, card.guid, -1) if card is not None else None
 
         def link(name: str, pid: str, *, after: str = "", at: str = "") -> str:
             query = {"show": name, "property": pid, "after": after, "at": at}
@@ -202,10 +205,9 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         nonce = secrets.token_urlsafe(16)
         html = render_template(
             "queue.html", card=card, run_id=run_id, curator=name, token=token, base=base, nonce=nonce,
-            chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=shelf.properties(),
+            chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=properties,
             against=counts.against, left=counts.left, proposals=counts.proposals, decided=counts.decided,
-            shown=counts.shown, flash=flash, flash_state=flash_state, link=link,
-            previous=shelf.neighbour(chosen, prop, card.guid, -1) if card is not None else None)
+            shown=counts.shown, flash=flash, flash_state=flash_state, link=link, previous=previous)
         response = Response(html, mimetype="text/html")
         response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY + f"; script-src 'nonce-{nonce}'"
         return response

@@ -31,6 +31,25 @@ BATCH = 500  # statements read into cards per transaction
 
 
 @dataclass(frozen=True)
+class Group:
+    """The run's cards of one property, kind and evidence against: what every count that no decision changes is
+    summed from."""
+
+    property_id: str
+    label: str
+    kind: str
+    against: bool
+    cards: int
+
+    def shown_in(self, name: str, property_id: str = "") -> bool:
+        """Whether the filter ``name`` (not "undecided", which decisions change) shows these cards."""
+        if property_id and self.property_id != property_id:
+            return False
+        return {"supported": self.kind == "web", "corroborated": self.kind == "stated-in",
+                "contradicted": self.against, "all": True}.get(name, False)
+
+
+@dataclass(frozen=True)
 class Counts:
     """What a queue page's header counts: the run's proposals, those decided, those left (of the property chosen),
     those with evidence against, and the cards the filter shows."""
@@ -50,15 +69,21 @@ class Shelf:
         self.ledger = ledger
         self.run_id = run_id
         self._reviews = reviews
+        self._complete = False  # every statement read, for good: what no decision changes is counted once
+        self._groups: list[Group] | None = None
 
     # -- reading statements into cards -----------------------------------------------------------------------
     def fill(self, on_progress: Callable[[int], None] | None = None) -> int:
         """Read the run's statements that have no card yet (or were recorded again since) into cards, a batch per
         transaction; the statements read. Nothing is looked for once the run is finished and every statement read.
         InputError when a proposal's snaks disagree (:func:`statement_proposal`)."""
+        if self._complete:
+            return 0
         with self.ledger.transaction() as connection:
             if connection.execute(select(card_runs.c.run_id).where(card_runs.c.run_id == self.run_id)).first():
+                self._complete = True
                 return 0
+        self._groups = None
         model = _model(self.ledger, self.run_id)
         read = 0
         while True:
@@ -108,7 +133,18 @@ class Shelf:
     # -- what a queue page reads -----------------------------------------------------------------------------
     def card(self, guid: str, name: str = "all", property_id: str = "") -> Card | None:
         """The card of ``guid`` when the filter shows it, with its review state."""
-        return self._first(cards.c.guid == guid, name, property_id)
+        with self.ledger.transaction() as connection:
+            text = connection.execute(select(cards.c.card).where(
+                cards.c.run_id == self.run_id, cards.c.guid == guid, _shown(name),
+                *((cards.c.property == property_id,) if property_id else ()))).scalar()
+        if not text:
+            return None
+        card = card_from_json(text)
+        if not card.proposed:
+            return card
+        review = self._reviews([card.guid])[card.guid]
+        return replace(card, state=review.state, curator=review.curator, decided=review.decided,
+                       decision_id=review.decision_id)
 
     def pick(self, name: str, property_id: str = "", *, at: str = "", after: str = "",
              decided: bool = False) -> Card | None:
@@ -117,7 +153,8 @@ class Shelf:
         or in the undecided filter: the next undecided card)."""
         card = self.card(at, name, property_id) if at else None
         if card is None and after and name != "undecided" and not decided:
-            card = self.neighbour(name, property_id, after, +1)
+            following = self.neighbour(name, property_id, after, +1)
+            card = self.card(following) if following else None
         return card if card is not None else self.next_card(name, property_id, after=after)
 
     def next_card(self, name: str, property_id: str = "", *, after: str = "") -> Card | None:
@@ -133,12 +170,12 @@ class Shelf:
                 found = (self._first(and_(wanted, _key() > tuple_(*place)), name, property_id)
                          or self._first(and_(wanted, _key() <= tuple_(*place)), name, property_id))
             if found is not None:
-                return found
+                return self.card(found)
         return None
 
-    def neighbour(self, name: str, property_id: str, guid: str, step: int) -> Card | None:
-        """The card before (``step`` -1) or after (+1) ``guid`` in the filter, wrapping round; None when the filter
-        does not show ``guid`` or shows nothing else."""
+    def neighbour(self, name: str, property_id: str, guid: str, step: int) -> str | None:
+        """The GUID of the card before (``step`` -1) or after (+1) ``guid`` in the filter, wrapping round; None when
+        the filter does not show ``guid`` or shows nothing else."""
         place = self._place(guid, name, property_id)
         if place is None:
             return None
@@ -148,26 +185,58 @@ class Shelf:
         return self._first(behind, name, property_id, last=True) or self._first(ahead, name, property_id, last=True)
 
     def counts(self, name: str = DEFAULT_FILTER, property_id: str = "") -> Counts:
-        run = cards.c.run_id == self.run_id
-        proposed = cards.c.kind != ""
-        chosen = and_(run, _shown(name), *((cards.c.property == property_id,) if property_id else ()))
-        in_property = (cards.c.property == property_id,) if property_id else ()
-        with self.ledger.transaction() as connection:  # one view of the run's rows
-            proposals = connection.execute(select(func.count()).where(run, proposed)).scalar_one()
-            undecided = connection.execute(select(func.count()).where(run, proposed, _undecided())).scalar_one()
-            left = connection.execute(select(func.count()).where(run, proposed, _undecided(), *in_property)
-                                      ).scalar_one() if property_id else undecided
-            against = connection.execute(select(func.count()).where(run, cards.c.against == 1)).scalar_one()
-            shown = connection.execute(select(func.count()).where(chosen)).scalar_one()
-        return Counts(int(proposals), int(proposals) - int(undecided), int(left), int(against), int(shown))
+        """The counts a queue page shows. Those no decision changes are summed from :meth:`groups`; those decided
+        are counted from the run's decisions and the references written, so that no count reads every card."""
+        groups = self.groups()
+        proposals = sum(group.cards for group in groups if group.kind)
+        in_property = sum(group.cards for group in groups if group.kind and group.property_id == property_id)
+        decided = self._decided()
+        left = (in_property - self._decided(property_id)) if property_id else proposals - decided
+        shown = left if name == "undecided" else sum(group.cards for group in groups
+                                                     if group.shown_in(name, property_id))
+        return Counts(proposals, decided, left, sum(group.cards for group in groups if group.against), shown)
+
+    def groups(self) -> list[Group]:
+        """The run's cards counted by property, kind and evidence against (read once when the run's cards are
+        complete)."""
+        groups = self._groups
+        if groups is None:
+            with self.ledger.transaction() as connection:
+                rows = list(connection.execute(
+                    select(cards.c.property, func.max(cards.c.property_label), cards.c.kind, cards.c.against,
+                           func.count()).where(cards.c.run_id == self.run_id, _shown("all"))
+                    .group_by(cards.c.property, cards.c.kind, cards.c.against)))
+            groups = [Group(pid, label or pid, kind, bool(against), int(count))
+                      for pid, label, kind, against, count in rows]
+            if self._complete:
+                self._groups = groups
+        return groups
 
     def properties(self) -> list[tuple[str, str, int]]:
         """(property id, label, cards) of the properties with cards, by label."""
-        with self.ledger.transaction() as connection:
-            rows = list(connection.execute(
-                select(cards.c.property, func.max(cards.c.property_label), func.count())
-                .where(cards.c.run_id == self.run_id, _shown("all")).group_by(cards.c.property)))
-        return sorted(((pid, label or pid, int(count)) for pid, label, count in rows), key=lambda entry: entry[1])
+        counted: dict[tuple[str, str], int] = {}
+        for group in self.groups():
+            counted[(group.property_id, group.label)] = counted.get((group.property_id, group.label), 0) + group.cards
+        return sorted(((pid, label, count) for (pid, label), count in counted.items()), key=lambda entry: entry[1])
+
+    def _decided(self, property_id: str = "") -> int:
+        """The run's proposals (of ``property_id``, when given) decided: by a decision of the run, or a reference
+        written in any run. Counted from the decisions and the writes, which are few beside the run's cards."""
+        proposal = and_(cards.c.run_id == self.run_id, cards.c.kind != "",
+                        *((cards.c.property == property_id,) if property_id else ()))
+        by_decision = (select(func.count(func.distinct(decisions.c.guid)))
+                       .select_from(decisions.join(cards, and_(cards.c.run_id == decisions.c.run_id,
+                                                               cards.c.guid == decisions.c.guid)))
+                       .where(decisions.c.run_id == self.run_id, proposal))
+        undecided_written = (select(func.count(func.distinct(writes.c.guid)))
+                             .select_from(writes.join(cards, and_(cards.c.run_id == self.run_id,
+                                                                  cards.c.guid == writes.c.guid)))
+                             .where(writes.c.state == "written", proposal,
+                                    ~exists().where(decisions.c.run_id == self.run_id,
+                                                    decisions.c.guid == writes.c.guid)))
+        with self.ledger.transaction() as connection:  # one view of both
+            return int(connection.execute(by_decision).scalar_one()) + int(
+                connection.execute(undecided_written).scalar_one())
 
     def proposed(self, guids: Sequence[str]) -> set[str]:
         """Which of ``guids`` the run proposes a reference for."""
@@ -188,21 +257,14 @@ class Shelf:
                 *((cards.c.property == property_id,) if property_id else ()))).first()
         return (int(row.item_order), int(row.check_order)) if row is not None else None
 
-    def _first(self, where: Any, name: str, property_id: str, *, last: bool = False) -> Card | None:
+    def _first(self, where: Any, name: str, property_id: str, *, last: bool = False) -> str | None:
+        """The GUID of the first (``last``: the last) card in the filter that ``where`` holds for."""
         order = [column.desc() for column in _key().clauses] if last else list(_key().clauses)
         with self.ledger.transaction() as connection:
-            text = connection.execute(
-                select(cards.c.card).where(cards.c.run_id == self.run_id, _shown(name), where,
+            return connection.execute(
+                select(cards.c.guid).where(cards.c.run_id == self.run_id, _shown(name), where,
                                            *((cards.c.property == property_id,) if property_id else ()))
                 .order_by(*order).limit(1)).scalar()
-        if not text:
-            return None
-        card = card_from_json(text)
-        if not card.proposed:
-            return card
-        review = self._reviews([card.guid])[card.guid]
-        return replace(card, state=review.state, curator=review.curator, decided=review.decided,
-                       decision_id=review.decision_id)
 
 
 def _key() -> Any:

@@ -69,6 +69,7 @@ class ReviewLedger:
 
     def __init__(self, ledger: RunLedger) -> None:
         self.ledger = ledger
+        self._shelves: dict[int, Shelf] = {}
 
     # -- runs ------------------------------------------------------------------------------------------------
     def trace(self, run_id: int) -> Any:
@@ -92,7 +93,10 @@ class ReviewLedger:
 
     def shelf(self, run_id: int) -> Shelf:
         """The run's cards as they are in the ledger (:meth:`index` reads the statements they lack)."""
-        return Shelf(self.ledger, run_id, lambda guids: self.reviews(run_id, guids))
+        shelf = self._shelves.get(run_id)
+        if shelf is None:
+            shelf = self._shelves[run_id] = Shelf(self.ledger, run_id, lambda guids: self.reviews(run_id, guids))
+        return shelf
 
     def _reviewable(self, run_id: int) -> tuple[Run, str]:
         """The run and its trace's run element."""
