@@ -23,9 +23,9 @@ from pathlib import Path
 import redis
 
 from bot import __version__
-from bot.errors import InternalError, RefbotError
+from bot.errors import InputError, InternalError, RefbotError
 from bot.faults import FIX, REINSTALL, first_line
-from bot.ledger.database import is_url
+from bot.ledger.database import is_url, sqlite_problem
 from bot.options import Options, default_config_file, judge_urls, load_options, without_password
 from bot.runledger import RunLedger
 
@@ -295,13 +295,23 @@ def writable(options: Options) -> str:
 
 def run_ledger(options: Options) -> str:
     """A database ledger reachable and at the current shape (refbot migrates it); a SQLite one is made on first
-    use in a folder the "folders" check tries."""
+    use in a folder the "folders" check tries. Nothing is made here: an existing file that is not a ledger, or a
+    database with no ledger yet, is said as it is."""
     target = options.run.ledger
     if not is_url(target):
         path = Path(target)
-        return f"SQLite file {path}" + ("" if path.exists() else " (made by the first `refbot run`)")
-    with RunLedger.of(options.run) as ledger:
-        return f"{ledger.path}: reachable, its tables at the current shape"
+        if not path.exists():
+            return f"SQLite file {path} (made by the first `refbot run`)"
+        problem = sqlite_problem(path)
+        if problem:
+            raise Problem(FAIL, f"{path} is not a run ledger: {problem}",
+                          "set [run] ledger to the ledger's file, or to a new file's path")
+        return f"SQLite file {path}"
+    try:
+        with RunLedger.of(options.run, create=False) as ledger:
+            return f"{ledger.path}: reachable, its tables at the current shape"
+    except InputError as error:  # reachable, and empty: the first run makes the tables
+        return f"{error.args[0]}: the first `refbot run` makes its tables"
 
 
 def queue(options: Options) -> str:

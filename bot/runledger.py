@@ -31,6 +31,8 @@ from bot.ledger.tables import checks, items, ledger_identity, queued, run_elemen
 from bot.options import RunOptions
 
 BUSY_TIMEOUT_S = database.BUSY_TIMEOUT_S
+NO_LEDGER_HINT = ("`refbot run` (or `run --enqueue`) makes it; point [run] ledger or --ledger at the ledger it "
+                  "wrote")
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,12 @@ class SharedRun:
 
 class RunLedger:
     def __init__(self, target: Path | str | None, *, clock: Clock = system_clock, credentials: Path | None = None,
-                 environ: dict[str, str] | None = None) -> None:
+                 environ: dict[str, str] | None = None, create: bool = True) -> None:
         """``target``: a path (SQLite), a database URL (``bot.ledger.database``), or ``None``: a ledger in memory,
         for a run that is not resumed (`refbot check`). ``clock`` stamps runs and checks; ``credentials`` and
-        ``environ``: where a server's password comes from when its URL has none."""
+        ``environ``: where a server's password comes from when its URL has none. ``create`` False (a command that
+        only reads): InputError naming the ledger where there is none yet, instead of making one. ConfigError for a
+        file that is not a ledger (nothing is written to it)."""
         self.url = database.ledger_url(target, credentials=credentials, environ=environ)
         self.server = database.is_url(target) and self.url.get_backend_name() != "sqlite"
         # What the ledger is called in messages: its path, or its URL without the password.
@@ -90,13 +94,17 @@ class RunLedger:
         # Each thread's open transaction, and MariaDB's named locks taken inside it (released after it): a thread's
         # call never joins another thread's transaction.
         self._local = threading.local()
+        if isinstance(self.path, Path):
+            self._check_file(self.path, create=create)
         try:
-            if isinstance(self.path, Path):
+            if isinstance(self.path, Path) and not self.path.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                if not self.path.exists():  # only its owner may read it; SQLite gives its -wal and -shm the same mode
-                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+                # only its owner may read it; SQLite gives its -wal and -shm the same mode
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
             self.engine: Engine = database.create(self.url)
-            database.migrate(self.engine)
+            holds = create or not self.server or database.holds_ledger(self.engine)
+            if holds:
+                database.migrate(self.engine)
         except (OSError, SQLAlchemyError) as error:
             reason = getattr(error, "orig", None) or error
             hint = ("set [run] ledger to a writable file, or pass --ledger" if not self.server else
@@ -105,12 +113,27 @@ class RunLedger:
             raise ConfigError(f"cannot open the run ledger {self.path or 'in memory'}: "
                               f"{str(reason).splitlines()[0] if str(reason) else type(reason).__name__}",
                               hint=hint) from None
+        if not holds:
+            self.engine.dispose()
+            raise InputError(f"the database {self.path} holds no run ledger yet", hint=NO_LEDGER_HINT)
+
+    @staticmethod
+    def _check_file(path: Path, *, create: bool) -> None:
+        """A ledger's file: none yet (made unless ``create`` is False), or a SQLite file of refbot's ledger."""
+        if not path.exists():
+            if not create:
+                raise InputError(f"there is no run ledger at {path}", hint=NO_LEDGER_HINT)
+            return
+        problem = database.sqlite_problem(path)
+        if problem:
+            raise ConfigError(f"{path} is not a run ledger: {problem}; refbot leaves it as it is",
+                              hint="set [run] ledger (or --ledger) to the ledger's file, or to a new file's path")
 
     @classmethod
-    def of(cls, options: RunOptions, *, clock: Clock = system_clock) -> RunLedger:
-        """The ledger ``[run]`` names, with its credentials file."""
+    def of(cls, options: RunOptions, *, clock: Clock = system_clock, create: bool = True) -> RunLedger:
+        """The ledger ``[run]`` names, with its credentials file (``create``: as :class:`RunLedger` takes it)."""
         credentials = Path(options.ledger_credentials).expanduser() if options.ledger_credentials else None
-        return cls(options.ledger, clock=clock, credentials=credentials)
+        return cls(options.ledger, clock=clock, credentials=credentials, create=create)
 
     def __enter__(self) -> RunLedger:
         return self

@@ -260,8 +260,12 @@ def test_doctor_says_whether_the_ledger_and_the_queue_answer(postgres, redis_ser
     from bot.doctor import FAIL, OK, diagnose
 
     ini = tmp_path / "refbot.ini"
-    ini.write_text(f"[run]\nledger = {create_database(postgres, 'refbot_doctor')}\n"
-                   f"[queue]\nbroker = {redis_server.url('2')}\n", encoding="utf-8")
+    url = create_database(postgres, 'refbot_doctor')
+    ini.write_text(f"[run]\nledger = {url}\n[queue]\nbroker = {redis_server.url('2')}\n", encoding="utf-8")
+    found = {finding.check: finding for finding in diagnose(ini, environ={})}
+    assert found["run ledger"].state == OK, "an empty database: the first run makes the ledger, not the doctor"
+    assert found["run ledger"].detail.endswith("holds no run ledger yet: the first `refbot run` makes its tables")
+    RunLedger(url).close()
     found = {finding.check: finding for finding in diagnose(ini, environ={})}
     assert found["run ledger"].state == OK
     assert "reachable, its tables at the current shape" in found["run ledger"].detail

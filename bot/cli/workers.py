@@ -70,7 +70,7 @@ def run_enqueue(args: argparse.Namespace, options: Options) -> None:
 
 
 def run_status(args: argparse.Namespace, options: Options) -> Ended:
-    with RunLedger.of(options.run) as ledger:
+    with RunLedger.of(options.run, create=False) as ledger:
         record, queue, counts = status(ledger, args.status)
         finished = ledger.run_finished(record)
     outcomes = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "none yet"
@@ -85,7 +85,7 @@ def report_run(args: argparse.Namespace, options: Options) -> None:
     """The trace of a run from the shared ledger alone (what every worker recorded), with this configuration's
     settings, and its report; the run element kept for review."""
     parts = Wiring(options)
-    with RunLedger.of(options.run, clock=parts.clock) as ledger:
+    with RunLedger.of(options.run, clock=parts.clock, create=False) as ledger:
         record, queue, counts = status(ledger, args.run)
         finished = ledger.run_finished(record)
         result = RunResult(record.id, Worklist(f"run {record.id}"), True, record.started, finished or "",

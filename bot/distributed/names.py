@@ -32,7 +32,7 @@ def tool_prefix(options: Options) -> str:
             name = url.database or ""
             if url.get_backend_name() == "sqlite":
                 name = PurePath(name).stem
-        except ArgumentError:
+        except (ArgumentError, ValueError):  # (a malformed URL: opening the ledger says so, naming the option)
             name = ""
     else:
         name = PurePath(target).stem

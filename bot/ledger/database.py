@@ -17,12 +17,13 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
+from urllib.request import pathname2url
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
@@ -37,6 +38,8 @@ BUSY_TIMEOUT_S = 30.0
 DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg", "mysql": "mysql+pymysql",
            "mariadb": "mariadb+pymysql"}
 PASSWORD_VARIABLE = "REFBOT_RUN_LEDGER_PASSWORD"  # where a server's password may come from
+CREDENTIALS_HINT = ("point [run] ledger_credentials at a file with a [client] section (user = …, password = …), as "
+                    "Toolforge's replica.my.cnf")
 _MIGRATED: set[str] = set()  # the ledgers this process has brought to the current shape
 
 
@@ -55,14 +58,23 @@ def ledger_url(target: str | Path | None, *, credentials: Path | None = None,
         return make_url(f"sqlite:///{Path(target).expanduser().resolve()}")
     try:
         url = make_url(str(target))
-    except ArgumentError:
-        raise ConfigError(f"[run] ledger is not a database URL: {hidden(str(target))}",
-                          hint="use a path, postgresql://USER@HOST/DB or mysql+pymysql://USER@HOST/DB") from None
+        url.port  # noqa: B018 (a port that is no number: refused here, not by the driver's first connection)
+    except (ArgumentError, ValueError):  # ValueError: "mysql+pymysql://[::1" (the host never closed)
+        # (the message loses any user:password@ of the text: RefbotError redacts every URL in it)
+        raise ConfigError(f"[run] ledger is not a database URL: {target}",
+                          hint="set [run] ledger (or --ledger) to a file's path, or a server's URL such as "
+                               "postgresql://HOST/DB or mysql+pymysql://HOST/DB") from None
     if url.drivername in DRIVERS:
         url = url.set(drivername=DRIVERS[url.drivername])
     if url.get_backend_name() not in ("postgresql", "mysql", "mariadb", "sqlite"):
         raise ConfigError(f"[run] ledger: {url.get_backend_name()} is not a database refbot keeps a ledger in",
                           hint="use a path (SQLite), postgresql://… or mysql+pymysql://…")
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:") \
+            and not Path(url.database).is_absolute():
+        # SQLAlchemy reads sqlite:///etc/passwd as the relative path etc/passwd: a file where nobody looks for it.
+        raise ConfigError(f"[run] ledger: a sqlite: URL with three slashes names a relative path: {url.database}, "
+                          f"not /{url.database}", hint=f"set [run] ledger (or --ledger) to the file's path itself: "
+                                                       f"/{url.database}, or {url.database} in the working folder")
     if url.password is None and url.get_backend_name() != "sqlite":
         user, password = _credentials(credentials, environ if environ is not None else os.environ)
         if password is not None:
@@ -81,15 +93,50 @@ def _credentials(path: Path | None, environ: Mapping[str, str]) -> tuple[str | N
     try:
         with path.expanduser().open(encoding="utf-8") as handle:
             parser.read_file(handle)
-    except (OSError, configparser.Error) as error:
-        raise ConfigError(f"cannot read the ledger's credentials from {path}: {error}",
-                          hint="point [run] ledger_credentials at a file with a [client] section (user, "
-                               "password), as Toolforge's replica.my.cnf") from None
+    except OSError as error:
+        raise ConfigError(f"cannot read the ledger's credentials from {path}: {error.strerror or error}",
+                          hint=CREDENTIALS_HINT) from None
+    except (configparser.Error, UnicodeDecodeError) as error:
+        # Never the parser's message: it quotes the line it could not read, which may be the password itself.
+        line = getattr(error, "lineno", None)
+        raise ConfigError(f"cannot read the ledger's credentials from {path}: not an INI file with a [client] "
+                          f"section" + (f" (line {line})" if line else ""), hint=CREDENTIALS_HINT) from None
     if not parser.has_section("client"):
-        raise ConfigError(f"{path} has no [client] section", hint="write [client] user = … and password = …")
+        raise ConfigError(f"{path} has no [client] section", hint=CREDENTIALS_HINT)
     client = parser["client"]
     password = client.get("password")
     return client.get("user"), password.strip("'\"") if password is not None else None
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def sqlite_problem(path: Path) -> str:
+    """Why the existing file at ``path`` is no ledger refbot may open ("" when it is one, or is empty): not a SQLite
+    file, or a SQLite database of something else (another program's tables, none of a ledger's)."""
+    if not path.is_file():
+        return "it is not a file"
+    try:
+        with path.open("rb") as stream:
+            header = stream.read(len(SQLITE_HEADER))
+        if not header:
+            return ""
+        if header != SQLITE_HEADER:
+            return "it is not a SQLite file"
+        read_only = f"file:{pathname2url(str(path))}?mode=ro"
+        with closing(sqlite3.connect(read_only, uri=True, timeout=BUSY_TIMEOUT_S)) as connection:
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except (OSError, sqlite3.Error) as error:
+        return f"it cannot be read ({error})"
+    if tables and "runs" not in tables:
+        shown = ", ".join(sorted(tables)[:3]) + (", …" if len(tables) > 3 else "")
+        return f"a SQLite database with other tables than a ledger's ({shown})"
+    return ""
+
+
+def holds_ledger(engine: Engine) -> bool:
+    """Whether the database has a ledger's tables already (a server's database may be new and empty)."""
+    return inspect(engine).has_table("runs")
 
 
 def hidden(url: str | URL) -> str:
@@ -97,7 +144,7 @@ def hidden(url: str | URL) -> str:
 
     try:
         return make_url(url).render_as_string(hide_password=True) if is_url(str(url)) else str(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return "(an unreadable URL)"
 
 
