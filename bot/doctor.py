@@ -26,7 +26,7 @@ from bot import __version__
 from bot.errors import InputError, InternalError, RefbotError
 from bot.faults import FIX, REINSTALL, first_line
 from bot.ledger.database import is_url, sqlite_problem
-from bot.options import Options, default_config_file, judge_urls, load_options, without_password
+from bot.options import Options, default_config_file, judge_urls, load_options, secrets_in, without_password
 from bot.runledger import RunLedger
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -175,6 +175,21 @@ def configuration(config_file: Path | None, environ: Mapping[str, str]) -> tuple
     path = config_file or default_config_file()
     options = load_options(config_file, environ)
     return (f"{path} read" if path else "no refbot.ini found; defaults and REFBOT_* variables"), options
+
+
+def config_secrets(config_file: Path | None) -> str:
+    """A configuration file that holds a secret (a password in the ledger's URL, an API key, the queue's prefix)
+    is readable by its owner only: other users of the machine (a shared Toolforge bastion) could read it."""
+    path = config_file or default_config_file()
+    if path is None:
+        return "no configuration file"
+    secrets = secrets_in(path)
+    if not secrets:
+        return f"{path} holds no password, key or prefix"
+    if path.stat().st_mode & 0o044:
+        raise Problem(WARN, f"{path} holds secrets ({', '.join(secrets)}) and other users can read it "
+                            f"(mode {path.stat().st_mode & 0o777:o})", f"chmod 600 {path}")
+    return f"{path} holds secrets ({', '.join(secrets)}), readable by its owner only"
 
 
 def contact(options: Options) -> str:
@@ -339,6 +354,7 @@ def diagnose(config_file: Path | None = None, environ: Mapping[str, str] | None 
     except RefbotError as error:
         return findings + [Finding("configuration", FAIL, error.args[0], error.hint or "fix the file or the variable")]
     findings.append(Finding("configuration", OK, detail))
+    findings.append(_run("config secrets", lambda: config_secrets(config_file)))
     findings += [
         _run("contact", lambda: contact(options)),
         _run("judge", lambda: judge(options)),

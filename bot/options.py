@@ -442,6 +442,24 @@ def _from_file(path: Path) -> dict[str, Any]:
     return values
 
 
+def secrets_in(path: Path) -> list[str]:
+    """The secrets a configuration file holds, as ``[section] key`` (never their values): a secret setting
+    (SECRET_FIELDS: an API key, the queue's prefix) with a value, or a URL with a password in it (the ledger's)."""
+    parser = configparser.ConfigParser(inline_comment_prefixes=(";", "#"), interpolation=None)
+    try:
+        with path.open(encoding="utf-8") as stream:
+            parser.read_file(stream)
+    except (OSError, UnicodeDecodeError, configparser.Error):
+        return []
+    found = []
+    for section in parser.sections():
+        for key, raw in parser.items(section):
+            name = key if section == "refbot" else f"{section}_{key}"
+            if (name in SECRET_FIELDS and raw.strip()) or ("://" in raw and without_password(raw) != raw):
+                found.append(f"[{section}] {key}")
+    return found
+
+
 def default_config_file(cwd: Path | None = None) -> Path | None:
     for candidate in ((cwd or Path.cwd()) / "refbot.ini",
                       Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config")) / "refbot" / "refbot.ini"):
