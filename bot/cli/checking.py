@@ -22,7 +22,7 @@ from bot.doctor import preflight
 from bot.options import Options, ini_text
 from bot.output import trace as traces
 from bot.output.report import write_report
-from bot.output.runs import default_stem, run_trace, write_run
+from bot.output.runs import default_stem, run_trace, writable_folder, write_run
 from bot.review.store import keep_for_review
 from bot.runledger import RunLedger
 from bot.runs import Progress, Run, RunResult
@@ -154,6 +154,7 @@ def _ended(result: RunResult, then: str = "") -> Ended:
 
 
 def run_check(args: argparse.Namespace, options: Options) -> Ended:
+    writable_folder(options.check.reports, "[check] reports (--reports)")  # before anything is checked
     preflight()  # a broken install stops here, named, before any page could be blamed for it
     parts = Wiring(options)
     with RunLedger(None, clock=parts.clock) as ledger, Run.open(parts, worklist_from(args), ledger) as run:
@@ -181,6 +182,7 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
     if args.enqueue:
         workers.run_enqueue(args, options)
         return None
+    writable_folder(options.check.reports, "[check] reports (--reports)")  # before anything is checked
     preflight()
     parts = Wiring(options)  # one model for the question and the run
     answer = asking.answer(args, options, parts) if args.ask else None

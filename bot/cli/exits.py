@@ -62,5 +62,6 @@ def error_lines(outcome: Outcome, *, fix: str = "") -> list[str]:
     if isinstance(outcome, RefbotError):
         return [f"refbot: error: {outcome}"]
     if isinstance(outcome, OSError):
-        return [f"refbot: error: {outcome.filename or ''}: {outcome.strerror or outcome}"]
+        where = f"{outcome.filename}: " if outcome.filename else ""
+        return [f"refbot: error: {where}{outcome.strerror or outcome}"]
     return [f"refbot: error: {outcome}"]

@@ -10,16 +10,15 @@ from typing import Any
 
 from bot.cli.arguments import ledger_target, worklist_from
 from bot.cli.exits import Ended
+from bot.clock import stamp, system_clock
 from bot.distributed import app as queue_app
 from bot.distributed.work import enqueue, status
 from bot.distributed.names import idle_queue, key_prefix
 from bot.errors import ConfigError, RefbotError
 from bot.options import Options
-from bot.output.runs import run_trace, write_run
+from bot.output.runs import ledger_trace, writable_folder, write_run
 from bot.review.store import keep_for_review
 from bot.runledger import RunLedger
-from bot.runs import RunResult
-from bot.selection.worklists import Worklist
 from bot.wiring import Wiring
 
 
@@ -82,17 +81,13 @@ def run_status(args: argparse.Namespace, options: Options) -> Ended:
 
 
 def report_run(args: argparse.Namespace, options: Options) -> None:
-    """The trace of a run from the shared ledger alone (what every worker recorded), with this configuration's
-    settings, and its report; the run element kept for review."""
-    parts = Wiring(options)
-    with RunLedger.of(options.run, clock=parts.clock, create=False) as ledger:
-        record, queue, counts = status(ledger, args.run)
-        finished = ledger.run_finished(record)
-        result = RunResult(record.id, Worklist(f"run {record.id}"), True, record.started, finished or "",
-                           ledger.run_seconds(record), (), (), counts, 0, queue.left)
-        tree = run_trace(result, ledger, parts)
-        keep_for_review(ledger, record.id, tree)
-    stem = args.out.with_suffix("") if args.out else options.check.reports / f"run-{record.id}"
+    """The trace of any run from the ledger alone (what it recorded, whatever process or worker recorded it) and its
+    report, loading no model; the run element kept for review."""
+    stem = args.out.with_suffix("") if args.out else options.check.reports / f"run-{args.run}"
+    with RunLedger.of(options.run, create=False) as ledger:
+        writable_folder(stem.parent, "--out" if args.out else "[check] reports (--reports)")
+        tree = ledger_trace(ledger, args.run, options, now=stamp(system_clock()))
+        keep_for_review(ledger, args.run, tree)
     xml, html = write_run(tree, stem)
     print(f"trace: {xml}\nreport: {html}")
 

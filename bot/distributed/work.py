@@ -25,10 +25,12 @@ from bot.distributed.messages import BadMessage, TaskMessage, task_message
 from bot.distributed.names import queue_name, run_of_queue
 from bot.documents.services import ServiceClient
 from bot.errors import ConfigError, InputError, RefbotError
+from bot.judge.engine import Judge
 from bot.options import Options
+from bot.output.runs import TraceRecords, keep_run_settings
 from bot.runledger import Queue, RunLedger, SharedRun
 from bot.runledger import Run as LedgerRun
-from bot.runs import Parts, Records, Run, run_key, settings_key
+from bot.runs import Parts, Run, run_key, settings_key
 from bot.selection import selection_rules
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist, select
@@ -143,6 +145,7 @@ def perform(parts: Parts, ledger: RunLedger, args: Sequence[Any], kwargs: Mappin
     run_parts = RunParts(parts, run_settings.with_worklist(parts.options, worklist))
     try:
         counts = check_items(run_parts, ledger, shared.run, message.items, properties=shared.properties)
+        keep_run_settings(ledger, shared.run, run_parts)  # (once: `refbot report --run` reads it)
     except (ConfigError, InputError) as error:  # another try would end alike
         return _failed(ledger, shared.run, message.items, str(error))
     except Exception as error:  # noqa: BLE001 (a part unavailable, or refbot's own failure: tried again)
@@ -227,8 +230,12 @@ class RunParts:
         return self._parts.services
 
     @property
-    def records(self) -> Records:
-        return self._parts.records
+    def records(self) -> TraceRecords:
+        return self._parts.records  # type: ignore[return-value]
+
+    @property
+    def judge(self) -> Judge:
+        return self._parts.judge  # type: ignore[attr-defined]
 
     def require_endpoint(self) -> SparqlEndpoint:
         return self._parts.require_endpoint()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,4 +34,18 @@ def write_report(trace: Any, path: Path) -> Path:
     """The report, written atomically, readable by its owner only (0600): publishing it is a choice."""
     from bot.output.trace import write_atomically
 
-    return write_atomically(path, render(trace).encode("utf-8"))
+    page = render(trace).encode("utf-8")
+    with naming(path):
+        return write_atomically(path, page)
+
+
+@contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """A write's OSError that names no file — a full disk (ENOSPC), a file size limit — raised naming ``path``, the
+    file being written: "reports/run-1.html: No space left on device", not ": No space left on device"."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename or error.errno is None:
+            raise
+        raise OSError(error.errno, error.strerror, str(path)) from None

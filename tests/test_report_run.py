@@ -1,0 +1,174 @@
+"""`refbot report --run` for every run of a ledger — checked in one process, by workers, or not yet by anyone — from
+the ledger alone, loading no model: the configuration it is rendered with names a judge and an embedding model that
+are not installed (loading either would fail), and the trace names the judge the run was checked with. A reports
+folder that cannot be written stops a run before it checks anything; a full disk names the file being written."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.distributed.work import perform
+from bot.options import Options, ini_text
+from bot.output import trace as traces
+from bot.runledger import RunLedger
+from bot.wiring import Wiring
+from conftest import ROOT
+
+ITEMS = ["Q990201", "Q990202"]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    from bot.demo.world import DemoWorld
+
+    with DemoWorld(workdir=tmp_path_factory.mktemp("world")) as running:
+        yield running
+
+
+def _ini(tmp_path: Path, name: str, values: dict) -> Path:
+    ini = tmp_path / f"{name}.ini"
+    ini.write_text(ini_text(values), encoding="utf-8")
+    return ini
+
+
+def _checked_with(world, tmp_path: Path) -> dict:
+    """What the runs are checked with: the scripted judge, no embeddings."""
+    return world.options() | {"judge_backend": "scripted", "check_embeddings": False,
+                              "run_ledger": tmp_path / "runs.sqlite", "check_reports": tmp_path / "reports"}
+
+
+def _rendered_with(world, tmp_path: Path) -> Path:
+    """A configuration whose judge and embedding model are not installed: a report that loaded either would fail."""
+    return _ini(tmp_path, "later", world.options() | {
+        "judge_backend": "transformers", "check_embeddings": True, "model_cache": tmp_path / "no-models",
+        "run_ledger": tmp_path / "runs.sqlite", "check_reports": tmp_path / "again"})
+
+
+def _report(ini: Path, run_id: int, capsys) -> object:
+    assert main(["--config", str(ini), "report", "--run", str(run_id)]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    return traces.read(Path(re.search(r"^trace: (.+)$", out, re.M).group(1)))
+
+
+def _outcomes(tree) -> dict[str, str]:
+    return {s.get("guid"): s.get("outcome") for s in tree.getroot().iter(traces.tag("statement"))}
+
+
+def test_report_run_renders_a_run_checked_in_one_process_loading_no_model(world, tmp_path, capsys):
+    items = tmp_path / "items.txt"
+    items.write_text("\n".join(ITEMS) + "\n", encoding="utf-8")
+    ran = _ini(tmp_path, "ran", _checked_with(world, tmp_path))
+    assert main(["--config", str(ran), "run", "--items", str(items)]) == 0
+    written = traces.read(Path(re.search(r"^trace: (.+)$", capsys.readouterr().out, re.M).group(1)))
+
+    tree = _report(_rendered_with(world, tmp_path), 1, capsys)
+    judge = tree.getroot().find(f"{traces.tag('run')}/{traces.tag('judge')}")
+    assert (judge.get("backend"), judge.get("model"), judge.get("embeddings")) == ("scripted", "scripted", "none")
+    assert _outcomes(tree) == _outcomes(written) and len(_outcomes(tree)) >= 2
+    run = tree.getroot().find(traces.tag("run"))
+    assert run.get("id") == "1" and run.get("complete") == "true"
+    assert not (tmp_path / "no-models").exists() or not any((tmp_path / "no-models").iterdir())
+    assert (tmp_path / "again" / "run-1.html").exists()
+
+
+def test_report_run_renders_a_run_workers_checked_as_they_checked_it(world, tmp_path, capsys):
+    from bot import run_settings
+    from bot.runs import settings_key
+
+    options = Options.flat(**_checked_with(world, tmp_path))
+    ledger = RunLedger(options.run.ledger)
+    run = ledger.open_run("workers", "items (workers)")
+    ledger.enqueue(run, ITEMS, settings=settings_key(options), properties=(), shared=run_settings.shared(options))
+
+    tree = _report(_rendered_with(world, tmp_path), run.id, capsys)  # no item finished yet: no worker said how
+    notes = [note.text for note in tree.getroot().iter(traces.tag("note"))]
+    assert "no process recorded how this run was checked yet: its judge and settings are this configuration's" \
+        in notes
+    assert tree.getroot().find(f"{traces.tag('run')}/{traces.tag('judge')}").get("backend") == "transformers"
+    assert tree.getroot().find(traces.tag("run")).get("complete") == "false"
+
+    end = perform(Wiring(options), ledger, [{"ledger": ledger.identity, "run": run.id, "items": ITEMS[:1]}], {})
+    assert end.kind == "done", end
+    tree = _report(_rendered_with(world, tmp_path), run.id, capsys)
+    judge = tree.getroot().find(f"{traces.tag('run')}/{traces.tag('judge')}")
+    assert (judge.get("backend"), judge.get("model")) == ("scripted", "scripted"), "as the worker checked it"
+    assert {s.get("guid").split("$")[0] for s in tree.getroot().iter(traces.tag("statement"))} == {ITEMS[0]}
+    ledger.close()
+
+
+def test_report_run_of_a_run_the_ledger_does_not_have_is_one_line(tmp_path, capsys):
+    with RunLedger(tmp_path / "runs.sqlite") as ledger:
+        ledger.open_run("k", "")
+    assert main(["report", "--run", "7", "--ledger", str(tmp_path / "runs.sqlite")]) == 2
+    assert capsys.readouterr().err == (f"refbot: error: the ledger {tmp_path / 'runs.sqlite'} has no run 7 (pass the "
+                                       "run id `refbot run` or `refbot run --enqueue` printed)\n")
+
+
+@pytest.mark.parametrize("command", [["run", "--items", "ITEMS"], ["check", "Q990201"]])
+def test_a_reports_folder_that_cannot_be_written_stops_a_run_before_it_checks_anything(tmp_path, capsys, command):
+    """The endpoint does not answer: were anything selected or checked first, its error would come first."""
+    items = tmp_path / "items.txt"
+    items.write_text("Q990201\n", encoding="utf-8")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    ini = _ini(tmp_path, "refbot", {"contact": "ops@example.org", "judge_backend": "scripted",
+                                    "sparql_endpoint": "http://127.0.0.1:1/sparql", "run_ledger": tmp_path / "r.sqlite",
+                                    "check_reports": blocker / "reports"})
+    argv = ["--config", str(ini), *[str(items) if part == "ITEMS" else part for part in command]]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (f"refbot: error: cannot write traces and reports in {blocker / 'reports'}: "
+                                       "Not a directory (make it writable, or set [check] reports (--reports) to a "
+                                       "folder that is)\n")
+    assert not (tmp_path / "r.sqlite").exists(), "no run opened"
+
+
+FULL = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
+from bot.cli import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+def _sample_trace(path: Path) -> Path:
+    from bot.doctor import _sample_trace as sample
+
+    return traces.write(sample(), path)
+
+
+def test_a_write_that_fails_for_want_of_room_names_the_file(tmp_path):
+    """A file size limit (RLIMIT_FSIZE) fails the write as a full disk does, naming no file."""
+    trace = _sample_trace(tmp_path / "trace.xml")
+    out = tmp_path / "report.html"
+    done = subprocess.run([sys.executable, "-c", FULL, "512", "report", str(trace), "--out", str(out)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert done.returncode == 1 and done.stderr == f"refbot: error: {out}: File too large\n"
+
+
+def test_a_full_disk_names_the_file_being_written(tmp_path, capsys):
+    """A real full disk: a tmpfs of 64 KiB, filled (mounting one needs root)."""
+    full = tmp_path / "full"
+    full.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(full)], capture_output=True).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        with pytest.raises(OSError), (full / "filler").open("wb") as filler:
+            filler.write(b"\0" * 100_000)
+        trace = _sample_trace(tmp_path / "trace.xml")
+        assert main(["report", str(trace), "--out", str(full / "report.html")]) == 1
+        assert capsys.readouterr().err == f"refbot: error: {full / 'report.html'}: No space left on device\n"
+        ledger = tmp_path / "runs.sqlite"
+        with RunLedger(ledger) as kept:
+            kept.open_run("k", "")
+        assert main(["report", "--run", "1", "--ledger", str(ledger), "--out", str(full / "run-1.html")]) == 1
+        assert capsys.readouterr().err == f"refbot: error: {full / 'run-1.xml'}: No space left on device\n"
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
