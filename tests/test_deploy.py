@@ -1,9 +1,9 @@
-"""The deployment an operator follows (deploy/, the Dockerfile, docs/toolforge.md) works as written, as far as this
-machine can tell: every refbot command in the Toolforge jobs, the Kubernetes manifests, the image recipe and the
-guide is one refbot's parser accepts; every file a command names is in the repository; each job has the memory a
-worker was measured to need and the default Toolforge quota holds them; the configurations load; the helper scripts
-run (the latest run of a ledger; refbot.ini and the ToolsDB database written for a tool, against a real MariaDB); no
-password is shipped."""
+"""The deployment an operator follows (deploy/, the Dockerfile, docs/toolforge.md, docs/kubernetes.md) works as
+written, as far as this machine can tell: every refbot command in the Toolforge jobs, the Kubernetes manifests, the
+image recipe and the guides is one refbot's parser accepts; every file a command names is in the repository; each
+job has the memory a worker was measured to need and the default Toolforge quota holds them; the configurations
+load; the helper scripts run (the latest run of a ledger; refbot.ini and the ToolsDB database written for a tool,
+against a real MariaDB); no password is shipped."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from conftest import ROOT
 DEPLOY = ROOT / "deploy"
 TOOLFORGE = DEPLOY / "toolforge"
 GUIDE = ROOT / "docs" / "toolforge.md"
+KUBERNETES_GUIDE = ROOT / "docs" / "kubernetes.md"
 HOME = "/data/project/refbot-tool"  # a tool's home, for the commands' $HOME
 # Options a job of `toolforge jobs load` takes (toolforge-jobs(1), the jobs framework's loader).
 JOB_KEYS = {"name", "command", "image", "schedule", "continuous", "wait", "retry", "emails", "mem", "cpu",
@@ -246,11 +247,11 @@ def test_the_dockerfile_builds_refbot_from_the_files_it_copies():
     assert [line.split()[1] for line in lines if line.startswith("USER ")][-1] != "root"
 
 
-def guide_commands() -> list[str]:
-    """The command lines of the guide's shell blocks (```sh), a line continued with a backslash joined, comments
+def guide_commands(guide: Path = GUIDE) -> list[str]:
+    """The command lines of a guide's shell blocks (```sh), a line continued with a backslash joined, comments
     dropped."""
     blocks, block, language = [], [], None
-    for line in GUIDE.read_text(encoding="utf-8").splitlines():
+    for line in guide.read_text(encoding="utf-8").splitlines():
         if line.startswith("```"):
             if language is None:
                 language = line[3:].strip()
@@ -297,3 +298,26 @@ def test_every_command_of_the_toolforge_guide_is_one_refbot_or_its_scripts_accep
         parsed(refbot_arguments(shlex.split(line)))
     loaded = [words for words in map(shlex.split, commands) if words[:3] == ["toolforge", "jobs", "load"]]
     assert loaded and all(in_repository(words[3]) == TOOLFORGE / "jobs.yaml" for words in loaded), loaded
+
+
+def test_the_kubernetes_guide_builds_the_image_and_applies_the_manifest_it_names():
+    """docs/kubernetes.md: the image it builds is the one the manifest runs, the Secret it makes the one the
+    containers read, the file it applies and the Deployment it scales the repository's; its refbot line one refbot
+    accepts, with the configuration the manifest mounts."""
+    commands = [shlex.split(line) for line in guide_commands(KUBERNETES_GUIDE)]
+    documents = {document["kind"]: document for document in kubernetes_documents()}
+    worker = documents["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    builds = [words for words in commands if words[:2] == ["docker", "build"]]
+    assert builds and all(words[words.index("-t") + 1] == worker["image"] for words in builds), builds
+    secrets = [words for words in commands if words[:4] == ["kubectl", "create", "secret", "generic"]]
+    read = {variable["valueFrom"]["secretKeyRef"]["name"] for variable in worker["env"]}
+    assert secrets and {words[4] for words in secrets} == read, (secrets, read)
+    applied = [words[words.index("-f") + 1] for words in commands if words[:2] == ["kubectl", "apply"]]
+    assert applied == ["deploy/kubernetes/refbot.yaml"]
+    scaled = [words[2] for words in commands if words[:2] == ["kubectl", "scale"]]
+    assert scaled == [f"deployment/{documents['Deployment']['metadata']['name']}"], scaled
+    by_hand = [words[words.index("--") + 1:] for words in commands if words[:2] == ["kubectl", "exec"]]
+    assert by_hand, "the guide shows how to follow a run"
+    for words in by_hand:
+        args = parsed(refbot_arguments(words))
+        assert str(args.config) == worker["command"][worker["command"].index("--config") + 1]

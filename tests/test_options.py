@@ -64,12 +64,12 @@ def test_missing_configuration_file_is_an_error():
         load_options(Path("/nonexistent/refbot.ini"), {})
 
 
-def test_the_readme_configuration_example_loads(tmp_path):
+def test_the_configuration_references_example_loads(tmp_path):
     import re
 
     from conftest import ROOT
 
-    example = re.search(r"```ini\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    example = re.search(r"```ini\n(.*?)```", (ROOT / "docs" / "configuration.md").read_text(), re.S).group(1)
     config = tmp_path / "refbot.ini"
     config.write_text(example)
     options = load_options(config, {})

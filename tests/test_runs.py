@@ -1,7 +1,7 @@
 """A run driven from Python alone (no argparse), on the demo world: the real SPARQL server (Oxigraph), its sites
 on loopback and the real embedding model; the judge's model is scripted (``bot.judge.scripted``), since what is
-tested is the run, not the model — except in the README's example, which runs the real small model behind
-llama.cpp's OpenAI-compatible server."""
+tested is the run, not the model — except in the documentation's example (docs/development.md, "From Python"),
+which runs the real small model behind llama.cpp's OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -181,12 +181,12 @@ def test_a_dry_run_keeps_nothing_and_an_item_that_does_not_exist_is_an_input_err
 
 
 @pytest.mark.model
-def test_the_readmes_python_example_runs_as_written(world, tmp_path, llama_server, monkeypatch, capsys):
+def test_the_documented_python_example_runs_as_written(world, tmp_path, llama_server, monkeypatch, capsys):
     from bot.options import ini_text
     from conftest import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"\*\*From Python\.\*\*.*?```python\n(.*?)```", readme, re.S).group(1)
+    page = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    example = re.search(r"^## From Python\n.*?```python\n(.*?)```", page, re.S | re.M).group(1)
     settings = world.options() | {"judge_backend": "openai", "judge_url": llama_server.url, "threshold": 0.0,
                                   "check_reports": str(tmp_path / "reports"),
                                   "run_ledger": str(tmp_path / "runs.sqlite")}
@@ -195,7 +195,7 @@ def test_the_readmes_python_example_runs_as_written(world, tmp_path, llama_serve
     for name in [name for name in os.environ if name.startswith("REFBOT_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("REFBOT_CHECK_WORKERS", "1")
-    exec(compile(example, "README.md", "exec"), {})
+    exec(compile(example, "docs/development.md", "exec"), {})
     out = capsys.readouterr().out
     expected = sorted(guid for guid, case in world.expected().items() if case["item"] in ITEMS)
     assert f"run 1: {len(expected)} statement(s) to check" in out

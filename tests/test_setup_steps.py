@@ -1,11 +1,12 @@
-"""The README's servers for a trial on one machine, followed as written: its lines (between ``<!-- servers: begin -->``
-and ``<!-- servers: end -->``) run as they are, as root and without sudo, on this machine's Debian — the packages
-installed, their servers started (a container starts none), the ledger's user made on PostgreSQL and MariaDB with a
-password kept in ``~/.refbot-ledger.cnf`` — and then, with the README's ``refbot.ini`` lines, a run of two workers on
-each database ends finished over the Redis they started, every statement recorded once.
+"""The servers for a trial on one machine (docs/workers.md), followed as written: its lines (between
+``<!-- servers: begin -->`` and ``<!-- servers: end -->``) run as they are, as root and without sudo, on this
+machine's Debian — the packages installed, their servers started (a container starts none), the ledger's user made
+on PostgreSQL and MariaDB with a password kept in ``~/.refbot-ledger.cnf`` — and then, with the page's ``refbot.ini``
+lines, a run of two workers on each database ends finished over the Redis they started, every statement recorded
+once.
 
 Afterwards what the lines made is taken away (the databases and users, the keys) and the servers that were not
-running before are stopped again. A machine that already has refbot's databases (the README followed by hand) is left
+running before are stopped again. A machine that already has refbot's databases (the page followed by hand) is left
 alone: skipped, as where the packages cannot be installed or the tests do not run as root."""
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from bot.options import ini_text
 from bot.runledger import RunLedger
 from conftest import ROOT
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+GUIDE = ROOT / "docs" / "workers.md"
+PAGE = GUIDE.read_text(encoding="utf-8")
 ITEMS = ["Q990201", "Q990202", "Q990203"]
 REDIS_CONF = Path("/etc/redis/redis.conf")
 
@@ -36,9 +38,9 @@ pytestmark = pytest.mark.slow
 
 
 def marked(name: str) -> str:
-    """The code block of the README between ``<!-- name: begin -->`` and ``<!-- name: end -->``."""
-    match = re.search(rf"<!-- {name}: begin -->\n```\w*\n(.*?)```\n<!-- {name}: end -->", README, re.S)
-    assert match, f"the README has no block marked {name}"
+    """The code block of the page between ``<!-- name: begin -->`` and ``<!-- name: end -->``."""
+    match = re.search(rf"<!-- {name}: begin -->\n```\w*\n(.*?)```\n<!-- {name}: end -->", PAGE, re.S)
+    assert match, f"{GUIDE.name} has no block marked {name}"
     return match.group(1)
 
 
@@ -68,11 +70,11 @@ def _refbots_already() -> str:
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
-    """The README's lines run on this machine; the home they wrote ``~/.refbot-ledger.cnf`` in."""
+    """The page's lines run on this machine; the home they wrote ``~/.refbot-ledger.cnf`` in."""
     if os.geteuid() != 0:
-        pytest.skip("the README's server lines are run as root, without sudo (as CI runs the tests)")
+        pytest.skip("the server lines are run as root, without sudo (as CI runs the tests)")
     if shutil.which("apt-get") is None or shutil.which("service") is None:
-        pytest.skip("not a Debian machine: the README's server lines are Debian's")
+        pytest.skip("not a Debian machine: the server lines are Debian's")
     lines = marked("servers").splitlines()
     install, rest = lines[0], "\n".join(lines[1:])
     assert install.startswith("apt-get ") and "sudo" not in marked("servers")
@@ -82,17 +84,17 @@ def servers(tmp_path_factory):
         pytest.skip(f"the Debian packages cannot be installed here: {(installed.stdout + installed.stderr)[-500:]}")
     conf = conf if conf is not None else REDIS_CONF.read_bytes()
     before = _running()
-    started = shell("service postgresql start\nservice mariadb start")  # the README's next two lines, to look first
+    started = shell("service postgresql start\nservice mariadb start")  # the page's next two lines, to look first
     assert started.returncode == 0, started.stdout + started.stderr
     there = _refbots_already().strip()
     if there:
         _stop_unless(before)
-        pytest.skip(f"this machine has refbot's databases already ({there}): the README's lines are followed only "
+        pytest.skip(f"this machine has refbot's databases already ({there}): the server lines are followed only "
                     "where they would make them")
     home = tmp_path_factory.mktemp("home")
     try:
         done = shell(rest, cwd=home, home=home)
-        assert done.returncode == 0, f"the README's server lines failed:\n{done.stdout}\n{done.stderr}"
+        assert done.returncode == 0, f"the server lines of {GUIDE.name} failed:\n{done.stdout}\n{done.stderr}"
         yield home
     finally:
         dropped = shell("runuser -u postgres -- psql -q -c 'DROP DATABASE IF EXISTS refbot' "
@@ -118,8 +120,8 @@ def world(tmp_path_factory):
         yield running
 
 
-def readme_configuration() -> tuple[configparser.ConfigParser, str]:
-    """The README's refbot.ini lines, and the MariaDB ledger its comment gives."""
+def guide_configuration() -> tuple[configparser.ConfigParser, str]:
+    """The page's refbot.ini lines, and the MariaDB ledger its comment gives."""
     block = marked("servers-ini")
     parser = configparser.ConfigParser(inline_comment_prefixes=(";",), interpolation=None)
     parser.read_string(block)
@@ -127,10 +129,10 @@ def readme_configuration() -> tuple[configparser.ConfigParser, str]:
 
 
 @pytest.mark.parametrize("database", ["postgresql", "mariadb"])
-def test_two_workers_finish_a_run_on_the_ledger_the_readme_set_up(servers, world, database, tmp_path):
+def test_two_workers_finish_a_run_on_the_ledger_the_guide_set_up(servers, world, database, tmp_path):
     import redis
 
-    parser, mariadb_ledger = readme_configuration()
+    parser, mariadb_ledger = guide_configuration()
     ledger = parser["run"]["ledger"] if database == "postgresql" else mariadb_ledger
     assert ledger.startswith({"postgresql": "postgresql://", "mariadb": "mysql+pymysql://"}[database])
     prefix = f"refbot-setup-test-{secrets.token_hex(4)}"  # the Redis may be one others use: keys of its own
