@@ -315,6 +315,10 @@ def at_scale(statements: int, decisions: int, *, report_at_stop: bool) -> None:
         size = sum(path.stat().st_size for path in tmp.glob("runs.sqlite*"))
         environment = {**os.environ, "PYTHONPATH": str(ROOT), "REFBOT_REVIEW_CURATOR": "Benchmark Curator"}
         started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import bot.cli, bot.review.server"], cwd=tmp, env=environment,
+                       check=True)
+        import_s = time.perf_counter() - started
+        started = time.perf_counter()
         server = subprocess.Popen([sys.executable, "-m", "bot.cli", "review", "--run", str(run_id), "--ledger",
                                    str(tmp / "runs.sqlite")], cwd=tmp, env=environment, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
@@ -339,6 +343,7 @@ def at_scale(statements: int, decisions: int, *, report_at_stop: bool) -> None:
                     return page.text
 
                 text = get(queue)
+                first_ms = cards_ms.pop()
                 for turn in range(decisions):
                     page = etree.HTML(text)
                     fields = {field.get("name"): field.get("value") or ""
@@ -374,9 +379,11 @@ def at_scale(statements: int, decisions: int, *, report_at_stop: bool) -> None:
     print(f"review_queue: a synthetic run of {statements} statements ({statements * 6 // 10} proposals, "
           f"{statements // 10} with evidence against); ledger {size / 2**20:.0f} MiB, built and kept for review in "
           f"{built_s:.1f} s")
-    print(f"  start (command to address)      {start_s:.2f} s")
+    print(f"  start (command to address)      {start_s:.2f} s (of which Python importing refbot's CLI and server: "
+          f"{import_s:.2f} s)")
+    print(f"  first queue page                {first_ms:.0f} ms")
     print(f"  card (a queue page)             median {statistics.median(cards_ms):.0f} ms, max {max(cards_ms):.0f} ms "
-          f"({len(cards_ms)} pages)")
+          f"({len(cards_ms)} pages after the first)")
     if decisions_ms:
         print(f"  decision (the form's POST)      median {statistics.median(decisions_ms):.0f} ms, "
               f"max {max(decisions_ms):.0f} ms ({len(decisions_ms)} decisions)")

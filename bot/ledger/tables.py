@@ -130,7 +130,7 @@ ledger_identity = Table(
 # what its card shows (JSON; "" when it shows none: nothing proposed, no evidence against), so that a queue page and
 # a decision read one card and count rows instead of putting the whole trace together. A card's place is its item's
 # (items.id), then its statement's (checks.id, the element it was read from), as in the trace; the index holds every
-# column a filter or a count reads.
+# column a filter or a count reads (in the trace's order, and by property).
 cards = Table(
     "cards", metadata,
     Column("id", Id, primary_key=True, autoincrement=True),
@@ -145,6 +145,7 @@ cards = Table(
     Column("card", Element, nullable=False),
     UniqueConstraint("run_id", "guid", name="cards_once_per_run"),
     Index("cards_in_order", "run_id", "item_order", "check_order", "property", "kind", "against", "guid"),
+    Index("cards_by_property", "run_id", "property", "kind", "against", "property_label"),
 )
 
 # The runs whose every statement has its row in cards: finished, and read to the end (nothing left to look for).

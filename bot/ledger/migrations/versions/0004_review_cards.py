@@ -43,6 +43,7 @@ def upgrade() -> None:
     )
     op.create_index("cards_in_order", "cards",
                     ["run_id", "item_order", "check_order", "property", "kind", "against", "guid"])
+    op.create_index("cards_by_property", "cards", ["run_id", "property", "kind", "against", "property_label"])
     op.create_table(
         "card_runs",
         sa.Column("run_id", Id, sa.ForeignKey("runs.id"), primary_key=True, autoincrement=False),
@@ -51,5 +52,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("card_runs")
+    op.drop_index("cards_by_property", table_name="cards")
     op.drop_index("cards_in_order", table_name="cards")
     op.drop_table("cards")
