@@ -21,6 +21,9 @@
   <xsl:param name="review-run" select="''"/>
   <xsl:param name="review-curator" select="''"/>
   <xsl:variable name="interactive" select="string($review-token) != ''"/>
+  <!-- The QuickStatements lines `refbot export` leaves out, by the export's own rule (bot/output/report.py passes
+       them: a line break, then GUID, a tab and the reason, for each): such a line is shown as not to be pasted. -->
+  <xsl:param name="left-out" select="''"/>
 
   <xsl:template match="/t:trace">
     <xsl:variable name="run" select="t:run"/>
@@ -75,6 +78,8 @@
           blockquote { margin: .5rem 0; padding: .5rem .8rem; background: #f8f9fa; border-left: 4px solid #14866d; }
           mark { background: #fef6a7; padding: 0 .1rem; }
           textarea.qs { width: 100%; font: 13px/1.3 monospace; min-height: 3.2rem; }
+          textarea.qs.unsafe { border: 2px solid #b32424; background: #fee7e6; color: #54595d; }
+          p.qs-unsafe { margin: .4rem 0; padding: .3rem .6rem; background: #fee7e6; border-left: 4px solid #b32424; }
           details { margin: .4rem 0; } summary { cursor: pointer; color: #36c; }
           .judgement { border-top: 1px dashed #c8ccd1; padding: .3rem 0; font-size: .92rem; }
           .answer { white-space: pre-wrap; color: #54595d; }
@@ -558,8 +563,19 @@
         </xsl:for-each>
       </tbody>
     </table>
-    <p class="meta">QuickStatements (select and copy; tab-separated, V1):</p>
-    <textarea class="qs" readonly="readonly" rows="3"><xsl:value-of select="t:quickstatements"/></textarea>
+    <xsl:variable name="unsafe" select="substring-before(substring-after($left-out, concat('&#10;', ../@guid, '&#9;')), '&#10;')"/>
+    <xsl:choose>
+      <xsl:when test="$unsafe != ''">
+        <p class="qs-unsafe"><strong>Not for QuickStatements:</strong><xsl:text> </xsl:text><code>refbot export</code> leaves this line
+          out: <xsl:value-of select="$unsafe"/>. Do not paste it; <code>refbot apply</code> writes the reference as
+          it is.</p>
+        <textarea class="qs unsafe" readonly="readonly" rows="3" title="left out by refbot export"><xsl:value-of select="t:quickstatements"/></textarea>
+      </xsl:when>
+      <xsl:otherwise>
+        <p class="meta">QuickStatements (select and copy; tab-separated, V1):</p>
+        <textarea class="qs" readonly="readonly" rows="3"><xsl:value-of select="t:quickstatements"/></textarea>
+      </xsl:otherwise>
+    </xsl:choose>
   </xsl:template>
 
   <!-- Where a proposal stands (its <review>), and in interactive mode the form that decides it. The context is the

@@ -12,9 +12,8 @@ from typing import Any
 
 from bot.checking.records import StatementCheck
 from bot.cli import asking, workers
-from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, positive_int,
-                               sparql_options,
-                               worklist_from)
+from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, left_out_of_export,
+                               positive_int, sparql_options, worklist_from)
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
 from bot.demo.world import DEMO_ITEM, DemoWorld
@@ -146,7 +145,7 @@ def _written(run: Run, result: RunResult, parts: Wiring) -> tuple[Path, Path]:
     tree = run_trace(result, run.ledger, parts)
     if result.kept:
         keep_for_review(run.ledger, result.run_id, tree)
-    return write_run(tree, default_stem(result, parts.options.check.reports))
+    return write_run(tree, default_stem(result, parts.options.check.reports), left_out=left_out_of_export)
 
 
 def _ended(result: RunResult, then: str = "") -> Ended:
@@ -209,7 +208,8 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
 def run_report(args: argparse.Namespace, options: Options) -> None:
     if args.run:
         return workers.report_run(args, options)
-    print(f"report: {write_report(traces.read(args.trace), args.out or args.trace.with_suffix('.html'))}")
+    out = args.out or args.trace.with_suffix(".html")
+    print(f"report: {write_report(traces.read(args.trace), out, left_out=left_out_of_export)}")
 
 
 def run_demo(args: argparse.Namespace, options: Options) -> Ended | None:

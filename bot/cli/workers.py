@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from bot.cli.arguments import ledger_target, worklist_from
+from bot.cli.arguments import ledger_target, left_out_of_export, worklist_from
 from bot.cli.exits import Ended
 from bot.clock import stamp, system_clock
 from bot.distributed import app as queue_app
@@ -88,7 +88,7 @@ def report_run(args: argparse.Namespace, options: Options) -> None:
         writable_folder(stem.parent, "--out" if args.out else "[check] reports (--reports)")
         tree = ledger_trace(ledger, args.run, options, now=stamp(system_clock()))
         keep_for_review(ledger, args.run, tree)
-    xml, html = write_run(tree, stem)
+    xml, html = write_run(tree, stem, left_out=left_out_of_export)
     print(f"trace: {xml}\nreport: {html}")
 
 

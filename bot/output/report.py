@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -12,6 +12,9 @@ from lxml import etree
 from bot.assets import asset_path
 
 _transform: Any = None
+# Why `refbot export` leaves a reference's QuickStatements line out ("": it writes it), from the statement's item and
+# statement elements: the export's own rule, passed in by the command line (bot.cli.arguments.left_out_of_export).
+LeftOut = Callable[[Any, Any], str]
 
 
 def stylesheet() -> Any:
@@ -23,18 +26,38 @@ def stylesheet() -> Any:
     return _transform
 
 
-def render(trace: Any, **parameters: str) -> str:
+def render(trace: Any, *, left_out: LeftOut | None = None, **parameters: str) -> str:
     """The HTML page of a trace. ``parameters`` are the stylesheet's string parameters, ``_`` written for ``-``
-    (``review_token="…"`` sets ``review-token``); each is passed quoted, as text, never as an XPath expression."""
+    (``review_token="…"`` sets ``review-token``); each is passed quoted, as text, never as an XPath expression.
+    ``left_out``: `refbot export`'s rule, whose refused QuickStatements lines the page marks as not to be pasted."""
     quoted = {name.replace("_", "-"): etree.XSLT.strparam(str(value)) for name, value in parameters.items()}
+    if left_out is not None:
+        quoted["left-out"] = etree.XSLT.strparam(left_out_lines(trace, left_out))
     return str(stylesheet()(trace, **quoted))
 
 
-def write_report(trace: Any, path: Path) -> Path:
-    """The report, written atomically, readable by its owner only (0600): publishing it is a choice."""
+def left_out_lines(trace: Any, left_out: LeftOut) -> str:
+    """The stylesheet's ``left-out`` parameter: for each statement whose reference ``left_out`` refuses, a line
+    break, its GUID, a tab and the reason (on one line), then a line break."""
+    root = trace.getroot() if hasattr(trace, "getroot") else trace
+    namespace = etree.QName(root).namespace
+    item_tag, statement_tag, reference_tag = (f"{{{namespace}}}{name}" for name in ("item", "statement", "reference"))
+    lines = []
+    for item in root.iter(item_tag):
+        for statement in item.iter(statement_tag):
+            if statement.find(reference_tag) is not None:
+                reason = " ".join(left_out(item, statement).split())
+                if reason:
+                    lines.append(f"{statement.get('guid')}\t{reason}\n")
+    return "\n" + "".join(lines)
+
+
+def write_report(trace: Any, path: Path, *, left_out: LeftOut | None = None) -> Path:
+    """The report, written atomically, readable by its owner only (0600): publishing it is a choice. ``left_out``:
+    as :func:`render` takes it."""
     from bot.output.trace import write_atomically
 
-    page = render(trace).encode("utf-8")
+    page = render(trace, left_out=left_out).encode("utf-8")
     with naming(path):
         return write_atomically(path, page)
 

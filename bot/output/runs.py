@@ -22,7 +22,7 @@ from bot.judge.engine import Judge
 from bot.judge.prompts import Template, template_by_id
 from bot.options import Options, judge_urls, uses
 from bot.output import trace as traces
-from bot.output.report import naming, write_report
+from bot.output.report import LeftOut, naming, write_report
 from bot.runledger import Run, RunLedger
 from bot.runs import RunResult
 from bot.selection import endpoint_url
@@ -175,12 +175,12 @@ def default_stem(result: RunResult, reports: Path) -> Path:
     return reports / f"check-{'-'.join(result.worklist.items[:1]) or 'run'}-{started}"
 
 
-def write_run(tree: Any, stem: Path) -> tuple[Path, Path]:
+def write_run(tree: Any, stem: Path, *, left_out: LeftOut | None = None) -> tuple[Path, Path]:
     """The trace (validated against the schema) and its HTML report, at ``stem`` with .xml and .html; an OSError
-    names the file (a full disk)."""
+    names the file (a full disk). ``left_out``: as :func:`bot.output.report.render` takes it."""
     with naming(stem.with_suffix(".xml")):
         xml = traces.write(tree, stem.with_suffix(".xml"))
-    return xml, write_report(tree, stem.with_suffix(".html"))
+    return xml, write_report(tree, stem.with_suffix(".html"), left_out=left_out)
 
 
 def writable_folder(folder: Path, option: str) -> Path:
