@@ -54,6 +54,7 @@ class Queue:
     settings: str
     properties: tuple[str, ...]
     error: str = ""  # what ended one of its tasks for good ("" nothing)
+    oldest: str | None = None  # when the oldest task still unfinished was sent (None: none is)
 
     @property
     def left(self) -> int:
@@ -441,10 +442,12 @@ class RunLedger:
             counts = connection.execute(
                 select(func.count(), func.count(queued.c.finished), func.coalesce(func.sum(again), 0))
                 .where(queued.c.run_id == run_id)).one()
+            oldest = connection.execute(select(func.min(queued.c.sent)).where(
+                queued.c.run_id == run_id, queued.c.finished.is_(None))).scalar()
         if row is None or not counts[0]:
             return None
         return Queue(int(counts[0]), int(counts[1]), int(counts[2]), row.settings,
-                     tuple(p for p in row.properties.split(",") if p), row.error)
+                     tuple(p for p in row.properties.split(",") if p), row.error, oldest)
 
     def shared_run(self, run_id: int) -> SharedRun | None:
         """What a task needs of its run, read without counting its queue. None: no such enqueued run."""

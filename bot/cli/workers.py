@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime
 from typing import Any
 
 from bot.cli.arguments import ledger_target, left_out_of_export, worklist_from
@@ -14,6 +15,7 @@ from bot.clock import stamp, system_clock
 from bot.distributed import app as queue_app
 from bot.distributed.work import enqueue, status
 from bot.distributed.names import idle_queue, key_prefix
+from bot.distributed.presence import SEEN_S, age, seen_at
 from bot.errors import ConfigError, RefbotError
 from bot.options import Options
 from bot.output.runs import ledger_trace, writable_folder, write_run
@@ -72,12 +74,31 @@ def run_status(args: argparse.Namespace, options: Options) -> Ended:
     with RunLedger.of(options.run, create=False) as ledger:
         record, queue, counts = status(ledger, args.status)
         finished = ledger.run_finished(record)
+        identity = ledger.identity
     outcomes = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "none yet"
     print(f"run {record.id}: {queue.finished}/{queue.items} item(s) finished, {queue.left} left; "
           f"{sum(counts.values())} statement(s) recorded ({outcomes}); {queue.redelivered} task(s) delivered again; "
           + (f"finished {finished}" if finished else "not finished")
           + (f"; error: {queue.error} (fix it, then enqueue the worklist again)" if queue.error else ""))
+    if not finished:
+        if queue.oldest:
+            waited = (system_clock() - datetime.fromisoformat(queue.oldest.replace("Z", "+00:00"))).total_seconds()
+            print(f"  oldest unfinished task: sent {age(waited)} ago")
+        print(f"  {_workers(options, identity)}")
     return Ended(failed=counts.get("error", 0) + bool(queue.error))
+
+
+def _workers(options: Options, identity: str) -> str:
+    """The workers of the ledger seen recently, each idle or on a task for so long."""
+    if not options.queue.broker:
+        return "workers: unknown ([queue] broker is not set)"
+    try:
+        seen = seen_at(options.queue.broker, key_prefix(options), identity)
+    except RefbotError as error:
+        return f"workers: unknown ({error})"
+    if not seen:
+        return f"no worker seen in the last {SEEN_S} s"
+    return f"{len(seen)} worker(s) seen in the last {SEEN_S} s: " + ", ".join(worker.shown for worker in seen)
 
 
 def report_run(args: argparse.Namespace, options: Options) -> None:

@@ -24,8 +24,9 @@ import redis
 from celery import Celery, bootsteps
 from kombu.exceptions import ChannelError, OperationalError
 
-from bot.distributed.messages import TASK, TaskMessage
-from bot.distributed.names import idle_queue, key_prefix, queue_name
+from bot.distributed.messages import TASK, BadMessage, TaskMessage, task_message
+from bot.distributed.names import idle_queue, key_prefix, queue_name, run_of_queue
+from bot.distributed.presence import Heartbeat, forget_queue, worker_key
 from bot.distributed.transport import NAME as TRANSPORT
 from bot.distributed.work import perform, servable
 from bot.errors import RefbotError, ServiceError
@@ -95,12 +96,14 @@ class CeleryBroker:
 
 
 class WorkerState:
-    """What a worker process builds once and uses for every task: its parts and the shared ledger."""
+    """What a worker process builds once and uses for every task: its parts, the shared ledger and its heartbeat
+    (None: not started)."""
 
     def __init__(self, options: Options) -> None:
         self.options = options
         self._parts: Any = None
         self._ledger: RunLedger | None = None
+        self.heartbeat: Heartbeat | None = None
 
     @property
     def parts(self) -> Any:
@@ -121,8 +124,14 @@ def register(app: Celery, state: WorkerState) -> None:
     @app.task(name=TASK, bind=True, acks_late=True, max_retries=None)
     def check(task: Any, *args: Any, **kwargs: Any) -> dict[str, int] | None:
         queue = (task.request.delivery_info or {}).get("routing_key") or ""
-        end = perform(state.parts, state.ledger, args, kwargs, queue=queue, attempt=task.request.retries or 0,
-                      retries=state.options.queue.retries, retry_delay=state.options.queue.retry_delay)
+        if state.heartbeat is not None:
+            state.heartbeat.working(*_task_of(args, kwargs, state.ledger.identity, queue))
+        try:
+            end = perform(state.parts, state.ledger, args, kwargs, queue=queue, attempt=task.request.retries or 0,
+                          retries=state.options.queue.retries, retry_delay=state.options.queue.retry_delay)
+        finally:
+            if state.heartbeat is not None:
+                state.heartbeat.idle()
         where = f"run {end.run} items {','.join(end.items)}" if end.run is not None else f"queue {queue}"
         if end.kind == "refused":
             log.warning("refused a task on %s: %s", where, end.detail)
@@ -135,6 +144,15 @@ def register(app: Celery, state: WorkerState) -> None:
             log.info("%s: %s", where, ", ".join(f"{n} {outcome}" for outcome, n in sorted(end.counts.items()))
                      or "nothing left to check")
         return end.counts
+
+
+def _task_of(args: Any, kwargs: Any, ledger: str, queue: str) -> tuple[int, tuple[str, ...]]:
+    """The run and items a task names, for the heartbeat (a message that is none: the run of its queue)."""
+    try:
+        message = task_message(args, kwargs)
+        return message.run, message.items
+    except BadMessage:
+        return run_of_queue(ledger, queue) or 0, ()
 
 
 def served_runs(state: WorkerState) -> type[bootsteps.StartStopStep]:
@@ -180,8 +198,14 @@ def served_runs(state: WorkerState) -> type[bootsteps.StartStopStep]:
                     self.served[run_id] = queue
                     log.info("serving run %s (queue %s)", run_id, queue)
             for run_id in [run_id for run_id in self.served if run_id not in wanted]:
-                consumer.cancel_task_queue(self.served.pop(run_id))
-                log.info("run %s finished: no longer served", run_id)
+                queue = self.served.pop(run_id)
+                consumer.cancel_task_queue(queue)
+                try:
+                    with consumer.app.connection_for_write() as connection:
+                        forget_queue(connection.default_channel.client, queue)
+                except (OperationalError, ChannelError, OSError, redis.RedisError) as error:
+                    log.warning("run %s finished; its queue's keys stay (%s)", run_id, error)
+                log.info("run %s finished: no longer served, its queue deleted", run_id)
 
     return ServedRuns
 
@@ -197,5 +221,12 @@ def serve(options: Options, *, name: str = "", loglevel: str = "INFO") -> int:
     hostname = name or f"refbot-{os.getpid()}@{socket.gethostname()}"
     worker = app.Worker(hostname=hostname, pool_cls="solo", concurrency=1, queues=[idle], without_gossip=True,
                         without_mingle=True, without_heartbeat=True, loglevel=loglevel, quiet=True)
-    worker.start()
+    client = redis.Redis.from_url(options.queue.broker, socket_connect_timeout=10, socket_timeout=10)
+    state.heartbeat = Heartbeat(client, worker_key(key_prefix(options), state.ledger.identity, hostname), hostname)
+    state.heartbeat.start()
+    try:
+        worker.start()
+    finally:
+        state.heartbeat.stop()
+        client.close()
     return int(worker.exitcode or 0)
