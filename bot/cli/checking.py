@@ -54,7 +54,8 @@ def add_parsers(commands: Any) -> None:
     asking.add_arguments(run, source, ask_help="the items a question in plain words names, as `refbot select "
                                                "--ask` (with --save, the query is kept for `run --query` next time)")
     source.add_argument("--status", type=positive_int, metavar="RUN",
-                        help="where a run that workers share stands (its items finished, statements recorded)")
+                        help="where a run that workers share stands: its items finished, statements recorded, the "
+                             "oldest task still unfinished and the workers seen in the last minute")
     run.add_argument("--enqueue", action="store_true",
                      help="put the worklist on the queue ([queue] broker) for `refbot worker` processes, one task "
                           "a batch of items, instead of checking it here")
@@ -79,7 +80,8 @@ def add_parsers(commands: Any) -> None:
     report.add_argument("trace", type=Path, nargs="?", metavar="TRACE.xml",
                         help="a trace written by refbot check or run")
     report.add_argument("--run", type=positive_int, metavar="RUN",
-                        help="instead: the trace and report of a run, from the ledger (a run workers shared)")
+                        help="instead: the trace and report of any run of the ledger (checked here or by workers), "
+                             "from the ledger alone, loading no model")
     report.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
                         help="with --run: the ledger ([run] ledger)")
     report.add_argument("--out", type=Path, metavar="FILE.html", help="default: the trace's path with .html")
