@@ -52,3 +52,12 @@ def test_the_quickstatements_box_marks_the_lines_export_leaves_out_with_its_reas
         safe = [box for box in document.iter("textarea") if box.get("class") == "qs"]
         assert len(safe) == 1 and safe[0].text.startswith(found[2].statement.item)
         assert "QuickStatements (select and copy; tab-separated, V1):" in html
+
+
+def test_a_report_rewritten_after_a_decision_still_marks_the_lines_export_leaves_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run = imported(tmp_path, _found())
+    assert main(["approve", "--run", str(run), GUIDS[2], "--ledger", "runs.sqlite", "--curator", "Tester"]) == 0
+    document = lxml.html.fromstring((tmp_path / "reports" / f"run-{run}.html").read_text(encoding="utf-8"))
+    assert len(document.find_class("qs-unsafe")) == 2
+    assert len([box for box in document.iter("textarea") if box.get("class") == "qs"]) == 1

@@ -8,14 +8,12 @@ import re
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.asking.questions import worklist_properties
 from bot.datamodel import parse_entity_id
-from bot.errors import InputError
 from bot.judge.prompts import TEMPLATES
 from bot.options import FLAT, Options, load_options
-from bot.review.proposals import quickstatements_problem, statement_proposal
 from bot.selection.binding import Query
 from bot.selection.worklists import Worklist
 from bot.wiring import BACKENDS
@@ -64,16 +62,6 @@ def iso_date(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a date: {text!r} (expected YYYY-MM-DD)") from None
-
-
-def left_out_of_export(item: Any, statement: Any) -> str:
-    """Why `refbot export` leaves the statement's QuickStatements line out ("": it writes it), by the export's own
-    rule (``bot.review.proposals.quickstatements_problem``); what a report marks as not to be pasted."""
-    try:
-        proposal = statement_proposal(item, statement, "the trace")
-    except InputError as error:  # its snaks disagree: no line of it is exported
-        return str(error)
-    return quickstatements_problem(proposal) if proposal is not None else ""
 
 
 def clip(text: str, width: int) -> str:

@@ -12,8 +12,8 @@ from typing import Any
 
 from bot.checking.records import StatementCheck
 from bot.cli import asking, workers
-from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, left_out_of_export,
-                               positive_int, sparql_options, worklist_from)
+from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, positive_int,
+                               sparql_options, worklist_from)
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
 from bot.demo.world import DEMO_ITEM, DemoWorld
@@ -22,6 +22,7 @@ from bot.options import Options, ini_text
 from bot.output import trace as traces
 from bot.output.report import write_report
 from bot.output.runs import default_stem, run_trace, writable_folder, write_run
+from bot.review.proposals import export_problem
 from bot.review.store import keep_for_review
 from bot.runledger import RunLedger
 from bot.runs import Progress, Run, RunResult
@@ -147,7 +148,7 @@ def _written(run: Run, result: RunResult, parts: Wiring) -> tuple[Path, Path]:
     tree = run_trace(result, run.ledger, parts)
     if result.kept:
         keep_for_review(run.ledger, result.run_id, tree)
-    return write_run(tree, default_stem(result, parts.options.check.reports), left_out=left_out_of_export)
+    return write_run(tree, default_stem(result, parts.options.check.reports), left_out=export_problem)
 
 
 def _ended(result: RunResult, then: str = "") -> Ended:
@@ -211,7 +212,7 @@ def run_report(args: argparse.Namespace, options: Options) -> None:
     if args.run:
         return workers.report_run(args, options)
     out = args.out or args.trace.with_suffix(".html")
-    print(f"report: {write_report(traces.read(args.trace), out, left_out=left_out_of_export)}")
+    print(f"report: {write_report(traces.read(args.trace), out, left_out=export_problem)}")
 
 
 def run_demo(args: argparse.Namespace, options: Options) -> Ended | None:

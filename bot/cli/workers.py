@@ -9,7 +9,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from bot.cli.arguments import ledger_target, left_out_of_export, worklist_from
+from bot.cli.arguments import ledger_target, worklist_from
 from bot.cli.exits import Ended
 from bot.clock import stamp, system_clock
 from bot.distributed import app as queue_app
@@ -19,6 +19,7 @@ from bot.distributed.presence import SEEN_S, age, seen_at
 from bot.errors import ConfigError, RefbotError
 from bot.options import Options
 from bot.output.runs import ledger_trace, writable_folder, write_run
+from bot.review.proposals import export_problem
 from bot.review.store import keep_for_review
 from bot.runledger import RunLedger
 from bot.wiring import Wiring
@@ -109,7 +110,7 @@ def report_run(args: argparse.Namespace, options: Options) -> None:
         writable_folder(stem.parent, "--out" if args.out else "[check] reports (--reports)")
         tree = ledger_trace(ledger, args.run, options, now=stamp(system_clock()))
         keep_for_review(ledger, args.run, tree)
-    xml, html = write_run(tree, stem, left_out=left_out_of_export)
+    xml, html = write_run(tree, stem, left_out=export_problem)
     print(f"trace: {xml}\nreport: {html}")
 
 

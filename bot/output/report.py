@@ -13,7 +13,7 @@ from bot.assets import asset_path
 
 _transform: Any = None
 # Why `refbot export` leaves a reference's QuickStatements line out ("": it writes it), from the statement's item and
-# statement elements: the export's own rule, passed in by the command line (bot.cli.arguments.left_out_of_export).
+# statement elements: the export's own rule, passed in by its caller (bot.review.proposals.export_problem).
 LeftOut = Callable[[Any, Any], str]
 
 

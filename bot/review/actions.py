@@ -13,12 +13,12 @@ from pathlib import Path
 from bot.errors import InputError
 from bot.options import Options
 from bot.output import trace as traces
-from bot.output.report import write_report as write_html
+from bot.output.report import naming, write_report as write_html
 from bot.output.trace import read
 from bot.redaction import write_private
 from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
 from bot.review.guids import resolve
-from bot.review.proposals import Proposal, quickstatements_batch, quickstatements_problem
+from bot.review.proposals import Proposal, export_problem, quickstatements_batch, quickstatements_problem
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
 
@@ -31,7 +31,7 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
 
     if trace is not None and run_id is not None:
         raise InputError("name a run or a trace file, not both")
-    ledger = RunLedger.of(options.run)
+    ledger = RunLedger.of(options.run, create=trace is not None)  # (only a trace file makes a ledger where none is)
     try:
         store = ReviewLedger(ledger)
         chosen = store.import_trace(read(trace), trace) if trace is not None else store.run_or_latest(run_id)
@@ -46,7 +46,8 @@ def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Pa
 
     tree = store.trace(run_id)
     stem = options.check.reports / f"run-{run_id}"
-    return traces.write(tree, stem.with_suffix(".xml")), write_html(tree, stem.with_suffix(".html"))
+    return traces.write(tree, stem.with_suffix(".xml")), write_html(tree, stem.with_suffix(".html"),
+                                                                    left_out=export_problem)
 
 
 def chosen_guids(store: ReviewLedger, run_id: int, guids: Sequence[str], *, all_supported: bool = False,
@@ -93,8 +94,9 @@ def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *,
     chosen = [proposal for proposal in store.proposals(run_id) if reviews[proposal.guid].state in wanted]
     left_out = [(proposal, problem) for proposal in chosen if (problem := quickstatements_problem(proposal))]
     batch = [proposal for proposal in chosen if not quickstatements_problem(proposal)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_private(path, quickstatements_batch(batch))
+    with naming(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_private(path, quickstatements_batch(batch))
     return batch, left_out
 
 
@@ -105,7 +107,7 @@ def apply(options: Options, connect: Callable[[], Wiki], *, run_id: int | None, 
     wiki ``connect`` gives (asked only when something is to be written); the reports of the runs touched are
     rewritten. Every edit carries the EditGroups tag of ``batch`` (a new one when not given), which ``on_start``
     hears with the account. WriteError when the wiki refuses for good (the login, a block)."""
-    ledger = RunLedger.of(options.run)
+    ledger = RunLedger.of(options.run, create=False)
     try:
         store = ReviewLedger(ledger)
         runs = [store.run_or_latest(run_id)] if run_id is not None else store.runs_with_approvals()

@@ -119,6 +119,16 @@ def statement_proposal(item: Any, statement: Any, source: str = "the run ledger"
     return proposal
 
 
+def export_problem(item: Any, statement: Any) -> str:
+    """Why `refbot export` leaves the statement's QuickStatements line out ("": it writes it), by the export's own
+    rule (:func:`quickstatements_problem`): what a report marks as not to be pasted."""
+    try:
+        proposal = statement_proposal(item, statement, "the trace")
+    except InputError as error:  # its snaks disagree: no line of it is exported
+        return str(error)
+    return quickstatements_problem(proposal) if proposal is not None else ""
+
+
 def proposals(root: Any, source: str = "the trace") -> Iterator[Proposal]:
     """Every proposal of a trace, in the trace's order (InputError as :func:`statement_proposal` says)."""
     for item in root.iter(tag("item")):

@@ -39,6 +39,7 @@ from bot.options import Options
 from bot.output.report import render
 from bot.review import queue as cards
 from bot.review.actions import write_report
+from bot.review.proposals import export_problem
 from bot.review.shelf import Shelf
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -130,7 +131,7 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         raise ValueError("the review server needs a token")
     if len(base) < 18 or not base.startswith("/") or not base.endswith("/") or "/" in base[1:-1]:
         raise ValueError("the review server needs a secret path, /<random>/")
-    review = store if store is not None else ReviewLedger(RunLedger.of(options.run))
+    review = store if store is not None else ReviewLedger(RunLedger.of(options.run, create=False))
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
 
@@ -179,8 +180,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.get(base)
     def page() -> Response:
-        html = render(review.trace(run_id), review_token=token, review_run=str(run_id), review_curator=name,
-                      review_base=base)
+        html = render(review.trace(run_id), left_out=export_problem, review_token=token, review_run=str(run_id),
+                      review_curator=name, review_base=base)
         return Response(html, mimetype="text/html")
 
     @app.get(base + "queue")
@@ -252,7 +253,7 @@ def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
     from waitress.server import create_server
 
     name = _curator(options, curator)
-    ledger = RunLedger.of(options.run)
+    ledger = RunLedger.of(options.run, create=False)
     try:
         store = ReviewLedger(ledger)
         store.index(run_id)  # InputError now rather than on the first page
