@@ -33,6 +33,8 @@ from urllib.parse import quote, urlencode
 
 from flask import Flask, Response, redirect, render_template, request
 from markupsafe import escape
+from waitress import wasyncore
+from waitress.server import create_server
 
 from bot.errors import ConfigError, InputError
 from bot.options import Options
@@ -249,9 +251,6 @@ def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
     path drawn now) until Ctrl-C (or ``stop`` is set); ``on_ready`` gets the page's URL (with the session's token)
     once the server listens. Then, if anything was decided, the run's report is rewritten: its path (None when
     nothing was). ConfigError without a curator name; InputError when the ledger has no trace of the run."""
-    from waitress import wasyncore
-    from waitress.server import create_server
-
     name = _curator(options, curator)
     ledger = RunLedger.of(options.run, create=False)
     try:
