@@ -99,7 +99,7 @@ def test_the_toolforge_jobs_run_refbot_commands_it_accepts_with_files_the_reposi
             assert len(job["schedule"].split()) == 5, job["schedule"]
         words, inner = shell_words(job["command"])
         check_program(words[0])
-        for command in inner:  # "$(… latest_run.py --config …)": a script of the repository, run by the venv
+        for command in inner:  # "$(… script.py --config …)": a script of the repository, run by the venv
             program, script, *rest = shlex.split(command)
             check_program(program)
             check_program(script)
@@ -108,8 +108,8 @@ def test_the_toolforge_jobs_run_refbot_commands_it_accepts_with_files_the_reposi
         assert commands[name].config == Path("$HOME/refbot.ini"), "the configuration configure.py writes"
     assert commands["refbot-enqueue"].command == "run" and commands["refbot-enqueue"].enqueue
     assert commands["refbot-worker"].command == "worker"
-    report = toolforge_jobs()["refbot-report"]["command"]
-    assert commands["refbot-report"].command == "report" and "latest_run.py" in report, "the latest run, not run 1"
+    assert commands["refbot-report"].command == "report" and commands["refbot-report"].run == "latest", \
+        "the latest run, not run 1"
     assert commands["refbot-apply"].command == "apply" and commands["refbot-apply"].live
 
 
@@ -126,28 +126,6 @@ def test_each_toolforge_job_has_the_memory_it_needs_within_the_default_quota():
     assert replicas * cpu["refbot-worker"] + max(cpu[name] for name in scheduled) <= TOOL_CPU
     times = [tuple(jobs[name]["schedule"].split()[:2]) for name in scheduled]
     assert len(set(times)) == len(times), "no two scheduled jobs start together (the quota holds one at a time)"
-
-
-def test_the_latest_run_is_read_from_the_ledger_without_making_one(tmp_path):
-    from bot.runledger import RunLedger
-
-    ledger_file = tmp_path / "runs.sqlite"
-    ini = tmp_path / "refbot.ini"
-    ini.write_text(f"[run]\nledger = {ledger_file}\n", encoding="utf-8")
-    script = [sys.executable, str(TOOLFORGE / "latest_run.py"), "--config", str(ini)]
-    environ = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-
-    missing = subprocess.run(script, capture_output=True, text=True, env=environ, timeout=120)
-    assert missing.returncode == 2 and missing.stdout == "" and not ledger_file.exists(), missing
-    with RunLedger(ledger_file) as ledger:
-        empty = subprocess.run(script, capture_output=True, text=True, env=environ, timeout=120)
-        assert empty.returncode == 1 and empty.stdout == "", empty
-        ledger.open_run("first", "P166")
-        latest = ledger.open_run("second", "P166")
-    found = subprocess.run(script, capture_output=True, text=True, env=environ, timeout=120)
-    assert found.returncode == 0 and found.stdout == f"{latest.id}\n", found
-    report = shell_words(toolforge_jobs()["refbot-report"]["command"])[0]
-    assert parsed(refbot_arguments(report[:report.index("--run") + 1] + found.stdout.split())).run == latest.id
 
 
 def test_configure_writes_a_private_configuration_and_the_tools_database(mariadb, tmp_path):

@@ -111,6 +111,25 @@ def test_report_run_of_a_run_the_ledger_does_not_have_is_one_line(tmp_path, caps
                                        "run id `refbot run` or `refbot run --enqueue` printed)\n")
 
 
+def test_report_run_latest_renders_the_newest_run_and_says_when_there_is_none(tmp_path, capsys):
+    ledger_file = str(tmp_path / "runs.sqlite")
+    with RunLedger(tmp_path / "runs.sqlite") as ledger:
+        pass
+    assert main(["report", "--run", "latest", "--ledger", ledger_file]) == 2
+    assert capsys.readouterr().err.startswith(f"refbot: error: {ledger_file} holds no run yet")
+    with RunLedger(tmp_path / "runs.sqlite") as ledger:
+        ledger.open_run("first", "")
+        ledger.open_run("second", "")
+    out = tmp_path / "out" / "latest.html"
+    assert main(["report", "--run", "latest", "--ledger", ledger_file, "--out", str(out)]) == 0
+    written = traces.read(out.with_suffix(".xml"))
+    assert written.getroot().find(traces.tag("run")).get("id") == "2"
+    for wrong in ("0", "newest"):
+        with pytest.raises(SystemExit):
+            main(["report", "--run", wrong, "--ledger", ledger_file])
+        assert "argument --run: a run id (1, 2, …) or latest, not" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", [["run", "--items", "ITEMS"], ["check", "Q990201"]])
 def test_a_reports_folder_that_cannot_be_written_stops_a_run_before_it_checks_anything(tmp_path, capsys, command):
     """The endpoint does not answer: were anything selected or checked first, its error would come first."""

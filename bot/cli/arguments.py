@@ -29,6 +29,18 @@ def positive_int(text: str) -> int:
     return value
 
 
+LATEST = "latest"
+
+
+def run_or_latest(text: str) -> int | str:
+    """An argparse type: a run id, or ``latest`` (the ledger's newest run, found when the ledger is open)."""
+    if text.strip().lower() == LATEST:
+        return LATEST
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a run id (1, 2, …) or {LATEST}, not {text!r}")
+    return int(text)
+
+
 def id_list(kind: str) -> Callable[[str], tuple[str, ...]]:
     """An argparse type: comma-separated Wikidata ids of one kind, validated before anything is sent."""
     def parse(text: str) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from typing import Any
 from bot.checking.records import StatementCheck
 from bot.cli import asking, workers
 from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, positive_int,
-                               sparql_options, worklist_from)
+                               run_or_latest, sparql_options, worklist_from)
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
 from bot.demo.world import DEMO_ITEM, DemoWorld
@@ -80,9 +80,9 @@ def add_parsers(commands: Any) -> None:
                                              "xslt/report.xsl.")
     report.add_argument("trace", type=Path, nargs="?", metavar="TRACE.xml",
                         help="a trace written by refbot check or run")
-    report.add_argument("--run", type=positive_int, metavar="RUN",
-                        help="instead: the trace and report of any run of the ledger (checked here or by workers), "
-                             "from the ledger alone, loading no model")
+    report.add_argument("--run", type=run_or_latest, metavar="RUN|latest",
+                        help="instead: the trace and report of any run of the ledger (checked here or by workers; "
+                             "`latest`: its newest run), from the ledger alone, loading no model")
     report.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
                         help="with --run: the ledger ([run] ledger)")
     report.add_argument("--out", type=Path, metavar="FILE.html", help="default: the trace's path with .html")

@@ -9,14 +9,14 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from bot.cli.arguments import ledger_target, worklist_from
+from bot.cli.arguments import LATEST, ledger_target, worklist_from
 from bot.cli.exits import Ended
 from bot.clock import stamp, system_clock
 from bot.distributed import app as queue_app
 from bot.distributed.work import enqueue, status
 from bot.distributed.names import idle_queue, key_prefix
 from bot.distributed.presence import SEEN_S, age, seen_at
-from bot.errors import ConfigError, RefbotError
+from bot.errors import ConfigError, InputError, RefbotError
 from bot.options import Options
 from bot.output.runs import ledger_trace, writable_folder, write_run
 from bot.review.proposals import export_problem
@@ -105,11 +105,17 @@ def _workers(options: Options, identity: str) -> str:
 def report_run(args: argparse.Namespace, options: Options) -> None:
     """The trace of any run from the ledger alone (what it recorded, whatever process or worker recorded it) and its
     report, loading no model; the run element kept for review."""
-    stem = args.out.with_suffix("") if args.out else options.check.reports / f"run-{args.run}"
     with RunLedger.of(options.run, create=False) as ledger:
+        run_id = args.run
+        if run_id == LATEST:
+            latest = ledger.latest_run()
+            if latest is None:
+                raise InputError(f"{ledger.path or 'the ledger'} holds no run yet", hint="run `refbot run` first")
+            run_id = latest.id
+        stem = args.out.with_suffix("") if args.out else options.check.reports / f"run-{run_id}"
         writable_folder(stem.parent, "--out" if args.out else "[check] reports (--reports)")
-        tree = ledger_trace(ledger, args.run, options, now=stamp(system_clock()))
-        keep_for_review(ledger, args.run, tree)
+        tree = ledger_trace(ledger, run_id, options, now=stamp(system_clock()))
+        keep_for_review(ledger, run_id, tree)
     xml, html = write_run(tree, stem, left_out=export_problem)
     print(f"trace: {xml}\nreport: {html}")
 
