@@ -208,3 +208,35 @@ def test_a_trace_file_larger_than_refbot_reads_is_refused_naming_it_and_the_cap(
         traces.read(large)
     monkeypatch.setattr(traces, "MAX_TRACE_BYTES", 2**30)
     assert traces.read(large).getroot().tag == traces.tag("trace"), "under the cap: read"
+
+
+def test_a_run_too_large_for_its_whole_report_is_decided_without_putting_the_trace_together(tmp_path, http,
+                                                                                            monkeypatch, capsys):
+    """The report of a run puts its whole trace together in memory: for a run over the limit neither the server's
+    report page nor a decision nor stopping the server builds it; each says how to write it."""
+    from bot.review import actions
+
+    monkeypatch.setattr(actions, "REPORT_MOST_STATEMENTS", 10)
+    options = review_options(tmp_path)
+    run = record_run(options, copies=3)  # 12 statements
+    server = start_server(options, run)
+    with sql_sent() as sent:
+        whole = http.get(server.page, timeout=30)
+        first = queue_page(http, server)
+        assert decide(http, server, first, "approved").status_code == 303
+    assert whole.status_code == 200 and "The whole report is not served for a run this size" in whole.text
+    assert f"Run {run} has 12 statements, more than the 10" in whole.text
+    assert f"refbot report --run {run}" in whole.text
+    assert reading_the_trace(sent) == [], "the report page or a decision put the trace together"
+    with sql_sent() as sent:
+        assert server.stop() is None, "a decision was made, but the report of a run this size is not rewritten"
+    assert reading_the_trace(sent) == [] and not (tmp_path / "reports" / f"run-{run}.html").exists()
+
+    guid = next(g for g, review in server.reviews().items() if review.state == "proposed")
+    monkeypatch.setenv("REFBOT_REVIEW_CURATOR", CURATOR)
+    monkeypatch.chdir(tmp_path)  # (the reports folder by default: ./reports)
+    assert main(["approve", "--run", str(run), guid, "--ledger", str(options.run.ledger)]) == 0
+    err = capsys.readouterr().err
+    assert f"refbot: run {run} has 12 statements" in err and f"`refbot report --run {run}` writes the report" in err
+    assert not (tmp_path / "reports" / f"run-{run}.html").exists()
+    assert server.reviews()[guid].state == "approved"

@@ -12,7 +12,8 @@ from bot.cli.arguments import ledger_target, positive_int
 from bot.cli.exits import Ended
 from bot.errors import ConfigError, WriteError
 from bot.options import Options
-from bot.review.actions import apply, chosen_guids, decide, export_quickstatements, preview, reviewing
+from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, preview, report_too_large,
+                                reviewing)
 from bot.review.applying import Outcome, editgroups_url
 from bot.wiring import Wiring
 
@@ -94,12 +95,15 @@ def run_review(args: argparse.Namespace, options: Options) -> None:
 
     with reviewing(options, run_id=args.run_id, trace=args.trace) as (store, run_id):
         counts = store.shelf(run_id).counts()
+        too_large = report_too_large(store, run_id)
     curator = _curator_name(options)  # asked (or refused) before anything is served
 
     def ready(url: str) -> None:
         print(f"review: {queue_url(url)}\nreport: {url}", flush=True)
         print(f"refbot: run {run_id}: {counts.proposals} proposed reference(s), {counts.left} left to decide, as "
               f"{curator}; press Ctrl-C to stop", file=sys.stderr, flush=True)
+        if too_large:
+            print(f"refbot: {too_large}", file=sys.stderr, flush=True)
 
     report = serve(options, run_id, curator=curator, port=args.port, on_ready=ready)
     if report is not None:
@@ -132,6 +136,9 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
             changed = set(decide(options, store, run_id, guids, decision, curator=options.review.curator,
                                  note=args.note))
             would = [proposal for proposal in would if proposal.guid in changed]
+            too_large = report_too_large(store, run_id)
+            if too_large:
+                print(f"refbot: {too_large}", file=sys.stderr)
     already = f", {len(guids) - len(would)} already were" if len(guids) > len(would) else ""
     if args.dry_run:
         print(f"run {run_id}: {len(would)} reference(s) would be {decision}{already} (dry run: nothing recorded)")

@@ -41,9 +41,31 @@ def reviewing(options: Options, *, run_id: int | None = None, trace: Path | None
         ledger.close()
 
 
-def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Path, Path]:
-    """The run's trace and report with every proposal's state: ``reports/run-ID.xml`` and ``.html``."""
+# A run's report puts its whole trace together in memory (about 190 KB a statement: 933 MB for 5,000 in
+# `benchmarks/review_queue.py --statements 5000 --report-at-stop`). It is rewritten on the way (after a decision, when
+# the review server stops, as the server's report page) only for runs up to this many statements; a larger run is
+# decided in the queue, which reads one card at a time, and its report written when asked: `refbot report --run ID`.
+REPORT_MOST_STATEMENTS = 5_000
 
+
+def report_too_large(store: ReviewLedger, run_id: int) -> str:
+    """Why the run's report is not rewritten on the way ("": it is): a run of more than REPORT_MOST_STATEMENTS."""
+    run = store.ledger.run(run_id)
+    statements = sum(store.ledger.counts(run).values()) if run is not None else 0
+    if statements <= REPORT_MOST_STATEMENTS:
+        return ""
+    most = f"{REPORT_MOST_STATEMENTS:,}"
+    return (f"run {run_id} has {statements:,} statements, more than the {most} whose report refbot rewrites on the way "
+            f"(it puts the whole trace together in memory, about 1 GB for {most}): decide in the review queue; "
+            f"`refbot report --run {run_id}` writes the report where there is the memory")
+
+
+def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Path, Path] | None:
+    """The run's trace and report with every proposal's state: ``reports/run-ID.xml`` and ``.html``; None for a run
+    too large to rewrite on the way (:func:`report_too_large`)."""
+
+    if report_too_large(store, run_id):
+        return None
     tree = store.trace(run_id)
     stem = options.check.reports / f"run-{run_id}"
     return traces.write(tree, stem.with_suffix(".xml")), write_html(tree, stem.with_suffix(".html"),

@@ -40,7 +40,7 @@ from bot.errors import ConfigError, InputError
 from bot.options import Options
 from bot.output.report import render
 from bot.review import queue as cards
-from bot.review.actions import write_report
+from bot.review.actions import report_too_large, write_report
 from bot.review.proposals import export_problem
 from bot.review.shelf import Shelf
 from bot.review.store import DecidedMeanwhile, ReviewLedger
@@ -182,6 +182,10 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.get(base)
     def page() -> Response:
+        too_large = report_too_large(review, run_id)
+        if too_large:
+            return _page(200, "The whole report is not served for a run this size",
+                         too_large[0].upper() + too_large[1:] + ".", base + "queue", "To the review queue")
         html = render(review.trace(run_id), left_out=export_problem, review_token=token, review_run=str(run_id),
                       review_curator=name, review_base=base)
         return Response(html, mimetype="text/html")
@@ -277,6 +281,7 @@ def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
         finally:
             server.task_dispatcher.shutdown()
             server.close()
-        return write_report(options, store, run_id)[1] if decided else None
+        written = write_report(options, store, run_id) if decided else None
+        return written[1] if written is not None else None
     finally:
         ledger.close()
