@@ -437,7 +437,7 @@ def _from_file(path: Path) -> dict[str, Any]:
                                   "password_file to pywikibot's password file")
             if name not in FLAT:
                 raise ConfigError(f"{path}: unknown key [{section}] {key}",
-                                  hint="see the README's configuration section")
+                                  hint="see docs/configuration.md for every key")
             values[name] = _convert(name, raw)
     return values
 

@@ -97,7 +97,7 @@ def test_doctor_names_a_broken_configuration_and_an_unreachable_judge_server(tmp
     assert main(["--config", str(broken), "doctor"]) == 1
     line = next(line for line in capsys.readouterr().out.splitlines() if "configuration" in line)
     assert line.startswith("FAIL") and f"{broken}: unknown key [judge] threshhold" in line
-    assert line.endswith("fix: see the README's configuration section")
+    assert line.endswith("fix: see docs/configuration.md for every key")
     with __import__("socket").socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed = probe.getsockname()[1]

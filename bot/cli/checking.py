@@ -156,8 +156,8 @@ def _ended(result: RunResult, then: str = "") -> Ended:
 
 
 def run_check(args: argparse.Namespace, options: Options) -> Ended:
+    preflight()  # a broken install stops here, named, before any page could be blamed for it (and makes nothing)
     writable_folder(options.check.reports, "[check] reports (--reports)")  # before anything is checked
-    preflight()  # a broken install stops here, named, before any page could be blamed for it
     parts = Wiring(options)
     with RunLedger(None, clock=parts.clock) as ledger, Run.open(parts, worklist_from(args), ledger) as run:
         bar, show = _progress(args, len(run.todo), "property_id")
@@ -184,8 +184,8 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
     if args.enqueue:
         workers.run_enqueue(args, options)
         return None
-    writable_folder(options.check.reports, "[check] reports (--reports)")  # before anything is checked
     preflight()
+    writable_folder(options.check.reports, "[check] reports (--reports)")  # before anything is checked
     parts = Wiring(options)  # one model for the question and the run
     answer = asking.answer(args, options, parts) if args.ask else None
     worklist = worklist_from(args, answer=answer, limit=args.limit)
