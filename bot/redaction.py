@@ -45,6 +45,8 @@ def redact_url(url: str, *, services: Iterable[str] = (), service: bool = False)
     hide_all = service or _under_any(parts, services)
     query = _redacted_pairs(parts.query, hide_all)
     fragment = _redacted_pairs(parts.fragment, hide_all) if "=" in parts.fragment else parts.fragment
+    if not netloc and url[len(parts.scheme):].startswith("://"):  # sqlite:///x: urlunsplit would drop the "//"
+        return f"{parts.scheme}://{urlunsplit(('', '', parts.path, query, fragment))}"
     return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
 
 

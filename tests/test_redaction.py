@@ -71,6 +71,14 @@ def test_a_document_url_keeps_its_query_but_not_userinfo_nor_secret_looking_valu
         assert redact_url(f"https://x.example/?{name}=V&q=1") == f"https://x.example/?{name}=…&q=1"
 
 
+def test_a_url_with_no_host_keeps_its_slashes_so_a_message_names_the_path_it_means():
+    """sqlite:///runs.sqlite is relative and sqlite:////srv/runs.sqlite absolute: a redacted message must keep that."""
+    assert redact_url("sqlite:///reports/runs.sqlite") == "sqlite:///reports/runs.sqlite"
+    assert redact_url("sqlite:////srv/refbot/runs.sqlite?token=t") == "sqlite:////srv/refbot/runs.sqlite?token=…"
+    assert redact_text("refused sqlite:///etc/passwd.") == "refused sqlite:///etc/passwd."
+    assert redact_url("file:///etc/hosts") == "file:///etc/hosts"
+
+
 def test_a_service_url_hides_every_query_value_whatever_its_name():
     assert redact_url(JUDGE_URL, service=True) == "https://judge.example/v1?api_key=…&k=…"
     services = ("http://127.0.0.1:8000/v1", "https://{host}/w/rest.php/v1/page/{title}/html")
