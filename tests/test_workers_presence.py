@@ -14,7 +14,7 @@ def test_status_names_the_workers_at_work_and_the_oldest_task_and_a_finished_run
         world, redis_server, tmp_path):  # noqa: F811 (the world fixture of test_workers)
     import redis
 
-    url = redis_server.url("9")
+    url = redis_server.url("12")  # (a database no other test uses: every key in it is checked)
     ini = _config(world, tmp_path, "presence", url, queue_prefix="tool-9", fetch_delay=1.5)
     run_id = _enqueue(ini, _items(tmp_path, "items", ITEMS[:3]), tmp_path)
     status = refbot(ini, "run", "--status", str(run_id), cwd=tmp_path)
