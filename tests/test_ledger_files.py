@@ -69,6 +69,13 @@ def _sqlite_of_something_else(path: Path) -> None:
     connection.close()
 
 
+def commands_that_only_read(tmp_path) -> list[list[str]]:
+    """Commands that read a run ledger and never make one (each run with ``--ledger``)."""
+    return [["run", "--status", "1"], ["report", "--run", "1"], ["review", "--curator", "Tester"],
+            ["approve", "--run", "1", "--all-supported", "--curator", "Tester"],
+            ["export", "--quickstatements", "--out", str(tmp_path / "batch.tsv")], ["apply"]]
+
+
 @pytest.mark.parametrize("make, problem", [
     (lambda path: path.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8"), "it is not a SQLite file"),
     (_sqlite_of_something_else, "a SQLite database with other tables than a ledger's (responses)"),
@@ -81,9 +88,7 @@ def test_a_file_that_is_not_a_ledger_is_refused_and_left_as_it_is(tmp_path, caps
     with pytest.raises(ConfigError) as refused:
         RunLedger(path)
     assert str(refused.value).startswith(f"{path} is not a run ledger: {problem}; refbot leaves it as it is")
-    for command in (["run", "--status", "1"], ["report", "--run", "1"], ["review", "--curator", "Tester"],
-                    ["approve", "--run", "1", "--all-supported", "--curator", "Tester"],
-                    ["export", "--quickstatements", "--out", str(tmp_path / "batch.tsv")], ["apply"]):
+    for command in commands_that_only_read(tmp_path):
         assert main([*command, "--ledger", str(path)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"{path} is not a run ledger: {problem}" in err
@@ -102,9 +107,7 @@ def test_commands_that_only_read_never_make_a_ledger(tmp_path, capsys):
     with pytest.raises(InputError) as refused:
         RunLedger(missing, create=False)
     assert str(refused.value).startswith(f"there is no run ledger at {missing}")
-    for command in (["run", "--status", "1"], ["report", "--run", "1"], ["review", "--curator", "Tester"],
-                    ["approve", "--run", "1", "--all-supported", "--curator", "Tester"],
-                    ["export", "--quickstatements", "--out", str(tmp_path / "batch.tsv")], ["apply"]):
+    for command in commands_that_only_read(tmp_path):
         assert main([*command, "--ledger", str(missing)]) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"refbot: error: there is no run ledger at {missing} (`refbot run`") and \
