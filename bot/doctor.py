@@ -26,7 +26,8 @@ from bot import __version__
 from bot.errors import InputError, InternalError, RefbotError
 from bot.faults import FIX, REINSTALL, first_line
 from bot.ledger.database import is_url, sqlite_problem
-from bot.options import Options, default_config_file, judge_urls, load_options, secrets_in, without_password
+from bot.options import (JudgeOptions, Options, default_config_file, judge_urls, load_options, secrets_in,
+                         without_password)
 from bot.runledger import RunLedger
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -213,17 +214,54 @@ def judge(options: Options) -> str:
     if options.judge.backend == "openai":
         from bot.judge.openai_backend import OpenAIBackend, make_session
 
-        # Without a model name the backend asks the server which one it serves: that is the check.
-        served = OpenAIBackend(make_session(retries=0, api_key=options.judge.api_key),
-                               judge_urls(options.judge.url), timeout_s=10).model_id
         from bot.redaction import redact_url
 
-        return f"openai server at {redact_url(options.judge.url, service=True)} serves {served}"
+        # Without a model name the backend asks the server which one it serves: that is the first check.
+        session = make_session(retries=0, api_key=options.judge.api_key)
+        backend = OpenAIBackend(session, judge_urls(options.judge.url), timeout_s=30,
+                                context_tokens=options.judge.context or None)
+        where = redact_url(options.judge.url, service=True)
+        wanted = options.judge.model if options.judge.model != JudgeOptions().model else ""
+        if wanted:  # [judge] model names the served model: the first server must serve it too
+            served = [str(entry.get("id")) for entry in backend._request("GET", "/models", base=backend.base_url)
+                      .get("data") or []]
+            if wanted not in served:
+                raise Problem(FAIL, f"the server at {where} does not serve {wanted} (it serves {', '.join(served)})",
+                              "set [judge] model to the served name, or leave it out to use the first one")
+            backend.model_id = wanted
+        context = backend.context_tokens()
+        # refbot scores the first answer token's log-probabilities: a server that gives none cannot judge.
+        choice = backend.choose([{"role": "user", "content": "Is Paris in France? Answer yes or no."}], ("yes", "no"))
+        if not choice.probabilities:
+            raise Problem(FAIL, f"the server at {where} answered without the log-probabilities of yes or no",
+                          "serve the model with vLLM (`refbot serve-judge`) or llama.cpp's server, which give them")
+        detail = (f"openai server at {where} serves {backend.model_id}: context {context} tokens, "
+                  f"log-probabilities of the answer given")
+        caching = _vllm_prefix_caching(session, backend.base_url)
+        if caching is False:
+            raise Problem(WARN, f"{detail}; vLLM's prefix caching is off (every paragraph's prompt is read in full)",
+                          "start vLLM with --enable-prefix-caching, as `refbot serve-judge` does")
+        return detail + ("; vLLM, prefix caching on" if caching else "")
     import torch
     import transformers
 
     return (f"transformers {transformers.__version__}, torch {torch.__version__} "
             f"({'CUDA' if torch.cuda.is_available() else 'CPU'}); model {options.judge.model}")
+
+
+def _vllm_prefix_caching(session, base_url: str) -> bool | None:
+    """Whether a vLLM server caches prompt prefixes, from its /metrics (cache_config_info); None: not vLLM, or it
+    does not say."""
+    import requests
+
+    root = base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url
+    try:
+        response = session.get(f"{root}/metrics", timeout=10)
+    except requests.RequestException:
+        return None
+    found = re.search(r'^vllm:cache_config_info\{[^}]*enable_prefix_caching="(\w+)"', response.text, re.MULTILINE) \
+        if response.ok else None
+    return None if found is None else found.group(1) == "True"
 
 
 def model(name: str, options: Options, *, needed_for: str, transformers: bool = False) -> str:

@@ -85,6 +85,63 @@ def private_llama_server(smollm_gguf: Path):
         server.kill()
 
 
+VLLM_PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
+
+
+@dataclass
+class VllmServer:
+    """vLLM serving SmolLM2-135M (a Llama) on 127.0.0.1, started by `refbot serve-judge`; ``judge_lines``: what it
+    printed for refbot.ini."""
+
+    process: subprocess.Popen
+    port: int
+    judge_lines: str
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def metric(self, name: str) -> float:
+        """A counter from vLLM's Prometheus /metrics, summed over its labels."""
+        text = requests.get(f"http://127.0.0.1:{self.port}/metrics", timeout=10).text
+        return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                   if line.startswith(name + "{") or line.startswith(name + " "))
+
+    def stop(self) -> int:
+        """Stop it as a service manager would (SIGTERM to refbot serve-judge); its exit status."""
+        if self.process.poll() is None:
+            self.process.terminate()
+        return self.process.wait(timeout=90)
+
+
+def start_vllm_server(log: Path, *, port: int | None = None, context: int = 2048) -> VllmServer:
+    if not VLLM_PYTHON.is_file():
+        pytest.skip(f"no vLLM environment at {VLLM_PYTHON}: `scripts/setup --vllm` could not make it here")
+    port = port or free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "serve-judge", "--model", "smollm2-135m", "--eager", "--port", str(port),
+         "--context", str(context), "--kv-cache", "1", "--in-flight", "4", "--log", str(log),
+         "--ready-timeout", "900"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    lines = []
+    for line in process.stdout:  # printed once the server lists the model
+        if not line.strip():
+            break
+        lines.append(line)
+    if process.poll() is not None or not lines:
+        process.kill()
+        raise RuntimeError(f"refbot serve-judge ended ({process.wait()}): see {log}")
+    return VllmServer(process, port, "".join(lines), log)
+
+
+@pytest.fixture(scope="session")
+def vllm_server(tmp_path_factory):
+    server = start_vllm_server(tmp_path_factory.mktemp("vllm") / "vllm.log")
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="session")
 def wikidata_world(tmp_path_factory):
     """An Oxigraph SPARQL endpoint on 127.0.0.1 with tests/data/wikidata-world.ttl; yields its query URL."""

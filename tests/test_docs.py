@@ -54,9 +54,9 @@ def test_every_command_is_documented():
                     "refbot models fetch", "refbot fetch URL", "refbot sources QID", "refbot check QID",
                     "refbot run --items FILE", "refbot report TRACE.xml", "refbot demo", "refbot doctor",
                     "refbot worker", "refbot review", "refbot approve", "refbot reject", "refbot export",
-                    "refbot apply", "refbot profile"):
+                    "refbot apply", "refbot profile", "refbot serve-judge"):
         assert command in commands
-    documented = set(re.findall(r"^\| `refbot (\w+)", commands, re.M))
+    documented = set(re.findall(r"^\| `refbot ([\w-]+)", commands, re.M))
     subcommands = next(action for action in build_parser()._actions if action.dest == "command").choices
     assert set(subcommands) <= documented | {"reject"}, f"not in docs/commands.md: {set(subcommands) - documented}"
 

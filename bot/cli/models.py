@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from bot import modelstore
 from bot.cli.exits import Ended
+from bot.errors import JudgeError
 from bot.doctor import FAIL, WARN, diagnose
 from bot.options import Options
 
@@ -29,6 +33,35 @@ def add_parsers(commands: Any) -> None:
     listing = model_commands.add_parser("list", help="list the catalogue and what is installed",
                                         description="List the model catalogue and what is installed.")
     listing.add_argument("--cache", type=Path, metavar="DIR", help="the model cache directory")
+
+    serve = commands.add_parser(
+        "serve-judge", help="serve the judge model with vLLM on this machine until stopped",
+        description="Start vLLM's OpenAI-compatible server (from .venv-vllm: `scripts/setup --vllm`) for the judge "
+                    "model's transformers copy, on loopback, with the flags refbot relies on (the model's catalogue "
+                    "name, prefix caching, the context length, 20 log-probabilities); print the [judge] lines that "
+                    "point refbot at it; stop it and its engine on Ctrl-C or SIGTERM.")
+    serve.add_argument("--model", metavar="NAME|DIR",
+                       help="a catalogue name (its transformers copy: `refbot models fetch NAME --transformers`) or "
+                            "a model directory (default: [judge] model)")
+    serve.add_argument("--port", type=int, default=8000, help="the port to serve on (8000)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (127.0.0.1; the server has no authentication)")
+    serve.add_argument("--context", type=int, metavar="TOKENS",
+                       help="the longest prompt and answer in tokens (default: [judge] context, else 4096)")
+    serve.add_argument("--in-flight", type=int, default=16, metavar="N", help="requests vLLM batches at once (16)")
+    serve.add_argument("--device", choices=("cpu", "cuda"),
+                       help="vLLM's build (default: cuda where nvidia-smi is found, else cpu)")
+    serve.add_argument("--kv-cache", type=int, default=2, metavar="GIB", help="the KV cache's memory on a CPU (2)")
+    serve.add_argument("--eager", action="store_true",
+                       help="no torch.compile and no CUDA graphs: starts in about a minute instead of several, "
+                            "serves more slowly")
+    serve.add_argument("--vllm-python", metavar="PATH",
+                       help="the Python that has vLLM (default: $REFBOT_VLLM_PYTHON, else .venv-vllm beside refbot's "
+                            "environment)")
+    serve.add_argument("--log", type=Path, metavar="FILE",
+                       help="vLLM's log (default: refbot-vllm-PORT.log in the temporary folder)")
+    serve.add_argument("--ready-timeout", type=float, default=1800.0, metavar="S",
+                       help="seconds to wait for the server (1800: a first start compiles the model)")
 
     commands.add_parser(
         "doctor", help="check the installation: libraries, each stage on a sample, models, configuration",
@@ -63,4 +96,43 @@ def run_doctor(args: argparse.Namespace, options: Options | None) -> Ended:
     return Ended(failed=failed)
 
 
-HANDLERS = {"models": run_models, "doctor": run_doctor}
+def run_serve_judge(args: argparse.Namespace, options: Options) -> None:
+    import requests
+
+    from bot.judge import vllm_server
+
+    name = args.model or options.judge.model
+    path = modelstore.resolve(name, options.judge.model_cache, transformers=True)
+    served = name if name in modelstore.CATALOGUE else path.name
+    spec = vllm_server.ServerSpec(
+        python=vllm_server.find_python(args.vllm_python, os.environ), model=vllm_server.model_directory(path, name),
+        name=served, port=args.port, host=args.host, context=args.context or options.judge.context or 4096,
+        device=args.device or vllm_server.device(), eager=args.eager, kv_cache_gib=args.kv_cache,
+        in_flight=args.in_flight)
+    log_path = args.log or Path(tempfile.gettempdir()) / f"refbot-vllm-{args.port}.log"
+    print(f"refbot serve-judge: starting vLLM ({spec.device}) for {served} on {spec.url}; its log: {log_path}",
+          file=sys.stderr)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: stop vLLM's engine too
+    with open(log_path, "ab") as log:
+        process = vllm_server.start(spec, log=log, environ=os.environ)
+    try:
+        with requests.Session() as session:
+            vllm_server.wait_ready(process, spec, session, timeout_s=args.ready_timeout, log_path=log_path)
+        print(spec.judge_lines(), flush=True)
+        print(f"refbot serve-judge: serving {served} at {spec.url}; put the lines above in refbot.ini (or pass "
+              f"--judge openai --judge-url {spec.url}); Ctrl-C stops it", file=sys.stderr, flush=True)
+        status = process.wait()
+        raise JudgeError(f"vLLM stopped on its own (exit status {status}): {vllm_server.last_error(log_path)}",
+                         hint=f"read its log, {log_path}")
+    except KeyboardInterrupt:
+        print("refbot serve-judge: stopping vLLM", file=sys.stderr)
+    finally:
+        vllm_server.stop(process)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(_signal: int, _frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+HANDLERS = {"models": run_models, "doctor": run_doctor, "serve-judge": run_serve_judge}

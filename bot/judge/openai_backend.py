@@ -297,9 +297,8 @@ class OpenAIBackend:
             "model": self.model_id, "prompt": prefix, "max_tokens": 1, "temperature": 0.0,
             "logprobs": self.top_logprobs, **extra}, key=prefix)
         try:
-            content = first["choices"][0]["logprobs"]["content"][0]
-            candidates = {c["token"]: float(c["logprob"]) for c in content.get("top_logprobs") or [content]}
-        except (KeyError, IndexError, TypeError):
+            candidates = _first_token_candidates(first["choices"][0]["logprobs"])
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
             raise JudgeError(f"the LLM server at {self.base_url} returned no logprobs for /completions",
                              hint="use a server that supports logprobs (vLLM, llama.cpp)") from None
         firsts = []
@@ -364,6 +363,17 @@ def _read(data: dict[str, Any]) -> int:
     usage = data.get("usage") or {}
     cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
     return max(0, int(usage.get("prompt_tokens") or 0) - int(cached))
+
+
+def _first_token_candidates(logprobs: dict[str, Any]) -> dict[str, float]:
+    """The generated first token's candidates and their log-probabilities, from either form servers answer
+    ``/completions`` in: the chat-like ``content`` list (llama.cpp) or the legacy ``tokens`` / ``top_logprobs``
+    dictionaries (vLLM, OpenAI)."""
+    if "content" in logprobs:
+        content = logprobs["content"][0]
+        return {c["token"]: float(c["logprob"]) for c in content.get("top_logprobs") or [content]}
+    top = logprobs["top_logprobs"][0] or {logprobs["tokens"][0]: logprobs["token_logprobs"][0]}
+    return {str(token): float(value) for token, value in top.items()}
 
 
 def _prompt_logprobs(data: dict[str, Any], start: int, end: int) -> tuple[float, ...] | None:

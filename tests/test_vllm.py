@@ -1,0 +1,189 @@
+"""The judge through a real vLLM server: vLLM's CPU build (.venv-vllm, `scripts/setup --vllm`) serving SmolLM2-135M,
+a Llama model, started by `refbot serve-judge` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import configparser
+import dataclasses
+from pathlib import Path
+
+import pytest
+import requests
+
+from bot import modelstore
+from bot.datamodel import Claim, Relation
+from bot.errors import BackendUnavailable, JudgeError
+from bot.judge.engine import Judge
+from bot.judge.openai_backend import OpenAIBackend, make_session
+from bot.judge.prompts import REFBOT
+from bot.judge.vllm_server import SERVER_MODULE
+from conftest import start_vllm_server
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+BORN = Claim("Marie Curie", "place of birth", "Warsaw", alternatives=(Relation("place of death", "", ""),))
+CASES = [
+    (BORN, "Maria Skłodowska, later Marie Curie, was born in Warsaw on 7 November 1867, the youngest of five."),
+    (Claim("Marie Curie", "award received", "Nobel Prize in Physics"),
+     "In 1903 Marie Curie shared the Nobel Prize in Physics with Pierre Curie and Henri Becquerel."),
+    (Claim("Vltava footbridge", "located in", "Dolní Mlýn"),
+     "The Vltava footbridge in Dolní Mlýn, 271 m long, was opened by the mayor Jana Kubelková in 2011."),
+    (Claim("Marie Curie", "place of death", "Warsaw"),
+     "Marie Curie died in 1934 at the sanatorium of Sancellemoz, far from Warsaw where she was born."),
+]
+
+
+@pytest.fixture(scope="module")
+def local_smollm():
+    """The same weights in-process (transformers, bf16), to compare with."""
+    from bot.judge.transformers_backend import TransformersBackend
+
+    path = modelstore.resolve("smollm2-135m", modelstore.default_cache(), transformers=True)
+    if not (path / "config.json").is_file():
+        pytest.fail("SmolLM2-135M's transformers copy is missing: `refbot models fetch smollm2-135m --transformers`")
+    return TransformersBackend(path)
+
+
+def test_serve_judge_serves_the_model_under_its_name_with_the_flags_refbot_relies_on(vllm_server):
+    printed = configparser.ConfigParser()
+    printed.read_string(vllm_server.judge_lines)
+    assert dict(printed["judge"]) == {"backend": "openai", "url": vllm_server.url, "model": "smollm2-135m",
+                                      "context": "2048", "in_flight": "4"}
+    served = requests.get(f"{vllm_server.url}/models", timeout=10).json()["data"]
+    assert [(model["id"], model["max_model_len"], model["owned_by"]) for model in served] == [
+        ("smollm2-135m", 2048, "vllm")]
+    metrics = requests.get(f"http://127.0.0.1:{vllm_server.port}/metrics", timeout=10).text
+    assert 'enable_prefix_caching="True"' in metrics
+    backend = OpenAIBackend(make_session(), vllm_server.url)
+    assert backend.model_id == "smollm2-135m" and backend.context_tokens() == 2048
+    assert 3 <= backend.count_tokens("Marie Curie won a Nobel Prize.") <= 12
+    assert backend.render(REFBOT.messages(*CASES[0])).endswith("<|im_start|>assistant\n")
+
+
+def test_yes_no_scoring_agrees_with_the_same_weights_in_process(vllm_server, local_smollm):
+    served = OpenAIBackend(make_session(), vllm_server.url)
+    for claim, text in CASES:
+        messages = REFBOT.messages(claim, text)
+        remote, local = served.choose(messages, ("yes", "no")), local_smollm.choose(messages, ("yes", "no"))
+        assert set(remote.probabilities) == {"yes", "no"}
+        assert remote.probabilities["yes"] == pytest.approx(local.probabilities["yes"], abs=0.05), claim
+        assert remote.prompt_tokens > 20
+
+
+def test_relation_comparison_by_echoed_log_probabilities_and_by_the_first_token(vllm_server, local_smollm):
+    echoing = OpenAIBackend(make_session(), vllm_server.url)
+    prefix = echoing.render(REFBOT.messages(*CASES[0]))
+    assert prefix
+    continuations = (" was born in Warsaw", " died in Warsaw")
+    echoed = echoing.continuation_logprobs(prefix, continuations, rendered=True)
+    local = local_smollm.continuation_logprobs(prefix, continuations, rendered=True)
+    for remote_scores, local_scores in zip(echoed.logprobs, local.logprobs):
+        assert len(remote_scores) == len(local_scores) >= 3
+        assert sum(remote_scores) == pytest.approx(sum(local_scores), abs=0.5)
+    assert sum(echoed.logprobs[0]) > sum(echoed.logprobs[1]), "the text says born"
+    # [judge] echo = false: each relation by its first word, from the generated token's log-probabilities; on the
+    # judge's own summary prefix those are the echoed first tokens' log-probabilities
+    summary = f'Text: "{CASES[0][1]}"\n\nIn summary, Marie Curie'
+    echoed = echoing.continuation_logprobs(summary, continuations)
+    first = OpenAIBackend(make_session(), vllm_server.url, echo=False).continuation_logprobs(summary, continuations)
+    assert [len(scores) for scores in first.logprobs] == [1, 1]
+    for by_first, by_echo in zip(first.logprobs, echoed.logprobs):
+        assert by_first[0] == pytest.approx(by_echo[0], abs=0.05)
+    assert first.logprobs[0][0] > first.logprobs[1][0], "the text says born"
+    for echo in (True, False):
+        judgement = Judge(OpenAIBackend(make_session(), vllm_server.url, echo=echo), REFBOT,
+                          justify=False).judge(*CASES[0])
+        assert [compared.label for compared in judgement.compared] == ["place of birth", "place of death"]
+        assert 0.0 <= judgement.support <= 1.0
+
+
+def test_paragraphs_of_one_statement_are_read_from_the_servers_prefix_cache(vllm_server):
+    """The comparison continues the question's own rendered prompt: without echoed prompt log-probabilities (which
+    vLLM computes past its cache) the server reads the paragraph once."""
+    backend = OpenAIBackend(make_session(), vllm_server.url, echo=False)
+    judge = Judge(backend, REFBOT, justify=False)
+    claim, text = CASES[0]
+    text = f"{text} She studied in the clandestine Flying University and later moved to Paris to study physics."
+    queried, hit = (vllm_server.metric("vllm:prefix_cache_queries_total"),
+                    vllm_server.metric("vllm:prefix_cache_hits_total"))
+    judgement = judge.judge(claim, text)
+    assert len(judgement.compared) == 2
+    queried = vllm_server.metric("vllm:prefix_cache_queries_total") - queried
+    hit = vllm_server.metric("vllm:prefix_cache_hits_total") - hit
+    assert hit >= 32 and hit / queried > 0.3, (hit, queried)
+    assert 0 < judgement.prompt_tokens < queried, "tokens the cache held are not counted as read"
+
+
+def test_a_paragraph_longer_than_the_context_is_split_and_an_oversized_request_is_named(vllm_server):
+    backend = OpenAIBackend(make_session(), vllm_server.url)
+    claim, text = CASES[1]
+    long_text = " ".join(f"Sentence {n} tells of the laboratory's history in Paris and its many visitors."
+                         for n in range(180)) + " " + text
+    judgement = Judge(backend, dataclasses.replace(REFBOT, focus=False), justify=False).judge(claim, long_text)
+    assert judgement.parts > 1 and judgement.prompt_tokens > 2048
+    with pytest.raises(JudgeError, match=rf"{vllm_server.url}/chat/completions refused the request: HTTP 400"):
+        backend.choose(REFBOT.messages(claim, long_text), ("yes", "no"))
+
+
+def _vllm_processes(port: int) -> list[int]:
+    """vLLM server processes listening on ``port`` (their command line names the module and the port)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if SERVER_MODULE.encode() in argv and str(port).encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+def test_two_servers_share_the_requests_and_one_restarted_mid_run_is_used_again(vllm_server, tmp_path):
+    second = start_vllm_server(tmp_path / "second.log")
+    try:
+        session = make_session(retries=1, backoff_s=0.01)
+        backend = OpenAIBackend(session, [vllm_server.url, second.url], max_in_flight=1)
+        judge = Judge(backend, REFBOT, justify=False)
+        claims = [Claim(f"Person {n}", "award received", "Nobel Prize in Physics") for n in range(12)]
+        text = CASES[1][1].replace("Marie Curie", "{}")
+        done: dict[int, float] = {}
+
+        def tasks():
+            for n, claim in enumerate(claims):
+                if n == 6:
+                    assert second.stop() == 0, "serve-judge stops cleanly on SIGTERM"
+                    assert not _vllm_processes(second.port), "vLLM's engine stopped with it"
+                yield n, claim, text.format(claim.subject)
+
+        with pytest.raises(BackendUnavailable, match=f"127.0.0.1:{second.port}"):
+            for key, judgement in judge.judge_all(tasks()):
+                done[key] = judgement.support
+        # the paragraph in flight on the server as it stopped is lost with it; what finished before is kept
+        assert set(done) <= set(range(6)) and len(done) >= 4, done
+        restarted = start_vllm_server(tmp_path / "again.log", port=second.port)
+        second = restarted
+        again = Judge(OpenAIBackend(make_session(), [vllm_server.url, second.url], max_in_flight=1), REFBOT,
+                      justify=False)
+        rest = dict(again.judge_all((n, claim, text.format(claim.subject)) for n, claim in enumerate(claims)
+                                    if n not in done))
+        assert sorted(done) + sorted(rest) == list(range(12))
+        repeated = dict(again.judge_all((n, claims[n], text.format(claims[n].subject)) for n in sorted(done)))
+        for key, support in done.items():
+            assert repeated[key].support == pytest.approx(support, abs=0.02), "both servers judge alike"
+    finally:
+        second.stop()
+
+
+def test_doctor_checks_the_configured_vllm_server(vllm_server, tmp_path):
+    from bot.doctor import OK, diagnose
+
+    config = tmp_path / "refbot.ini"
+    config.write_text(vllm_server.judge_lines)
+    found = {finding.check: finding for finding in diagnose(config, {})}
+    assert found["judge"].state == OK, found["judge"]
+    assert found["judge"].detail == (f"openai server at {vllm_server.url} serves smollm2-135m: context 2048 tokens, "
+                                     "log-probabilities of the answer given; vLLM, prefix caching on")
+    config.write_text(vllm_server.judge_lines.replace("model = smollm2-135m", "model = llama-3.1-8b-instruct"))
+    found = {finding.check: finding for finding in diagnose(config, {})}
+    assert found["judge"].state == "fail"
+    assert "does not serve llama-3.1-8b-instruct (it serves smollm2-135m)" in found["judge"].detail
