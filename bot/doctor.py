@@ -21,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 
 import redis
+import requests
 
 from bot import __version__
 from bot.errors import InputError, InternalError, RefbotError
@@ -252,8 +253,6 @@ def judge(options: Options) -> str:
 def _vllm_prefix_caching(session, base_url: str) -> bool | None:
     """Whether a vLLM server caches prompt prefixes, from its /metrics (cache_config_info); None: not vLLM, or it
     does not say."""
-    import requests
-
     root = base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url
     try:
         response = session.get(f"{root}/metrics", timeout=10)

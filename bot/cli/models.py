@@ -10,10 +10,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import requests
+
 from bot import modelstore
 from bot.cli.exits import Ended
-from bot.errors import JudgeError
 from bot.doctor import FAIL, WARN, diagnose
+from bot.errors import JudgeError
+from bot.judge import vllm_server
 from bot.options import Options
 
 
@@ -97,10 +100,6 @@ def run_doctor(args: argparse.Namespace, options: Options | None) -> Ended:
 
 
 def run_serve_judge(args: argparse.Namespace, options: Options) -> None:
-    import requests
-
-    from bot.judge import vllm_server
-
     name = args.model or options.judge.model
     path = modelstore.resolve(name, options.judge.model_cache, transformers=True)
     served = name if name in modelstore.CATALOGUE else path.name
