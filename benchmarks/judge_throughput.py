@@ -12,6 +12,8 @@ as many slots as the largest in-flight setting, up to ``--parallel``. Each judge
 on a distinct claim and paragraph (invented people and prizes, so that no two share more than the prompt's start);
 ``--judgements`` of them per setting, ``in_flight`` at once (threads, as a worker's checks send them). Statements an
 hour = judgements a second × 3600 / ``--per-statement`` (judgements a statement needs: 3 is the soak's mean).
+Against vLLM it also prints the share of prompt tokens its prefix cache served in each setting (its /metrics
+counters ``vllm:prefix_cache_hits_total`` / ``…_queries_total``, summed over the servers).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
@@ -47,6 +51,28 @@ def pairs(count: int, start: int = 0) -> list[tuple[Claim, str]]:
                 f"work on catalysis; the jury cited her {number % 7 + 2} papers on surface reactions.")
         found.append((Claim(person, "award received", prize), text))
     return found
+
+
+def prefix_cache(urls: list[str]) -> tuple[float, float] | None:
+    """vLLM's prefix-cache counters (tokens hit, tokens queried) summed over ``urls``; None where a server has no
+    such metrics (llama.cpp)."""
+    hits = queries = 0.0
+    for url in urls:
+        root = url[: -len("/v1")] if url.endswith("/v1") else url
+        try:
+            text = requests.get(f"{root}/metrics", timeout=10).text
+        except requests.RequestException:
+            return None
+        counters = {name: 0.0 for name in ("vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries_total")}
+        for line in text.splitlines():
+            name = line.split("{", 1)[0].split(" ", 1)[0]
+            if name in counters:
+                counters[name] += float(line.rsplit(" ", 1)[1])
+        if not any(f"{name}{{" in text or f"{name} " in text for name in counters):
+            return None
+        hits += counters["vllm:prefix_cache_hits_total"]
+        queries += counters["vllm:prefix_cache_queries_total"]
+    return hits, queries
 
 
 def start_server(model: str, slots: int, threads: int) -> tuple[subprocess.Popen, str]:
@@ -95,15 +121,21 @@ def main() -> int:
             parts = Wiring(options.replaced(judge_in_flight=max(1, in_flight // len(urls))))
             judge = parts.judge
             judge.judge(*work[0])  # the system prompt cached, the connection open: not what is measured
+            cached_before = prefix_cache(urls)
             started = time.monotonic()
             with ThreadPoolExecutor(max_workers=in_flight) as pool:
                 judgements = list(pool.map(lambda pair: judge.judge(*pair), work[1:]))
             wall = time.monotonic() - started
             rate = len(judgements) / wall
             asked = sum(1 for j in judgements if j.prompt_tokens > 0)
-            rows.append((in_flight, rate, wall, asked))
+            cached_after = prefix_cache(urls)
+            hit_rate = None
+            if cached_before is not None and cached_after is not None and cached_after[1] > cached_before[1]:
+                hit_rate = (cached_after[0] - cached_before[0]) / (cached_after[1] - cached_before[1])
+            rows.append((in_flight, rate, wall, asked, hit_rate))
+            shown = "" if hit_rate is None else f", prefix cache served {hit_rate:.0%} of the prompt tokens"
             print(f"  {in_flight:>2} in flight: {len(judgements)} judgements ({asked} asked) in {wall:.1f} s = "
-                  f"{rate:.2f}/s", flush=True)
+                  f"{rate:.2f}/s{shown}", flush=True)
         model = parts.judge.model_id
     finally:
         if server is not None:
@@ -111,9 +143,10 @@ def main() -> int:
             server.wait()
     print(f"\njudge {model} at {', '.join(urls)}; echo {'on' if args.echo else 'off'}; "
           f"{args.per_statement:g} judgements a statement\n")
-    print("| in flight | judgements/s | statements/h |\n| --- | --- | --- |")
-    for in_flight, rate, _, _ in rows:
-        print(f"| {in_flight} | {rate:.2f} | {rate * 3600 / args.per_statement:,.0f} |")
+    print("| in flight | judgements/s | statements/h | prefix cache hit rate |\n| --- | --- | --- | --- |")
+    for in_flight, rate, _, _, hit_rate in rows:
+        print(f"| {in_flight} | {rate:.2f} | {rate * 3600 / args.per_statement:,.0f} | "
+              f"{'–' if hit_rate is None else f'{hit_rate:.0%}'} |")
     return 0
 
 
