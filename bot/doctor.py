@@ -219,17 +219,11 @@ def judge(options: Options) -> str:
 
         # Without a model name the backend asks the server which one it serves: that is the first check.
         session = make_session(retries=0, api_key=options.judge.api_key)
-        backend = OpenAIBackend(session, judge_urls(options.judge.url), timeout_s=30,
+        # [judge] model names the served model (every server must serve it); without it the server is asked
+        wanted = options.judge.model if options.judge.model != JudgeOptions().model else None
+        backend = OpenAIBackend(session, judge_urls(options.judge.url), wanted, timeout_s=30,
                                 context_tokens=options.judge.context or None)
         where = redact_url(options.judge.url, service=True)
-        wanted = options.judge.model if options.judge.model != JudgeOptions().model else ""
-        if wanted:  # [judge] model names the served model: the first server must serve it too
-            served = [str(entry.get("id")) for entry in backend._request("GET", "/models", base=backend.base_url)
-                      .get("data") or []]
-            if wanted not in served:
-                raise Problem(FAIL, f"the server at {where} does not serve {wanted} (it serves {', '.join(served)})",
-                              "set [judge] model to the served name, or leave it out to use the first one")
-            backend.model_id = wanted
         context = backend.context_tokens()
         # refbot scores the first answer token's log-probabilities: a server that gives none cannot judge.
         choice = backend.choose([{"role": "user", "content": "Is Paris in France? Answer yes or no."}], ("yes", "no"))

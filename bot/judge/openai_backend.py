@@ -119,7 +119,8 @@ class OpenAIBackend:
         self._echoes: bool | None = None if echo else False  # whether /completions echoes prompt log-probabilities
         self._renders: str | bool | None = None  # how the server renders a chat prompt (see render); False: it cannot
         self.model_id = model or self._served_model()
-        for url in self.base_urls[1:]:  # every server must serve the one model the trace names
+        # every server must serve the one model the trace names (the first one too, when the model is named)
+        for url in self.base_urls if model else self.base_urls[1:]:
             served = [str(m.get("id")) for m in self._request("GET", "/models", base=url).get("data") or []]
             if self.model_id not in served:
                 raise ConfigError(f"the LLM server at {url} does not serve {self.model_id} (it serves "
