@@ -3,6 +3,7 @@ on 127.0.0.1 stands in for vLLM; the judge is built by make_judge, as a run buil
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -13,13 +14,24 @@ from bot.options import Options
 from bot.wiring import Wiring
 from servers import Reply
 
+def busy(retry_after: str):
+    """A server that lists the model it serves (the judge checks the named model at start) and refuses every
+    judgement with 429 and this Retry-After."""
+    def script(request):
+        if request.path.endswith("/models"):
+            return Reply(200, json.dumps({"object": "list", "data": [{"id": "served", "object": "model"}]}),
+                         {"Content-Type": "application/json"})
+        return Reply(429, "Too Many Requests", {"Retry-After": retry_after})
+    return script
+
+
 CLAIM = Claim("Marie Curie", "award received", "Nobel Prize in Physics")
 SNIPPET = "In 1903 Marie Curie shared the Nobel Prize in Physics with Pierre Curie and Henri Becquerel."
 
 
 @pytest.mark.timeout(60)
 def test_a_server_asking_to_wait_a_day_fails_the_judgement_within_seconds_naming_it(recording_server):
-    recording_server.script = lambda request: Reply(429, "Too Many Requests", {"Retry-After": "100000"})
+    recording_server.script = busy("100000")
     url = f"{recording_server.url}/v1"
     options = Options.flat(judge_backend="openai", judge_url=url, judge_model="served",
                            judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
@@ -40,7 +52,7 @@ def test_a_server_asking_to_wait_a_day_fails_the_judgement_within_seconds_naming
 
 @pytest.mark.timeout(60)
 def test_each_wait_a_server_asks_for_is_said_once_naming_the_server_and_the_seconds(recording_server, caplog):
-    recording_server.script = lambda request: Reply(429, "Too Many Requests", {"Retry-After": "100000"})
+    recording_server.script = busy("100000")
     url = f"{recording_server.url}/v1"
     options = Options.flat(judge_backend="openai", judge_url=url, judge_model="served",
                            judge_context=2048, judge_retries=2, judge_timeout=0.5, justify=False)
@@ -59,7 +71,7 @@ def test_refbot_judge_says_on_standard_error_that_it_waits_on_the_server(recordi
 
     from conftest import ROOT
 
-    recording_server.script = lambda request: Reply(429, "Too Many Requests", {"Retry-After": "2"})
+    recording_server.script = busy("2")
     url = f"{recording_server.url}/v1"
     environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
     environ |= {"PYTHONPATH": str(ROOT), "REFBOT_JUDGE_BACKEND": "openai", "REFBOT_JUDGE_URL": url,
