@@ -14,6 +14,7 @@ from bot.options import Options
 from bot.wiring import Wiring
 from servers import Reply
 
+
 def busy(retry_after: str):
     """A server that lists the model it serves (the judge checks the named model at start) and refuses every
     judgement with 429 and this Retry-After."""

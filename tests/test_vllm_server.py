@@ -45,8 +45,23 @@ def test_the_server_is_started_with_the_flags_refbot_relies_on():
     assert "--enable-prefix-caching" in given and "--enable-prompt-tokens-details" in given
     assert given["--max-logprobs"] == "20", "refbot reads the answer's top 20 log-probabilities"
     assert given["--generation-config"] == "vllm", "the model's own sampling defaults are not applied"
-    assert (given["--dtype"], given["--block-size"]) == ("bfloat16", "32")
+    assert given["--block-size"] == "32"
+    assert given["--dtype"] == vllm_server.cpu_dtype()
+    assert flags(spec(dtype="bfloat16").argv())["--dtype"] == "bfloat16"
     assert "--enforce-eager" not in given
+
+
+@pytest.mark.parametrize(("flags_line", "dtype"), [
+    ("fpu sse2 avx2 fma avx512f avx512_bf16", "bfloat16"),
+    ("fpu sse2 avx2 fma amx_bf16 amx_tile", "bfloat16"),
+    ("fpu sse2 avx2 fma avx512f avx512bw", "float32"),
+    ("fpu sse2 avx2 fma", "float32"),
+])
+def test_a_cpu_server_takes_bf16_only_where_the_cpu_multiplies_it_natively(tmp_path, flags_line, dtype):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: {flags_line}\n\n", encoding="utf-8")
+    assert vllm_server.cpu_dtype(cpuinfo) == dtype
+    assert vllm_server.cpu_dtype(tmp_path / "missing") == "float32"
 
 
 def test_a_gpu_server_keeps_vllms_defaults_and_eager_skips_compilation():

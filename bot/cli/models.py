@@ -55,6 +55,9 @@ def add_parsers(commands: Any) -> None:
     serve.add_argument("--device", choices=("cpu", "cuda"),
                        help="vLLM's build (default: cuda where nvidia-smi is found, else cpu)")
     serve.add_argument("--kv-cache", type=int, default=2, metavar="GIB", help="the KV cache's memory on a CPU (2)")
+    serve.add_argument("--dtype", choices=("auto", "bfloat16", "float32"), default="auto",
+                       help="the weights' type on a CPU: auto (default) takes bfloat16 where the CPU multiplies it "
+                            "natively (AVX512-BF16, AMX), else float32")
     serve.add_argument("--eager", action="store_true",
                        help="no torch.compile and no CUDA graphs: starts in about a minute instead of several, "
                             "serves more slowly")
@@ -107,6 +110,7 @@ def run_serve_judge(args: argparse.Namespace, options: Options) -> None:
         python=vllm_server.find_python(args.vllm_python, os.environ), model=vllm_server.model_directory(path, name),
         name=served, port=args.port, host=args.host, context=args.context or options.judge.context or 4096,
         device=args.device or vllm_server.device(), eager=args.eager, kv_cache_gib=args.kv_cache,
+        dtype=args.dtype,
         in_flight=args.in_flight)
     log_path = args.log or Path(tempfile.gettempdir()) / f"refbot-vllm-{args.port}.log"
     print(f"refbot serve-judge: starting vLLM ({spec.device}) for {served} on {spec.url}; its log: {log_path}",

