@@ -194,3 +194,39 @@ def test_doctor_checks_the_configured_vllm_server(vllm_server, tmp_path):
     found = {finding.check: finding for finding in diagnose(config, {})}
     assert found["judge"].state == "fail"
     assert "does not serve llama-3.1-8b-instruct (it serves smollm2-135m)" in found["judge"].detail
+
+
+def test_the_demo_worlds_item_is_checked_through_vllm_to_the_outcomes_its_pages_allow(vllm_server, tmp_path, capsys):
+    """`refbot check` on the demo world with the judge behind vLLM. SmolLM2 is a plumbing model, so the threshold
+    is pinned at 0 (every paragraph asked about supports, as in test_demo): what vLLM must carry is every question
+    of a real check — yes/no, relations compared, the words naming an item — and the trace must name its model."""
+    from bot.cli import main
+    from bot.demo.world import DemoWorld
+    from bot.options import ini_text
+    from bot.output import trace as traces
+
+    ns = {"t": traces.NS}
+    (tmp_path / "store").mkdir()
+    with DemoWorld(workdir=tmp_path / "store") as world:
+        settings = world.options() | {"judge_backend": "openai", "judge_url": vllm_server.url,
+                                      "judge_model": "smollm2-135m", "threshold": 0.0,
+                                      "check_reports": str(tmp_path / "reports"),
+                                      "run_ledger": str(tmp_path / "reports" / "runs.sqlite")}
+        config = tmp_path / "refbot.ini"
+        config.write_text(ini_text(settings), encoding="utf-8")
+        code = main(["--config", str(config), "--quiet", "check", "Q990201"])
+        cases = {guid: case for guid, case in world.expected().items() if case["item"] == "Q990201"}
+    out = capsys.readouterr().out
+    assert code == 0, out
+    xml = Path(next(line for line in out.splitlines() if line.startswith("trace: "))[len("trace: "):])
+    tree = traces.read(xml)
+    found = {s.get("guid"): s for s in tree.iterfind("t:item/t:statement", ns)}
+    assert set(found) == set(cases)
+    for guid, case in cases.items():
+        wanted = case["expected"] if case["expected"] in ("irretrievable", "corroborated") else "supported"
+        assert found[guid].get("outcome") == wanted, (guid, found[guid].findtext("t:reason", namespaces=ns))
+    asked = tree.findall(".//t:judgement[@asked='true']", ns)
+    assert asked, "the model was asked"
+    assert any(len(j.findall("t:compared", ns)) >= 2 for j in asked), "relations were compared through vLLM"
+    judge = tree.find(".//t:judge", ns)
+    assert (judge.get("backend"), judge.get("model")) == ("openai", "smollm2-135m")
