@@ -2,12 +2,14 @@
 """The judge's throughput against any OpenAI-compatible endpoint: judgements a second, and the statements an hour
 that makes, with 1 to 64 requests in flight.
 
-    benchmarks/judge_throughput.py [--url URL [URL …]] [--model NAME] [--in-flight 1,2,4,8,16,32,64]
-                                   [--judgements 64] [--per-statement 3.0] [--echo | --no-echo]
+    benchmarks/judge_throughput.py [--url URL [URL …] | --transformers [--dtype float32]] [--model NAME]
+                                   [--in-flight 1,2,4,8,16,32,64] [--judgements 64] [--per-statement 3.0]
+                                   [--echo | --no-echo]
 
 With ``--url`` it measures the servers given (one vLLM endpoint, several, or `vllm serve --data-parallel-size N`);
 without, it starts llama.cpp's server (``scripts/llama_server.py``) with ``--model`` (the small test model) and
-as many slots as the largest in-flight setting, up to ``--parallel``. Each judgement is refbot's own
+as many slots as the largest in-flight setting, up to ``--parallel``; with ``--transformers``, the embedded judge in
+this process (``--model``, default the judge model; ``--dtype``; ``--threads``). Each judgement is refbot's own
 (``bot.judge.engine.Judge.judge``: the yes/no question and, for a property with contrasts, the relation comparison)
 on a distinct claim and paragraph (invented people and prizes, so that no two share more than the prompt's start);
 ``--judgements`` of them per setting, ``in_flight`` at once (threads, as a worker's checks send them). Statements an
@@ -101,24 +103,31 @@ def main() -> int:
     parser.add_argument("--per-statement", type=float, default=3.0)
     parser.add_argument("--parallel", type=int, default=8, help="llama.cpp's slots at most (without --url)")
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp's CPU threads (without --url)")
+    parser.add_argument("--transformers", action="store_true", help="the embedded judge, in this process")
+    parser.add_argument("--dtype", choices=("bfloat16", "float32"), default="bfloat16",
+                        help="the embedded judge's weights (with --transformers)")
     parser.add_argument("--echo", action=argparse.BooleanOptionalAction, default=True,
                         help="[judge] echo: relations by echoed prompt log-probabilities (default) or first tokens")
     args = parser.parse_args()
     settings = [int(n) for n in args.in_flight.split(",")]
 
     server = None
-    urls = args.url
-    if not urls:
+    urls = args.url or []
+    if not urls and not args.transformers:
         server, url = start_server(args.model or "smollm2-135m", min(max(settings), args.parallel), args.threads)
         urls = [url]
     try:
-        options = Options.flat(judge_backend="openai", judge_url=" ".join(urls), judge_in_flight=1,
-                               judge_echo=args.echo, **({"judge_model": args.model} if args.url and args.model
-                                                        else {}))
+        if args.transformers:
+            options = Options.flat(judge_backend="transformers", judge_model=args.model or "qwen2.5-coder-1.5b",
+                                   judge_dtype=args.dtype, threads=args.threads, judge_in_flight=1)
+        else:
+            options = Options.flat(judge_backend="openai", judge_url=" ".join(urls), judge_in_flight=1,
+                                   judge_echo=args.echo, **({"judge_model": args.model} if args.url and args.model
+                                                            else {}))
         rows = []
         for index, in_flight in enumerate(settings):
             work = pairs(args.judgements + 1, index * (args.judgements + 1))
-            parts = Wiring(options.replaced(judge_in_flight=max(1, in_flight // len(urls))))
+            parts = Wiring(options.replaced(judge_in_flight=max(1, in_flight // max(1, len(urls)))))
             judge = parts.judge
             judge.judge(*work[0])  # the system prompt cached, the connection open: not what is measured
             cached_before = prefix_cache(urls)
@@ -141,7 +150,8 @@ def main() -> int:
         if server is not None:
             server.kill()
             server.wait()
-    print(f"\njudge {model} at {', '.join(urls)}; echo {'on' if args.echo else 'off'}; "
+    where = ", ".join(urls) or f"this process ({args.dtype}, {args.threads} threads)"
+    print(f"\njudge {model} at {where}; echo {'on' if args.echo else 'off'}; "
           f"{args.per_statement:g} judgements a statement\n")
     print("| in flight | judgements/s | statements/h | prefix cache hit rate |\n| --- | --- | --- | --- |")
     for in_flight, rate, _, _, hit_rate in rows:
