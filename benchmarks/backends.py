@@ -1,128 +1,235 @@
 #!/usr/bin/env python3
-"""The embedded judge's backends side by side on this CPU: transformers (bf16, fp32) and llama.cpp (xllamacpp's
-server with the Q4_K_M GGUF, through the OpenAI-compatible backend).
+"""The judge model through each backend, side by side on this machine: transformers in the process (bf16, fp32),
+llama.cpp (xllamacpp's server with the Q4_K_M GGUF) and vLLM (`refbot serve-judge`'s server from `.venv-vllm`, its
+weights' type chosen as serve-judge chooses it: bf16 where the CPU multiplies it natively, else float32), the last
+two through the `openai` backend, vLLM both ways it scores relations: by echoed prompt log-probabilities
+(`[judge] echo = true`) and by the first token (`echo = false`, which its prefix cache serves).
 
-    benchmarks/backends.py [DATASET.jsonl] [--rows 12] [--threads 2] [--backends transformers-bf16,...]
+    benchmarks/backends.py [DATASET …] [--rows N] [--backends transformers-bf16,…] [--out DIR] [--threads 2]
 
-For each backend, in a process of its own: the load time, the `refbot` template's judgement on the first
-``--rows`` rows of a labelled data set (WTR's dev split by default: real paragraphs; or the demo world's
-pages when no path is given) — seconds per judgement and prompt tokens per second — then a justification
-generated for three of them (generated tokens per second), and the peak memory (RSS; the server's for
-llama.cpp). The scores of each backend are printed beside the first one's, so a faster backend that judges
-differently shows it. Quality on whole dev sets is `refbot eval … --judge-dtype float32` or
-`--judge openai --judge-url …` (see benchmarks/README.md).
+DATASET: `refbot eval`'s data (a JSON Lines file or a folder with dev.jsonl: ../shared/data/wtr-dev,
+../shared/data/trex-verify-hard-dev); without one, the demo world's paragraphs. Every row is judged as `refbot
+eval` judges it (the `refbot` template, the shipped calibration of Qwen2.5-Coder-1.5B, its threshold), by each
+backend in a process of its own. Each backend's judgements go to DIR/BACKEND.jsonl as they are made, and a row
+already there is not judged again (a run that stops goes on where it was). Printed:
+
+- per backend: the load time, seconds per judgement, prompt tokens read per second (less those a prefix cache
+  served), the peak memory (RSS; the server's for llama.cpp and vLLM, its engine processes included), and for
+  vLLM the share of prompt tokens its prefix cache served (from its /metrics);
+- per pair of backends and data set: the rows judged by both, how many got the same verdict (target 98 %), and the
+  largest difference in support, with its row.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-BACKENDS = ("transformers-bf16", "transformers-fp32", "llama.cpp-q4km")
+MODEL = "qwen2.5-coder-1.5b"
+BACKENDS = ("transformers-bf16", "transformers-fp32", "llama.cpp-q4km", "vllm", "vllm-first-token")
+DEFAULT = ("transformers-fp32", "llama.cpp-q4km", "vllm", "vllm-first-token")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dataset", nargs="?", type=Path)
-    parser.add_argument("--rows", type=int, default=12)
+    parser.add_argument("datasets", nargs="*", type=Path)
+    parser.add_argument("--rows", type=int, default=0, help="the first N rows of each data set (default: all)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--backends", default=",".join(DEFAULT), help=f"any of {', '.join(BACKENDS)}")
+    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "refbot-backends",
+                        help="where each backend's judgements go (kept between runs)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    names = [name.strip() for name in args.backends.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BACKENDS]
+    if unknown:
+        parser.error(f"unknown backend {', '.join(unknown)}: choose from {', '.join(BACKENDS)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    cases = _cases(args.datasets, args.rows)
     if args.one:
-        print(json.dumps(measure(args.one, args.dataset, args.rows, args.threads)))
+        print(json.dumps(measure(args.one, cases, args.out / f"{args.one}.jsonl", args.threads)))
         return 0
-    results = {}
-    for name in args.backends.split(","):
-        command = [sys.executable, __file__, "--one", name, "--rows", str(args.rows), "--threads", str(args.threads)]
-        done = subprocess.run(command + ([str(args.dataset)] if args.dataset else []), capture_output=True,
-                              text=True, timeout=3600)
+    speeds = {}
+    for name in names:
+        command = [sys.executable, __file__, "--one", name, "--rows", str(args.rows), "--threads", str(args.threads),
+                   "--out", str(args.out), *map(str, args.datasets)]
+        done = subprocess.run(command, stdout=subprocess.PIPE, text=True, timeout=6 * 3600)
         if done.returncode != 0:
-            print(f"{name}: failed\n{done.stderr[-2000:]}")
+            print(f"{name}: failed (exit status {done.returncode}; its error is above)", flush=True)
             continue
-        results[name] = json.loads(done.stdout.strip().splitlines()[-1])
-    first = next(iter(results.values()), None)
-    print(f"{'backend':<20} {'load s':>7} {'s/judgement':>12} {'prompt tok/s':>13} {'gen tok/s':>10} {'peak MB':>8} "
-          f"{'mean |Δ support|':>17} {'same verdicts':>14}")
-    for name, result in results.items():
-        deltas = [abs(a - b) for a, b in zip(result["supports"], first["supports"])]
-        same = sum((a >= 0.5) == (b >= 0.5) for a, b in zip(result["supports"], first["supports"]))
-        print(f"{name:<20} {result['load_s']:>7.1f} {result['per_judgement_s']:>12.2f} "
-              f"{result['prompt_tokens_per_s']:>13.0f} {result['generated_tokens_per_s']:>10.1f} "
-              f"{result['peak_mb']:>8.0f} {sum(deltas) / max(len(deltas), 1):>17.3f} "
-              f"{same:>8} of {len(deltas)}")
+        speeds[name] = json.loads(done.stdout.strip().splitlines()[-1])
+        print(f"{name}: {speeds[name]['judged']} judged now, {len(cases)} in all", flush=True)
+    print()
+    if any(name.startswith("vllm") for name in speeds):
+        from bot.judge.vllm_server import cpu_dtype
+
+        print(f"vLLM's weights on this CPU: {cpu_dtype()}")
+    print(f"{'backend':<22} {'load s':>7} {'s/judgement':>12} {'prompt tok/s':>13} {'peak MB':>8} {'cache hits':>11}")
+    for name, speed in speeds.items():
+        hits = f"{speed['cache_hit_rate']:.0%}" if speed.get("cache_hit_rate") is not None else "–"
+        print(f"{name:<22} {speed['load_s']:>7.1f} {speed['per_judgement_s']:>12.2f} "
+              f"{speed['prompt_tokens_per_s']:>13.0f} {speed['peak_mb']:>8.0f} {hits:>11}")
+    print()
+    print(agreement(names, cases, args.out))
     return 0
 
 
-def measure(name: str, dataset: Path | None, rows: int, threads: int) -> dict:
+def agreement(names: list[str], cases: list[tuple], out: Path) -> str:
+    """Per pair of backends and per data set: the same verdict on how many rows, the largest support difference."""
+    judged = {name: _judged(out / f"{name}.jsonl") for name in names}
+    sets = sorted({key.split("#", 1)[0] for key, _, _ in cases})
+    lines = [f"{'pair':<46} {'data set':<26} {'rows':>5} {'same verdict':>13} {'largest |Δ support|':>20}  row"]
+    for first, second in itertools.combinations(names, 2):
+        for data in [*sets, "all"]:
+            keys = [key for key, _, _ in cases if (data == "all" or key.startswith(f"{data}#"))
+                    and key in judged[first] and key in judged[second]]
+            if not keys or (data == "all" and len(sets) == 1):
+                continue
+            same = sum(judged[first][key]["verdict"] == judged[second][key]["verdict"] for key in keys)
+            widest = max(keys, key=lambda key: abs(judged[first][key]["support"] - judged[second][key]["support"]))
+            delta = abs(judged[first][widest]["support"] - judged[second][widest]["support"])
+            lines.append(f"{first + ' / ' + second:<46} {data:<26} {len(keys):>5} "
+                         f"{f'{same / len(keys):.1%} ({same})':>13} {delta:>20.3f}  {widest.split('#', 1)[1]}")
+    return "\n".join(lines)
+
+
+def measure(name: str, cases: list[tuple], path: Path, threads: int) -> dict:
+    """Judge every row not in ``path`` yet with this backend, appending each judgement to ``path``."""
+    from bot.judge.calibration import for_judge
     from bot.judge.engine import Judge
+    from bot.judge.naming import Naming
     from bot.judge.prompts import template_by_id
 
-    cases = _cases(dataset, rows)
+    done = _judged(path)
+    todo = [case for case in cases if case[0] not in done]
     server = None
     started = time.monotonic()
     if name.startswith("transformers"):
         from bot import modelstore
         from bot.judge.transformers_backend import TransformersBackend
 
-        path = modelstore.resolve("qwen2.5-coder-1.5b", modelstore.default_cache(), transformers=True)
-        backend = TransformersBackend(path, threads=threads, dtype="float32" if name.endswith("fp32") else "bfloat16")
+        backend = TransformersBackend(modelstore.resolve(MODEL, modelstore.default_cache(), transformers=True),
+                                      threads=threads, dtype="float32" if name.endswith("fp32") else "bfloat16")
     else:
         from bot.judge.openai_backend import OpenAIBackend, make_session
 
         port = _free_port()
-        server = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "llama_server.py"), "qwen2.5-coder-1.5b",
-                                   str(port), "--parallel", "1", "--ctx", "4096", "--threads", str(threads)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert server.stdout is not None and server.stdout.readline().strip() == "ready"
-        backend = OpenAIBackend(make_session(), f"http://127.0.0.1:{port}/v1", context_tokens=4096)
+        if name.startswith("llama.cpp"):
+            server = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "llama_server.py"), MODEL, str(port),
+                                       "--parallel", "1", "--ctx", "4096", "--threads", str(threads)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            assert server.stdout is not None and server.stdout.readline().strip() == "ready"
+        else:
+            server = _start_vllm(port)
+        backend = OpenAIBackend(make_session(), f"http://127.0.0.1:{port}/v1", context_tokens=4096,
+                                echo=not name.endswith("first-token"))
     load_s = time.monotonic() - started
     template = template_by_id("refbot")
-    judge = Judge(backend, template, justify=False)
-    judge.judge(*cases[0])  # warm-up: first-call allocations are not the steady state
-    supports, seconds, tokens = [], 0.0, 0
-    for claim, snippet in cases:
-        judgement = judge.judge(claim, snippet)
-        supports.append(judgement.support)
-        seconds += judgement.latency_s
-        tokens += judgement.prompt_tokens
-    generated, generating = 0, 0.0
-    for claim, snippet in cases[:3]:
-        explained = judge.explain(claim, snippet)
-        generated += explained.completion_tokens
-        generating += explained.seconds
+    # One calibration for every backend (the one fitted for this model): a server names the model its own way.
+    judge = Judge(backend, template, calibration=for_judge(MODEL, template.id), justify=False, naming=Naming())
+    if todo:
+        judge.judge(todo[0][1], todo[0][2])  # warm-up: first-call allocations are not the steady state
+    before = _cache_counters(port) if name.startswith("vllm") else None
+    seconds, tokens = 0.0, 0
+    with path.open("a", encoding="utf-8") as ledger:
+        for key, claim, snippet in todo:
+            judgement = judge.judge(claim, snippet)
+            seconds += judgement.latency_s
+            tokens += judgement.prompt_tokens
+            ledger.write(json.dumps({"key": key, "verdict": judgement.verdict.value, "support": judgement.support,
+                                     "seconds": judgement.latency_s, "prompt_tokens": judgement.prompt_tokens}) + "\n")
+            ledger.flush()
+    hit_rate = None
+    if before is not None:
+        after = _cache_counters(port)
+        asked = after[0] - before[0]
+        hit_rate = (after[1] - before[1]) / asked if asked else None
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if server is not None:
-        peak_kb = max(peak_kb, _server_peak_kb(server.pid))
-        server.terminate()
-        server.wait(timeout=30)
-    return {"load_s": load_s, "per_judgement_s": seconds / len(cases), "prompt_tokens_per_s": tokens / seconds,
-            "generated_tokens_per_s": generated / generating if generating else 0.0, "peak_mb": peak_kb / 1024,
-            "supports": supports}
+        peak_kb = max(peak_kb, _group_peak_kb(server.pid))
+        if name.startswith("vllm"):
+            from bot.judge import vllm_server
+
+            vllm_server.stop(server)
+        else:
+            server.terminate()
+            server.wait(timeout=30)
+    return {"judged": len(todo), "load_s": load_s, "per_judgement_s": seconds / len(todo) if todo else 0.0,
+            "prompt_tokens_per_s": tokens / seconds if seconds else 0.0, "peak_mb": peak_kb / 1024,
+            "cache_hit_rate": hit_rate}
 
 
-def _cases(dataset: Path | None, rows: int) -> list:
+def _start_vllm(port: int) -> subprocess.Popen[bytes]:
+    """`refbot serve-judge`'s server for the judge model: bf16 on the CPU (eager: no minutes of compiling)."""
+    import requests
+
+    from bot import modelstore
+    from bot.judge import vllm_server
+
+    path = modelstore.resolve(MODEL, modelstore.default_cache(), transformers=True)
+    spec = vllm_server.ServerSpec(python=vllm_server.find_python(None, os.environ),
+                                  model=vllm_server.model_directory(path, MODEL), name=MODEL, port=port,
+                                  context=4096, device=vllm_server.device(), eager=True, in_flight=4)
+    log_path = Path(tempfile.gettempdir()) / f"refbot-backends-vllm-{port}.log"
+    with open(log_path, "ab") as log:
+        process = vllm_server.start(spec, log=log, environ=os.environ)
+    with requests.Session() as session:
+        vllm_server.wait_ready(process, spec, session, timeout_s=900, log_path=log_path)
+    return process
+
+
+def _cache_counters(port: int) -> tuple[float, float]:
+    """vLLM's prefix-cache counters: tokens looked up, tokens found."""
+    import requests
+
+    text = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    totals = {"vllm:prefix_cache_queries_total": 0.0, "vllm:prefix_cache_hits_total": 0.0}
+    for line in text.splitlines():
+        name = line.split("{", 1)[0].split(" ", 1)[0]
+        if name in totals:
+            totals[name] += float(line.rsplit(" ", 1)[1])
+    return totals["vllm:prefix_cache_queries_total"], totals["vllm:prefix_cache_hits_total"]
+
+
+def _judged(path: Path) -> dict[str, dict]:
+    if not path.is_file():
+        return {}
+    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return {row["key"]: row for row in rows}
+
+
+def _cases(datasets: list[Path], rows: int) -> list[tuple]:
+    """(key, claim, text) per row; the key names the data set and the row's id."""
     from bot.evaluation.dataset import read_dataset
 
-    if dataset is not None:
-        return [(row.claim, row.text[:1500]) for row in read_dataset(dataset)[:rows]]
+    cases = []
+    for dataset in datasets:
+        path = dataset / "dev.jsonl" if dataset.is_dir() else dataset
+        name = (dataset if dataset.is_dir() else dataset.parent).name
+        read = read_dataset(path)
+        for row in read[:rows] if rows else read:
+            cases.append((f"{name}#{row.id}", row.claim, row.text))
+    if datasets:
+        return cases
     from bot.datamodel import Claim
     from bot.documents.paragraphs import extract
 
     pages = sorted((ROOT / "bot" / "demo" / "data" / "sites").rglob("*.html"))
     paragraphs = [p.text for page in pages for p in extract(page.read_bytes(), "text/html", page.as_uri()).paragraphs]
-    return [(Claim("Marta Novotná", "award received", "Purkyně Prize for Chemistry"), text)
-            for text in paragraphs[:rows]]
+    claim = Claim("Marta Novotná", "award received", "Purkyně Prize for Chemistry")
+    return [(f"demo#{number}", claim, text) for number, text in enumerate(paragraphs[:rows or None])]
 
 
 def _free_port() -> int:
@@ -131,14 +238,20 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _server_peak_kb(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+def _group_peak_kb(pid: int) -> int:
+    """The largest peak RSS among the server's process and its children (vLLM's engine runs in a child)."""
+    peaks = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            status = (proc / "status").read_text()
+            if proc.name != str(pid) and os.getpgid(int(proc.name)) != os.getpgid(pid):
+                continue
+        except (OSError, ProcessLookupError):
+            continue
+        peaks += [int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")]
+    return max(peaks, default=0)
 
 
 if __name__ == "__main__":
