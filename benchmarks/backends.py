@@ -111,9 +111,13 @@ def measure(name: str, cases: list[tuple], path: Path, threads: int) -> dict:
     from bot.judge.engine import Judge
     from bot.judge.naming import Naming
     from bot.judge.prompts import template_by_id
+    from judge_throughput import prefix_cache  # benchmarks/ is this script's own folder
 
     done = _judged(path)
     todo = [case for case in cases if case[0] not in done]
+    if not todo:  # every row judged in an earlier run: nothing to load
+        return {"judged": 0, "load_s": 0.0, "per_judgement_s": 0.0, "prompt_tokens_per_s": 0.0, "peak_mb": 0.0,
+                "cache_hit_rate": None}
     server = None
     started = time.monotonic()
     if name.startswith("transformers"):
@@ -139,9 +143,8 @@ def measure(name: str, cases: list[tuple], path: Path, threads: int) -> dict:
     template = template_by_id("refbot")
     # One calibration for every backend (the one fitted for this model): a server names the model its own way.
     judge = Judge(backend, template, calibration=for_judge(MODEL, template.id), justify=False, naming=Naming())
-    if todo:
-        judge.judge(todo[0][1], todo[0][2])  # warm-up: first-call allocations are not the steady state
-    before = _cache_counters(port) if name.startswith("vllm") else None
+    judge.judge(todo[0][1], todo[0][2])  # warm-up: first-call allocations are not the steady state
+    before = prefix_cache([f"http://127.0.0.1:{port}/v1"]) if name.startswith("vllm") else None
     seconds, tokens = 0.0, 0
     with path.open("a", encoding="utf-8") as ledger:
         for key, claim, snippet in todo:
@@ -152,10 +155,9 @@ def measure(name: str, cases: list[tuple], path: Path, threads: int) -> dict:
                                      "seconds": judgement.latency_s, "prompt_tokens": judgement.prompt_tokens}) + "\n")
             ledger.flush()
     hit_rate = None
-    if before is not None:
-        after = _cache_counters(port)
-        asked = after[0] - before[0]
-        hit_rate = (after[1] - before[1]) / asked if asked else None
+    after = prefix_cache([f"http://127.0.0.1:{port}/v1"]) if before is not None else None
+    if before is not None and after is not None and after[1] > before[1]:
+        hit_rate = (after[0] - before[0]) / (after[1] - before[1])  # tokens found / tokens looked up
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if server is not None:
         peak_kb = max(peak_kb, _group_peak_kb(server.pid))
@@ -166,7 +168,7 @@ def measure(name: str, cases: list[tuple], path: Path, threads: int) -> dict:
         else:
             server.terminate()
             server.wait(timeout=30)
-    return {"judged": len(todo), "load_s": load_s, "per_judgement_s": seconds / len(todo) if todo else 0.0,
+    return {"judged": len(todo), "load_s": load_s, "per_judgement_s": seconds / len(todo),
             "prompt_tokens_per_s": tokens / seconds if seconds else 0.0, "peak_mb": peak_kb / 1024,
             "cache_hit_rate": hit_rate}
 
@@ -188,19 +190,6 @@ def _start_vllm(port: int) -> subprocess.Popen[bytes]:
     with requests.Session() as session:
         vllm_server.wait_ready(process, spec, session, timeout_s=900, log_path=log_path)
     return process
-
-
-def _cache_counters(port: int) -> tuple[float, float]:
-    """vLLM's prefix-cache counters: tokens looked up, tokens found."""
-    import requests
-
-    text = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
-    totals = {"vllm:prefix_cache_queries_total": 0.0, "vllm:prefix_cache_hits_total": 0.0}
-    for line in text.splitlines():
-        name = line.split("{", 1)[0].split(" ", 1)[0]
-        if name in totals:
-            totals[name] += float(line.rsplit(" ", 1)[1])
-    return totals["vllm:prefix_cache_queries_total"], totals["vllm:prefix_cache_hits_total"]
 
 
 def _judged(path: Path) -> dict[str, dict]:
