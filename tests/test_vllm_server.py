@@ -207,8 +207,9 @@ def test_an_api_key_reaches_vllm_in_its_environment_and_serve_judge_waits_with_i
     model.mkdir()
     (model / "config.json").write_text("{}")
     code = main(["serve-judge", "--vllm-python", str(python), "--model", str(model), "--port", str(free_port()),
-                 "--ready-timeout", "60", "--log", str(tmp_path / "vllm.log")])
+                 "--ready-timeout", "60", "--log", str(tmp_path / "vllm.log"), "--device", "cpu"])
     captured = capsys.readouterr()
+    assert f"starting vLLM (cpu, {vllm_server.cpu_dtype()}) for model on http://127.0.0.1:" in captured.err
     assert "[judge]" in captured.out and "url = http://127.0.0.1:" in captured.out, captured.err
     assert "s3cret-key" not in captured.out + captured.err, "the key is never printed"
     seen = json.loads(Path(str(python) + ".seen").read_text())

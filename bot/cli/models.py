@@ -119,7 +119,8 @@ def run_serve_judge(args: argparse.Namespace, options: Options) -> None:
         dtype=args.dtype, api_key=api_key,
         in_flight=args.in_flight)
     log_path = args.log or Path(tempfile.gettempdir()) / f"refbot-vllm-{args.port}.log"
-    print(f"refbot serve-judge: starting vLLM ({spec.device}) for {served} on {spec.url}; its log: {log_path}",
+    build = f"{spec.device}, {spec.weights}" if spec.weights else spec.device
+    print(f"refbot serve-judge: starting vLLM ({build}) for {served} on {spec.url}; its log: {log_path}",
           file=sys.stderr)
     previous = signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: stop vLLM's engine too
     with open(log_path, "ab") as log:

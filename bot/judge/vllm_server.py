@@ -62,6 +62,13 @@ class ServerSpec:
     api_key: str = field(default="", repr=False)
 
     @property
+    def weights(self) -> str:
+        """The weights' type on a CPU (``dtype``, "auto" resolved by :func:`cpu_dtype`); "" on a GPU."""
+        if self.device != "cpu":
+            return ""
+        return cpu_dtype() if self.dtype == "auto" else self.dtype
+
+    @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/v1"
 
@@ -72,8 +79,7 @@ class ServerSpec:
                 "--generation-config", "vllm", "--seed", "0", "--enable-prompt-tokens-details",
                 "--disable-uvicorn-access-log"]
         if self.device == "cpu":
-            dtype = cpu_dtype() if self.dtype == "auto" else self.dtype
-            args += ["--dtype", dtype, "--block-size", str(CPU_BLOCK_TOKENS)]
+            args += ["--dtype", self.weights, "--block-size", str(CPU_BLOCK_TOKENS)]
         if self.eager:
             args += ["--enforce-eager", "-O0"]
         return args
