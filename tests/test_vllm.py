@@ -98,7 +98,7 @@ def test_relation_comparison_by_echoed_log_probabilities_and_by_the_first_token(
         assert 0.0 <= judgement.support <= 1.0
 
 
-def test_paragraphs_of_one_statement_are_read_from_the_servers_prefix_cache(vllm_server):
+def test_the_questions_about_one_paragraph_read_it_from_the_servers_prefix_cache(vllm_server):
     """The comparison continues the question's own rendered prompt: without echoed prompt log-probabilities (which
     vLLM computes past its cache) the server reads the paragraph once."""
     backend = OpenAIBackend(make_session(), vllm_server.url, echo=False)
