@@ -165,8 +165,9 @@ def test_two_servers_share_the_requests_and_one_restarted_mid_run_is_used_again(
         with pytest.raises(BackendUnavailable, match=f"127.0.0.1:{second.port}"):
             for key, judgement in judge.judge_all(tasks()):
                 done[key] = judgement.support
-        # the paragraph in flight on the server as it stopped is lost with it; what finished before is kept
-        assert done and set(done) <= set(range(6)), done
+        # the run stops: no task starts after the error, those in flight on the live server finish and are kept (the
+        # 8th may have started before the 7th reached the stopped server), the one sent to the stopped server is lost
+        assert done and len(done) < len(claims), done
         restarted = start_vllm_server(tmp_path / "again.log", port=second.port)
         second = restarted
         again = Judge(OpenAIBackend(make_session(), [vllm_server.url, second.url], max_in_flight=1), REFBOT,
