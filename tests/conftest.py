@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,10 +137,26 @@ def start_vllm_server(log: Path, *, port: int | None = None, context: int = 2048
 
 
 @pytest.fixture(scope="session")
-def vllm_server(tmp_path_factory):
-    server = start_vllm_server(tmp_path_factory.mktemp("vllm") / "vllm.log")
-    yield server
-    server.stop()
+def vllm_servers(tmp_path_factory) -> Iterator[tuple[VllmServer, VllmServer]]:
+    """Two vLLM servers, started side by side: most of a start is one process importing vLLM, so the second costs
+    little wall time beside the first (the tests of several endpoints and of a restart need two)."""
+    folder = tmp_path_factory.mktemp("vllm")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        starting = [pool.submit(start_vllm_server, folder / f"vllm-{n}.log") for n in (1, 2)]
+        wait(starting)
+    started = [future.result() for future in starting if future.exception() is None]
+    if len(started) < 2:
+        for server in started:
+            server.stop()
+        raise next(future.exception() for future in starting if future.exception() is not None)
+    yield started[0], started[1]
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def vllm_server(vllm_servers) -> VllmServer:
+    return vllm_servers[0]
 
 
 @pytest.fixture(scope="session")

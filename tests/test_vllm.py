@@ -142,8 +142,8 @@ def _vllm_processes(port: int) -> list[int]:
     return found
 
 
-def test_two_servers_share_the_requests_and_one_restarted_mid_run_is_used_again(vllm_server, tmp_path):
-    second = start_vllm_server(tmp_path / "second.log")
+def test_two_servers_share_the_requests_and_one_restarted_mid_run_is_used_again(vllm_servers, tmp_path):
+    vllm_server, second = vllm_servers
     try:
         session = make_session(retries=1, backoff_s=0.01)
         backend = OpenAIBackend(session, [vllm_server.url, second.url], max_in_flight=1)
