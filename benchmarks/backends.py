@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The judge model through each backend, side by side on this machine: transformers in the process (bf16, fp32),
-llama.cpp (xllamacpp's server with the Q4_K_M GGUF) and vLLM (`refbot serve-judge`'s server from `.venv-vllm`, its
-weights' type chosen as serve-judge chooses it: bf16 where the CPU multiplies it natively, else float32), the last
-two through the `openai` backend, vLLM both ways it scores relations: by echoed prompt log-probabilities
-(`[judge] echo = true`) and by the first token (`echo = false`, which its prefix cache serves).
+llama.cpp (xllamacpp's server with the Q4_K_M GGUF, and with the weights the others compute: the Q4_K_M's tensors
+dequantised and rounded to bf16 as the transformers copy was made, written once as a float32 GGUF) and vLLM
+(`refbot serve-judge`'s server from `.venv-vllm`, its weights' type chosen as serve-judge chooses it: bf16 where the
+CPU multiplies it natively, else float32), the last two through the `openai` backend, vLLM both ways it scores
+relations: by echoed prompt log-probabilities (`[judge] echo = true`) and by the first token (`echo = false`, which
+its prefix cache serves).
 
     benchmarks/backends.py [DATASET …] [--rows N] [--backends transformers-bf16,…] [--out DIR] [--threads 2]
 
@@ -38,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 MODEL = "qwen2.5-coder-1.5b"
-BACKENDS = ("transformers-bf16", "transformers-fp32", "llama.cpp-q4km", "vllm", "vllm-first-token")
+BACKENDS = ("transformers-bf16", "transformers-fp32", "llama.cpp-q4km", "llama.cpp-f32", "vllm", "vllm-first-token")
 DEFAULT = ("transformers-fp32", "llama.cpp-q4km", "vllm", "vllm-first-token")
 
 
@@ -131,7 +133,8 @@ def measure(name: str, cases: list[tuple], path: Path, threads: int) -> dict:
 
         port = _free_port()
         if name.startswith("llama.cpp"):
-            server = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "llama_server.py"), MODEL, str(port),
+            weights = str(_same_weights_gguf()) if name.endswith("f32") else MODEL
+            server = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "llama_server.py"), weights, str(port),
                                        "--parallel", "1", "--ctx", "4096", "--threads", str(threads)],
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             assert server.stdout is not None and server.stdout.readline().strip() == "ready"
@@ -171,6 +174,51 @@ def measure(name: str, cases: list[tuple], path: Path, threads: int) -> dict:
     return {"judged": len(todo), "load_s": load_s, "per_judgement_s": seconds / len(todo),
             "prompt_tokens_per_s": tokens / seconds if seconds else 0.0, "peak_mb": peak_kb / 1024,
             "cache_hit_rate": hit_rate}
+
+
+def _same_weights_gguf() -> Path:
+    """The judge model's GGUF with the weights transformers and vLLM compute: each tensor of the Q4_K_M file
+    dequantised and rounded to bf16 (as `refbot models fetch --transformers` made the transformers copy), stored as
+    float32 so that llama.cpp multiplies them unquantised. Written once beside the model (6 GB)."""
+    import gguf
+    import numpy as np
+
+    from bot import modelstore
+
+    source = modelstore.resolve(MODEL, modelstore.default_cache())
+    target = source.parent / "benchmark-same-weights-f32.gguf"
+    if target.is_file():
+        return target
+    reader = gguf.GGUFReader(source)
+    partial = target.with_suffix(".partial")
+    writer = gguf.GGUFWriter(partial, arch=str(reader.get_field(gguf.Keys.General.ARCHITECTURE).contents()))
+    written_by_writer = (gguf.Keys.General.ARCHITECTURE, gguf.Keys.General.FILE_TYPE)
+    for field in reader.fields.values():
+        if field.name.startswith("GGUF.") or field.name in written_by_writer:
+            continue
+        kind = field.types[0]
+        writer.add_key_value(field.name, field.contents(), kind,
+                             sub_type=field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None)
+    writer.add_file_type(gguf.LlamaFileType.ALL_F32)
+
+    def weights(tensor) -> np.ndarray:
+        values = gguf.quants.dequantize(tensor.data, tensor.tensor_type).astype(np.float32)
+        bits = values.view(np.uint32)  # to bf16, round to nearest even, kept as float32
+        bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+        return bits.view(np.float32)
+
+    for tensor in reader.tensors:
+        shape = tuple(int(n) for n in reversed(tensor.shape))  # numpy's order
+        writer.add_tensor_info(tensor.name, shape, np.dtype(np.float32), int(np.prod(shape)) * 4,
+                               gguf.GGMLQuantizationType.F32)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_ti_data_to_file()
+    for tensor in reader.tensors:
+        writer.write_tensor_data(weights(tensor).reshape(tuple(int(n) for n in reversed(tensor.shape))))
+    writer.close()
+    partial.rename(target)
+    return target
 
 
 def _start_vllm(port: int) -> subprocess.Popen[bytes]:
