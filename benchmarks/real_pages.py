@@ -2,8 +2,8 @@
 """End to end on real reference pages: `refbot check` per statement of a dev set, its page served on loopback.
 
     benchmarks/real_pages.py DEV_DIR [--variant true|wrong|both] [--out FILE.jsonl] [--limit N] [--ids ID,…]
-                             [--judge transformers|openai] [--judge-url URL] [--judge-model NAME] [--threads N]
-                             [--judge-dtype bfloat16|float32] [--workers N] [--seed 42]
+                             [--judge transformers|openai] [--judge-url URL] [--judge-model NAME] [--no-echo]
+                             [--threads N] [--judge-dtype bfloat16|float32] [--workers N] [--seed 42]
 
 ``DEV_DIR`` holds ``dev.jsonl`` (statements: subject, predicate, object, property_id, datatype, label,
 author_label, …), ``pages.jsonl`` (each row's saved page: ``page``, ``final_url``) and ``pages/``
@@ -542,6 +542,8 @@ def arguments() -> argparse.Namespace:
                         help="the judge's backend (default: refbot's, transformers; openai with --judge-url)")
     parser.add_argument("--judge-url", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--judge-model", help="the judge's model (default: refbot's)")
+    parser.add_argument("--no-echo", action="store_true",
+                        help="[judge] echo = false: relations compared by the first token (vLLM's prefix cache)")
     parser.add_argument("--threads", type=int, help="CPU threads of the in-process judge (default: refbot's)")
     parser.add_argument("--judge-dtype", choices=("bfloat16", "float32"),
                         help="the in-process judge's weights (default: refbot's, bfloat16; float32 where the CPU has "
@@ -608,7 +610,8 @@ def check_all(args: argparse.Namespace, todo: Sequence[Case], cases: Sequence[Ca
             judge = args.judge or ("openai" if args.judge_url else None)
             options = load_options(empty, environ={}, overrides={
                 **world.options(), "check_source": "web", "judge_backend": judge, "judge_url": args.judge_url,
-                "judge_model": args.judge_model, "threads": args.threads, "judge_dtype": args.judge_dtype})
+                "judge_model": args.judge_model, "threads": args.threads, "judge_dtype": args.judge_dtype,
+                "judge_echo": False if args.no_echo else None})
             parts = Wiring(options)
             began = time.monotonic()
             parts.tools  # noqa: B018 (the judge loads here, once, not inside the first statement)
