@@ -129,8 +129,8 @@ def run_serve_judge(args: argparse.Namespace, options: Options) -> None:
         with make_session(retries=0, api_key=api_key or None) as session:
             vllm_server.wait_ready(process, spec, session, timeout_s=args.ready_timeout, log_path=log_path)
         print(spec.judge_lines(), flush=True)
-        print(f"refbot serve-judge: serving {served} at {spec.url}; put the lines above in refbot.ini (or pass "
-              f"--judge openai --judge-url {spec.url}); Ctrl-C stops it", file=sys.stderr, flush=True)
+        print(f"refbot serve-judge: serving {served} at {spec.url}; put the lines above in refbot.ini "
+              f"(`refbot --config refbot.ini …`); Ctrl-C stops it", file=sys.stderr, flush=True)
         status = process.wait()
         raise JudgeError(f"vLLM stopped on its own (exit status {status}): {vllm_server.last_error(log_path)}",
                          hint=f"read its log, {log_path}")
