@@ -35,7 +35,8 @@ def test_the_quickstatements_box_marks_the_lines_export_leaves_out_with_its_reas
     page = (tmp_path / "check.html").read_text(encoding="utf-8")
 
     run = imported(tmp_path, found)
-    assert main(["export", "--quickstatements", "--out", "batch.tsv", "--ledger", "runs.sqlite"]) == 0
+    assert main(["export", "--quickstatements", "--out", "batch.tsv", "--ledger", "runs.sqlite"]) == 1, \
+        "an export that leaves references out says so with its status"
     exported = {match.group(1): match.group(2) for match in re.finditer(
         r"left out .*? \((\S+)\): (.*); use refbot apply", capsys.readouterr().err)}
     assert set(exported) == {GUIDS[0], GUIDS[1]}

@@ -116,9 +116,11 @@ def test_export_leaves_out_a_line_quickstatements_would_change_saying_why(tmp_pa
              for check in found]
     run = imported(tmp_path, found)
 
-    assert main(["export", "--quickstatements", "--out", "batch.tsv", "--ledger", "runs.sqlite"]) == 0
+    # the summary says what is missing, and the export ends with status 1: no batch silently lacks a reference
+    assert main(["export", "--quickstatements", "--out", "batch.tsv", "--ledger", "runs.sqlite"]) == 1
     captured = capsys.readouterr()
-    assert f"run {run}: 1 command(s) written to batch.tsv" in captured.out
+    assert captured.out.splitlines() == [f"run {run}: 1 command(s) written to batch.tsv; 2 of the 3 proposed or "
+                                         "approved reference(s) left out, which QuickStatements would change (below)"]
     assert captured.err.splitlines() == [
         f"  left out Marta Novotná · award received · Prize 1 ({GUIDS[0]}): the title (P1476) holds |: older "
         "QuickStatements 3 reads every | as a column break; use refbot apply, which writes it verbatim",

@@ -148,14 +148,20 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
         print(f"  {decision:<9} {proposal.shown} ({proposal.guid})  support {proposal.support:.2f}")
 
 
-def run_export(args: argparse.Namespace, options: Options) -> None:
+def run_export(args: argparse.Namespace, options: Options) -> Ended | None:
+    """The run's batch; a reference QuickStatements would not write faithfully is left out, said in the summary
+    and named with its reason below it, and the export ends with status 1: a batch never silently lacks one."""
     with reviewing(options, run_id=args.run_id) as (store, run_id):
         out = args.out or options.check.reports / f"run-{run_id}-quickstatements.tsv"
         chosen, left_out = export_quickstatements(store, run_id, out, approved_only=args.approved)
-    print(f"run {run_id}: {len(chosen)} command(s) written to {out}")
+    kind = "approved reference(s)" if args.approved else "proposed or approved reference(s)"
+    left = (f"; {len(left_out)} of the {len(chosen) + len(left_out)} {kind} left out, which QuickStatements would "
+            f"change (below)" if left_out else "")
+    print(f"run {run_id}: {len(chosen)} command(s) written to {out}{left}")
     for proposal, problem in left_out:
         print(f"  left out {proposal.shown} ({proposal.guid}): {problem}; use refbot apply, which writes it "
               "verbatim", file=sys.stderr)
+    return Ended(failed=len(left_out)) if left_out else None
 
 
 def run_apply(args: argparse.Namespace, options: Options) -> Ended:
