@@ -66,7 +66,11 @@ def test_report_run_renders_a_run_checked_in_one_process_loading_no_model(world,
     items.write_text("\n".join(ITEMS) + "\n", encoding="utf-8")
     ran = _ini(tmp_path, "ran", _checked_with(world, tmp_path))
     assert main(["--config", str(ran), "run", "--items", str(items)]) == 0
-    written = traces.read(Path(re.search(r"^trace: (.+)$", capsys.readouterr().out, re.M).group(1)))
+    captured = capsys.readouterr()
+    written = traces.read(Path(re.search(r"^trace: (.+)$", captured.out, re.M).group(1)))
+    # the run says what to do next with what it proposes
+    assert ("refbot: next, decide on the references it proposes: refbot review --run 1 (or refbot export --run 1 "
+            "--quickstatements)") in captured.err.splitlines()
 
     tree = _report(_rendered_with(world, tmp_path), 1, capsys)
     judge = tree.getroot().find(f"{traces.tag('run')}/{traces.tag('judge')}")

@@ -205,6 +205,10 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
     if result.left and result.failure is None and not args.quiet:
         print(f"refbot: stopped at the time budget; run the same command again to check the {result.left} left",
               file=sys.stderr)
+    proposed = result.counts.get("supported", 0) + result.counts.get("corroborated", 0)
+    if proposed and not args.quiet:
+        print(f"refbot: next, decide on the references it proposes: refbot review --run {run.id} (or refbot export "
+              f"--run {run.id} --quickstatements)", file=sys.stderr)
     return _ended(result, "finished statements are saved in the ledger; run the same command again to resume")
 
 
