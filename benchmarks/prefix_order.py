@@ -97,9 +97,10 @@ def main() -> int:
 
 def record(args: argparse.Namespace) -> tuple[float, float] | None:
     """Run the workload through a recording proxy; vLLM's (hits, queries) over it, or None (not vLLM)."""
+    from judge_throughput import prefix_cache  # benchmarks/ is this script's own folder
+
     upstream = args.upstream.rstrip("/")
     root = upstream[: -len("/v1")] if upstream.endswith("/v1") else upstream
-    metrics = root + "/metrics"
     lock = threading.Lock()
     out = args.requests.open("w", encoding="utf-8")
 
@@ -133,35 +134,19 @@ def record(args: argparse.Namespace) -> tuple[float, float] | None:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    before = _counters(metrics)
+    before = prefix_cache([upstream])
     with tempfile.TemporaryDirectory() as scratch:
         subprocess.run([sys.executable, str(ROOT / "benchmarks" / "real_pages.py"), str(args.dev_dir),
                         "--limit", str(args.limit), "--variant", "true", "--judge", "openai",
                         "--judge-url", f"http://127.0.0.1:{server.server_address[1]}/v1",
                         "--judge-model", args.model, "--out", str(Path(scratch) / "rows.jsonl"),
                         *(["--no-echo"] if args.no_echo else [])], check=True)
-    after = _counters(metrics)
+    after = prefix_cache([upstream])
     server.shutdown()
     out.close()
     if before is None or after is None:
         return None
     return after[0] - before[0], after[1] - before[1]
-
-
-def _counters(metrics_url: str) -> tuple[float, float] | None:
-    """vLLM's prefix-cache (hits, queries) in tokens, or None where the server has no such counters."""
-    try:
-        text = requests.get(metrics_url, timeout=10).text
-    except requests.RequestException:
-        return None
-
-    def counter(name: str) -> float | None:
-        values = [float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                  if line.startswith(name + "{") or line.startswith(name + " ")]
-        return sum(values) if values else None
-
-    hits, queries = counter("vllm:prefix_cache_hits_total"), counter("vllm:prefix_cache_queries_total")
-    return None if hits is None or queries is None else (hits, queries)
 
 
 def request_kind(request: dict) -> str:
