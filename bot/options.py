@@ -22,7 +22,8 @@ from bot.errors import ConfigError
 from bot.etiquette import check_contact
 from bot.modelstore import default_cache
 
-SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key", "apply_password", "queue_prefix"})
+SECRET_FIELDS = frozenset({"judge_api_key", "search_api_key", "apply_password", "queue_prefix",
+                           "service_client_secret", "service_secret_key"})
 # Secrets only the environment gives: the bot's password, which can edit Wikidata.
 FROM_ENVIRONMENT_ONLY = frozenset({"apply_password"})
 # Where `refbot check` looks for evidence (``check_source``), and what each value takes in.
@@ -37,7 +38,7 @@ def uses(source: str, kind: str) -> bool:
 
 # Configuration file sections; a field named <section>_<key> is written as "key" in [section], others in [refbot].
 SECTIONS = ("judge", "properties", "sparql", "fetch", "paragraph", "search", "archive", "wikipedia", "wikidata",
-            "check", "run", "queue", "ask", "review", "apply")
+            "check", "run", "queue", "ask", "review", "apply", "service")
 
 
 def section_key(name: str) -> tuple[str, str]:
@@ -288,6 +289,23 @@ class ApplyOptions:
 
 
 @dataclass(frozen=True)
+class ServiceOptions:
+    """The review queue as a web service ([service], `refbot serve-review`): its public address (the OAuth consumer's
+    callback is URL/oauth/callback), the OAuth 2.0 provider's REST base (Wikimedia's for every wiki is Meta's), the
+    consumer's key and secret (Special:OAuthConsumerRegistration), the key that signs the sessions' cookies, who may
+    decide (user names, or ``autoconfirmed``: any autoconfirmed account) and the sites whose pages may read the item
+    API (the user script on Wikidata's item pages)."""
+
+    url: str = ""
+    oauth_url: str = "https://meta.wikimedia.org/w/rest.php"
+    client_id: str = ""
+    client_secret: str = field(default="", repr=False)
+    secret_key: str = field(default="", repr=False)
+    deciders: tuple[str, ...] = ("autoconfirmed",)
+    cors_origins: tuple[str, ...] = ("https://www.wikidata.org", "https://m.wikidata.org")
+
+
+@dataclass(frozen=True)
 class Options:
     """Every setting, grouped by the part that reads it: each part is given its own section (``options.fetch`` to
     the fetcher, ``options.judge`` to the judge's backend), and what every part shares stays here. Outside the code a
@@ -316,6 +334,7 @@ class Options:
     ask: AskOptions = field(default_factory=AskOptions)
     review: ReviewOptions = field(default_factory=ReviewOptions)
     apply: ApplyOptions = field(default_factory=ApplyOptions)
+    service: ServiceOptions = field(default_factory=ServiceOptions)
 
     @classmethod
     def flat(cls, **values: Any) -> Options:
@@ -564,7 +583,8 @@ def _check(options: Options) -> Options:
 
 # Options that hold a URL (the SPARQL endpoint may instead be a name, such as wdqs); templates keep their {…}.
 URL_OPTIONS = ("judge_url", "sparql_endpoint", "search_url", "archive_availability_url", "archive_cdx_url",
-               "archive_web_url", "wikipedia_article_url", "wikidata_api_url", "apply_report_url")
+               "archive_web_url", "wikipedia_article_url", "wikidata_api_url", "apply_report_url", "service_url",
+               "service_oauth_url")
 
 
 def _check_url(name: str, value: str, *, example: str = "") -> None:

@@ -44,6 +44,18 @@ def add_parsers(commands: Any) -> None:
     review.add_argument("--port", type=int, default=0, metavar="N", help="the port (default: a free one)")
     review.add_argument("--curator", dest="review_curator", metavar="NAME", help="your name (default [review] curator)")
 
+    service = commands.add_parser(
+        "serve-review", help="serve the review queue to curators who sign in with their Wikimedia account",
+        description="Serve every run's review queue and report as a web service ([service] url): anyone may read, "
+                    "an editor [service] deciders names (default: any autoconfirmed account) signs in with their "
+                    "Wikimedia account (OAuth 2.0) to decide, and an approved reference is written to the wiki as "
+                    "that curator, through their grant. Also serves /api/item/QID for the user script "
+                    "(gadget/refbot.js). Run it behind Toolforge's webservice or a Kubernetes Service "
+                    "(docs/service.md).")
+    service.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1; 0.0.0.0 "
+                                                             "in a container)")
+    service.add_argument("--port", type=int, default=8000, metavar="N", help="the port (default 8000)")
+
     for name, verb in (("approve", "approved"), ("reject", "rejected")):
         decide = commands.add_parser(
             name, help=f"record proposed references as {verb}, without the browser",
@@ -205,5 +217,14 @@ def run_apply(args: argparse.Namespace, options: Options) -> Ended:
     return Ended(failed=counts["failed"])
 
 
-HANDLERS = {"review": run_review, "approve": run_decide, "reject": run_decide, "export": run_export,
-            "apply": run_apply}
+def run_serve_review(args: argparse.Namespace, options: Options) -> None:
+    from bot.review.service import serve  # Flask and Authlib: loaded for the service only
+
+    def ready(address: str) -> None:
+        print(f"refbot: the review service listens on {address}; press Ctrl-C to stop", file=sys.stderr, flush=True)
+
+    serve(options, host=args.host, port=args.port, on_ready=ready)
+
+
+HANDLERS = {"review": run_review, "serve-review": run_serve_review, "approve": run_decide, "reject": run_decide,
+            "export": run_export, "apply": run_apply}

@@ -40,7 +40,7 @@ from bot.demo.items import ENTITY, JSON, START, VALUE_TYPES, entities_from_store
 SESSION_COOKIE = "demowiki_session"
 ANONYMOUS_TOKEN = "+\\"
 HIDDEN = "(hidden)"
-SECRET_PARAMETERS = ("lgpassword", "password", "retype")
+SECRET_PARAMETERS = ("lgpassword", "password", "retype", "client_secret", "code", "code_verifier", "refresh_token")
 FAILED_LOGIN = "Incorrect username or password entered. Please try again."
 SERVED_BY = "refbot-demo"
 
@@ -80,11 +80,15 @@ FAULTS: dict[str, tuple[str, JSON, dict[str, str]]] = {
 
 @dataclass(frozen=True)
 class Account:
-    """A user who may log in: BotPassword name -> password, the user's groups, and whether the user is blocked."""
+    """A user who may log in: BotPassword name -> password, the user's groups, whether the user is blocked, the
+    account's own password (signing in through the OAuth stand-in takes it; "" for none) and whether it is
+    autoconfirmed."""
 
     bot_passwords: Mapping[str, str]
     groups: tuple[str, ...] = ("bot",)
     blocked: bool = False
+    password: str = field(default="", repr=False)
+    autoconfirmed: bool = True
 
 
 @dataclass(frozen=True)
@@ -402,11 +406,17 @@ class WikibaseApi:
             return copy.deepcopy(reference)
 
     # -- answering --------------------------------------------------------------------------------------------
-    def answer(self, method: str, params: Mapping[str, str], cookies: Mapping[str, str] | None = None) -> ApiReply:
+    def answer(self, method: str, params: Mapping[str, str], cookies: Mapping[str, str] | None = None, *,
+               oauth_user: str | None = None, bad_oauth: bool = False) -> ApiReply:
         """Answer one request to ``/w/api.php``: ``method`` GET or POST, its parameters (the query string's and
-        the form's), its cookies."""
+        the form's), its cookies; ``oauth_user``: the user an OAuth access token acts as (``bad_oauth``: the request
+        carried a token that is unknown or expired)."""
         action = params.get("action", "")
-        reply = self._answer(action, method, params, cookies)
+        if bad_oauth:
+            return ApiReply(200, self._error("mwoauth-invalid-authorization", "The authorization headers in your "
+                                             "request are not valid: Invalid access token"),
+                            (("MediaWiki-API-Error", "mwoauth-invalid-authorization"),))
+        reply = self._answer(action, method, params, cookies, oauth_user)
         with self._lock:
             delays = self._delays.get(action)
             delay = delays.popleft() if delays else 0.0
@@ -417,7 +427,7 @@ class WikibaseApi:
         return reply
 
     def _answer(self, action: str, method: str, params: Mapping[str, str],
-                cookies: Mapping[str, str] | None) -> ApiReply:
+                cookies: Mapping[str, str] | None, oauth_user: str | None = None) -> ApiReply:
         with self._lock:
             queued = self._faults.get(action)
             if queued:
@@ -426,6 +436,9 @@ class WikibaseApi:
                 self.faults_served[code or f"HTTP {reply.status}"] += 1
                 return reply
             session_id = (cookies or {}).get(SESSION_COOKIE, "")
+            if oauth_user is not None:  # a token's requests share one session: its user and CSRF token
+                session_id = f"oauth:{oauth_user}"
+                self._sessions.setdefault(session_id, Session(user=oauth_user))
             session = self._sessions.get(session_id)
             if session is not None and session.user is not None and session.user not in self.accounts:
                 session = None  # the account is gone
@@ -547,7 +560,8 @@ class WikibaseApi:
                     "rights": self._rights(None), "ratelimits": {"edit": {"ip": {"hits": 8, "seconds": 60}}}}
         account = self.accounts[user]
         info: JSON = {"id": self._user_id(user), "name": user, "messages": False,
-                      "groups": ["*", "user", "autoconfirmed", *account.groups], "rights": self._rights(user),
+                      "groups": ["*", "user", *(["autoconfirmed"] if account.autoconfirmed else []), *account.groups],
+                      "rights": self._rights(user),
                       "ratelimits": {}}
         if account.blocked:
             info["blockinfo"] = self._blockinfo()

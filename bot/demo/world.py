@@ -24,6 +24,8 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.demo.sparql import Oxigraph, start_oxigraph
+from bot.demo.oauth import PREFIX as OAUTH_PREFIX
+from bot.demo.oauth import OAuthProvider
 from bot.demo.wikibase import HIDDEN, SECRET_PARAMETERS, Account, WikibaseApi, read_cookies, read_form
 from bot.errors import ConfigError
 
@@ -86,6 +88,7 @@ class DemoWorld:
         self._oxigraph: Oxigraph | None = None
         self._store: Path | None = None
         self._wikibase: WikibaseApi | None = None
+        self._oauth: OAuthProvider | None = None
         self._lock = threading.Lock()
 
     @property
@@ -99,6 +102,18 @@ class DemoWorld:
         if self._wikibase is None:
             raise RuntimeError("the demo world is not started")
         return self._wikibase
+
+    @property
+    def oauth(self) -> OAuthProvider:
+        """The OAuth 2.0 provider's state: consumers (:meth:`OAuthProvider.register`), codes, tokens."""
+        if self._oauth is None:
+            raise RuntimeError("the demo world is not started")
+        return self._oauth
+
+    @property
+    def oauth_url(self) -> str:
+        """The provider's REST base, as ``https://meta.wikimedia.org/w/rest.php`` is the real one's."""
+        return f"{self.base('wikidata')}/w/rest.php"
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def __enter__(self) -> "DemoWorld":
@@ -121,6 +136,7 @@ class DemoWorld:
                 self._servers.append(server)
             self._start_sparql()
             accounts = {self.bot_user: Account({self.bot_password_name: self.bot_password}), **self.accounts}
+            self._oauth = OAuthProvider(accounts)
             self._wikibase = WikibaseApi.from_store(self.sparql_url, self._json("entities.json"), accounts=accounts,
                                                     server=self.base("wikidata"), wikipedia=self.base("wikipedia"))
         except BaseException:
@@ -220,7 +236,8 @@ class DemoWorld:
                 world.record(Recorded(site, path, query, method, params, self.headers.get("Accept", "")))
                 if reply is None:
                     reply = world.answer(site, path, query, parts.path, method=method, params=params,
-                                         cookies=read_cookies(self.headers.get("Cookie", "")))
+                                         cookies=read_cookies(self.headers.get("Cookie", "")),
+                                         authorization=self.headers.get("Authorization", ""))
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(reply.body)))
@@ -250,16 +267,23 @@ class DemoWorld:
             self.requests.append(request)
 
     def answer(self, site: str, path: str, query: dict[str, list[str]], raw_path: str = "", *, method: str = "GET",
-               params: dict[str, str] | None = None, cookies: dict[str, str] | None = None) -> Reply:
-        """The reply to one request; ``params`` (the query string's and the form's fields) and ``cookies`` are
-        the Wikidata API's."""
+               params: dict[str, str] | None = None, cookies: dict[str, str] | None = None,
+               authorization: str = "") -> Reply:
+        """The reply to one request; ``params`` (the query string's and the form's fields), ``cookies`` and
+        ``authorization`` (the header: an OAuth access token, or a consumer's credentials) are the Wikidata API's and
+        the OAuth provider's."""
         routes: dict[str, Callable[[str, dict[str, list[str]], str], Reply]] = {
             "wikidata": self._wikidata, "wikipedia": self._wikipedia, "archive": self._archive,
             "search": self._search}
+        if params is None:
+            params = {name: values[-1] for name, values in query.items()}
+        if site == "wikidata" and path.startswith(OAUTH_PREFIX):
+            given = self.oauth.answer(method, path, params, authorization)
+            return Reply(given.status, given.body, given.content_type, given.headers)
         if site == "wikidata" and path == "/w/api.php":
-            if params is None:
-                params = {name: values[-1] for name, values in query.items()}
-            api = self.wikibase.answer(method, params, cookies)
+            oauth_user = self.oauth.user_of(authorization) if authorization.lower().startswith("bearer ") else None
+            api = self.wikibase.answer(method, params, cookies, oauth_user=oauth_user,
+                                       bad_oauth=authorization.lower().startswith("bearer ") and oauth_user is None)
             body, kind = api.content()
             return Reply(api.status, body, kind, api.headers)
         if method != "GET":

@@ -122,6 +122,44 @@ def _loopback(address: str | None) -> bool:
     return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
+def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str, token: str,
+                   can_decide: bool = True, account: dict[str, str] | None = None) -> Response:
+    """The review queue's page of the run for this request's filter, property and place (``request.args``); the
+    run's pages are beneath ``base``; decisions carry ``token`` and are made as ``curator``. Without ``can_decide``
+    the card is shown without its approve and reject buttons; ``account``: the review service's sign-in links
+    (``signin``, ``signout``, ``why``: the reason the signed-in account may not decide)."""
+    chosen = request.args.get("show", cards.DEFAULT_FILTER)
+    chosen = chosen if chosen in cards.FILTERS else cards.DEFAULT_FILTER
+    prop = request.args.get("property", "")
+    prop = prop if _PROPERTY.fullmatch(prop) else ""
+    shelf = review.index(run_id)  # (a run still checked: its statements recorded since)
+    with review.ledger.transaction():  # one view of the run for the whole page
+        card = shelf.pick(chosen, prop, at=request.args.get("at", ""), after=request.args.get("after", ""),
+                          decided=bool(request.args.get("done")))
+        flash, flash_state = _flash(shelf, request.args.get("done", ""), request.args.get("of", ""))
+        counts = shelf.counts(chosen, prop)
+        properties = shelf.properties()
+        previous = shelf.neighbour(chosen, prop, card.guid, -1) if card is not None else None
+    written = request.args.get("written", "")
+    if flash and written:
+        flash += f" — {written}"
+
+    def link(name: str, pid: str, *, after: str = "", at: str = "") -> str:
+        query = {"show": name, "property": pid, "after": after, "at": at}
+        return base + "queue?" + urlencode({key: value for key, value in query.items() if value})
+
+    nonce = secrets.token_urlsafe(16)
+    html = render_template(
+        "queue.html", card=card, run_id=run_id, curator=curator, token=token, base=base, nonce=nonce,
+        chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=properties,
+        against=counts.against, left=counts.left, proposals=counts.proposals, decided=counts.decided,
+        shown=counts.shown, flash=flash, flash_state=flash_state, link=link, previous=previous,
+        can_decide=can_decide, account=account)
+    response = Response(html, mimetype="text/html")
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY + f"; script-src 'nonce-{nonce}'"
+    return response
+
+
 def make_app(options: Options, run_id: int, *, curator: str, token: str, base: str,
              store: ReviewLedger | None = None, on_decision: Callable[[str], None] | None = None) -> Flask:
     """The review application for one run, served beneath ``base`` (a secret path, :func:`new_base`); decisions
@@ -192,32 +230,7 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.get(base + "queue")
     def queue_page() -> Response:
-        chosen = request.args.get("show", cards.DEFAULT_FILTER)
-        chosen = chosen if chosen in cards.FILTERS else cards.DEFAULT_FILTER
-        prop = request.args.get("property", "")
-        prop = prop if _PROPERTY.fullmatch(prop) else ""
-        shelf = review.index(run_id)  # (a run still checked: its statements recorded since)
-        with review.ledger.transaction():  # one view of the run for the whole page
-            card = shelf.pick(chosen, prop, at=request.args.get("at", ""), after=request.args.get("after", ""),
-                              decided=bool(request.args.get("done")))
-            flash, flash_state = _flash(shelf, request.args.get("done", ""), request.args.get("of", ""))
-            counts = shelf.counts(chosen, prop)
-            properties = shelf.properties()
-            previous = shelf.neighbour(chosen, prop, card.guid, -1) if card is not None else None
-
-        def link(name: str, pid: str, *, after: str = "", at: str = "") -> str:
-            query = {"show": name, "property": pid, "after": after, "at": at}
-            return base + "queue?" + urlencode({key: value for key, value in query.items() if value})
-
-        nonce = secrets.token_urlsafe(16)
-        html = render_template(
-            "queue.html", card=card, run_id=run_id, curator=name, token=token, base=base, nonce=nonce,
-            chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=properties,
-            against=counts.against, left=counts.left, proposals=counts.proposals, decided=counts.decided,
-            shown=counts.shown, flash=flash, flash_state=flash_state, link=link, previous=previous)
-        response = Response(html, mimetype="text/html")
-        response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY + f"; script-src 'nonce-{nonce}'"
-        return response
+        return queue_response(review, run_id, base, curator=name, token=token)
 
     @app.post(base + "decide")
     def decide_one() -> Any:

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 
 from bot.clock import stamp
 from bot.errors import InputError
-from bot.ledger.tables import cards, decisions, writes
+from bot.ledger.tables import cards, checks, decisions, items, writes
 from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
 from bot.review.proposals import Proposal, statement_proposal
 from bot.review.proposals import proposals as trace_proposals
@@ -158,6 +158,31 @@ class ReviewLedger:
                 if proposal is not None:
                     found.append(proposal)
         return found
+
+    def proposal(self, run_id: int, guid: str) -> Proposal | None:
+        """The proposal of one statement of the run, read from its rows alone (None when it has none)."""
+        with self.ledger.transaction() as connection:
+            row = connection.execute(select(checks.c.item, checks.c.element)
+                                     .where(checks.c.run_id == run_id, checks.c.guid == guid)).first()
+            item = connection.execute(select(items.c.element).where(items.c.run_id == run_id,
+                                                                    items.c.item == row.item)).scalar() \
+                if row is not None else None
+        if row is None or item is None:
+            return None
+        return statement_proposal(from_string(item), from_string(row.element), f"run {run_id}")
+
+    def checked_statements(self, item: str) -> list[tuple[int, str, str]]:
+        """(run id, GUID, outcome) of the item's statements, each from the latest run that checked it, in GUID
+        order (read through the GUID index: a statement's GUID begins with its item's id and ``$``)."""
+        latest: dict[str, tuple[int, str, str]] = {}
+        with self.ledger.transaction() as connection:
+            for row in connection.execute(select(checks.c.run_id, checks.c.guid, checks.c.outcome, checks.c.checked)
+                                          .where(or_(*(and_(checks.c.guid >= f"{prefix}$", checks.c.guid < f"{prefix}%")
+                                                       for prefix in {item, item.lower()})))
+                                          .order_by(checks.c.checked, checks.c.id)):
+                if row.guid.split("$", 1)[0].upper() == item.upper():
+                    latest[row.guid] = (int(row.run_id), row.guid, row.outcome)
+        return [latest[guid] for guid in sorted(latest)]
 
     # -- decisions -------------------------------------------------------------------------------------------
     def decide(self, run_id: int, guids: Sequence[str], decision: str, *, curator: str, note: str = "",

@@ -1,0 +1,320 @@
+"""`refbot serve-review`: the review queue as a web service any Wikimedia editor can use, behind Toolforge's
+``webservice`` or a Kubernetes Service.
+
+Anyone may read: the queue of each run (``/run/N/queue``), its report (``/run/N/``) and, for the user script on
+Wikidata's item pages, what refbot found about an item (``/api/item/QID``, JSON, readable from the ``[service]
+cors_origins`` sites). Deciding takes a sign-in with a Wikimedia account (OAuth 2.0 with PKCE, through Authlib, at
+``[service] oauth_url``; the consumer's callback is ``[service] url`` + ``/oauth/callback``) by an account
+``[service] deciders`` lets decide (``bot.review.curators``). A decision is recorded under the account's name; an
+approval is then written to the wiki **as the curator**, through their grant, with the checks `refbot apply` makes
+(the item read again, the base revision, maxlag, the statement's value and time qualifiers unchanged, no second
+reference to the same source) and one EditGroups batch per sign-in. An approval whose write fails stays approved:
+approving it again tries again, and the operator's `refbot apply` writes what is left with the bot account.
+
+The session (the account, its token, the form token, the batch) is a cookie signed with ``[service] secret_key``:
+HttpOnly, SameSite=Lax (the provider's redirect back is a top-level navigation), Secure when the service's address is
+https. Every form carries the session's form token, and a POST from another origin is refused. Every page forbids
+other scripts, remote loads and framing (CSP), as `refbot review`'s do.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from authlib.integrations.flask_client import OAuth
+from authlib.integrations.requests_client import OAuth2Session
+from flask import Flask, Response, jsonify, redirect, request, session
+
+from bot.errors import ConfigError, InputError, WriteError
+from bot.etiquette import user_agent
+from bot.options import Options
+from bot.output.report import render
+from bot.review import curators
+from bot.review.action_api import ActionApiWiki
+from bot.review.actions import report_too_large
+from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
+from bot.review.proposals import export_problem
+from bot.review.server import HEADERS, MAX_NOTE, _meanwhile, _page, queue_response
+from bot.review.store import DecidedMeanwhile, ReviewLedger
+from bot.runledger import RunLedger
+
+_SEEN = re.compile(r"[0-9]{1,18}")
+_ITEM = re.compile(r"[Qq][1-9][0-9]{0,11}")
+PROVIDER = "wikimedia"
+
+
+def check_service_options(options: Options) -> str:
+    """The service's own address without a trailing slash; ConfigError naming what the service lacks."""
+    service = options.service
+    missing = [(name, hint) for name, value, hint in (
+        ("url", service.url, "the address curators open, such as https://refbot.toolforge.org"),
+        ("client_id", service.client_id, "the OAuth 2.0 consumer's client key (Special:OAuthConsumerRegistration)"),
+        ("client_secret", service.client_secret, "its secret, in REFBOT_SERVICE_CLIENT_SECRET"),
+        ("secret_key", service.secret_key,
+         "a long random string that signs the sessions, in REFBOT_SERVICE_SECRET_KEY "
+         "(python3 -c 'import secrets; print(secrets.token_urlsafe(32))')"),
+    ) if not value]
+    if missing:
+        name, hint = missing[0]
+        raise ConfigError(f"the review service needs [service] {name}", hint=f"set it to {hint}")
+    if len(service.secret_key) < 24:
+        raise ConfigError("[service] secret_key is too short to sign sessions with",
+                          hint="use at least 24 random characters")
+    return service.url.rstrip("/")
+
+
+def wiki_for(options: Options, token: dict[str, Any], user: str,
+             on_token: Callable[[dict[str, Any]], None]) -> Wiki:
+    """The wiki as ``user``, through their OAuth token (refreshed when it expires; ``on_token`` hears the new one)."""
+    service = options.service
+    http = OAuth2Session(service.client_id, service.client_secret, token=token,
+                         token_endpoint=service.oauth_url.rstrip("/") + "/oauth2/access_token",
+                         update_token=lambda new, **_: on_token(dict(new)))
+    http.headers["User-Agent"] = user_agent(options.contact, "refbot-review-service")
+    return ActionApiWiki(options.wikidata.api_url, http, user=user, maxlag=options.apply.maxlag,
+                         retries=options.apply.retries, retry_wait=options.apply.retry_wait)
+
+
+def make_service(options: Options, store: ReviewLedger, *,
+                 connect: Callable[[Options, dict[str, Any], str, Callable[[dict[str, Any]], None]], Wiki] = wiki_for,
+                 ) -> Flask:
+    """The service's application over the run ledger ``store`` (shared by the service's threads); ``connect`` makes
+    the wiki a curator's approvals are written to."""
+    own = check_service_options(options)
+    own_origin = "{0.scheme}://{0.netloc}".format(urlsplit(own))
+    service = options.service
+    app = Flask(__name__)
+    app.secret_key = service.secret_key
+    app.config.update(MAX_CONTENT_LENGTH=64 * 1024, SESSION_COOKIE_NAME="refbot_service",
+                      SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
+                      SESSION_COOKIE_SECURE=own.startswith("https://"), PERMANENT_SESSION_LIFETIME=8 * 3600)
+    oauth = OAuth(app)
+    provider = service.oauth_url.rstrip("/")
+    oauth.register(PROVIDER, client_id=service.client_id, client_secret=service.client_secret,
+                   authorize_url=provider + "/oauth2/authorize", access_token_url=provider + "/oauth2/access_token",
+                   api_base_url=provider + "/", client_kwargs={"code_challenge_method": "S256"})
+    client = oauth.create_client(PROVIDER)
+
+    def signed_in() -> curators.Curator | None:
+        user = session.get("user")
+        return curators.Curator(user["name"], tuple(user["groups"]), user["blocked"]) if user else None
+
+    def form_token() -> str:
+        if "csrf" not in session:
+            session["csrf"] = secrets.token_urlsafe(32)
+        return str(session["csrf"])
+
+    def here() -> str:
+        """This page's path and query, to come back to after signing in (never another site)."""
+        return request.full_path.rstrip("?") if request.method == "GET" else "/"
+
+    def account() -> dict[str, str]:
+        return {"signin": "/login?" + urlencode({"next": here()}), "signout": "/logout",
+                "why": curators.refusal(signed_in(), service.deciders)}
+
+    @app.before_request
+    def guard() -> Response | None:
+        if request.method != "POST":
+            return None
+        if not hmac.compare_digest(request.form.get("token", "").encode(), form_token().encode()):
+            return _page(403, "Refused", "missing or wrong form token; reload the page and try again")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin != own_origin:
+            return _page(403, "Refused", "a request from another site")
+        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+            return _page(403, "Refused", "a request from another site")
+        return None
+
+    @app.after_request
+    def secure(response: Response) -> Response:
+        for name, value in HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    # -- signing in -------------------------------------------------------------------------------------------
+    @app.get("/login")
+    def login() -> Any:
+        wanted = request.args.get("next", "/")
+        session["next"] = wanted if wanted.startswith("/") and not wanted.startswith("//") else "/"
+        return client.authorize_redirect(own + "/oauth/callback")
+
+    @app.get("/oauth/callback")
+    def callback() -> Any:
+        try:
+            token = client.authorize_access_token()
+            answer = client.get("oauth2/resource/profile", token=token, timeout=30)
+            answer.raise_for_status()
+            curator = curators.Curator.from_profile(answer.json())
+        except Exception as error:  # the provider said no, or answered what cannot be read: say so, keep nothing
+            session.clear()
+            return _page(400, "Not signed in", f"the sign-in with your Wikimedia account did not complete: {error}",
+                         "/", "Back to the review queue")
+        wanted = session.pop("next", "/")
+        session.clear()  # a new session for the account (no fixation): a fresh form token and batch
+        session.permanent = True
+        session.update(user={"name": curator.name, "groups": list(curator.groups), "blocked": curator.blocked},
+                       token=dict(token), csrf=secrets.token_urlsafe(32), batch=new_batch())
+        return redirect(wanted, code=303)
+
+    @app.post("/logout")
+    def logout() -> Any:
+        session.clear()
+        return redirect("/", code=303)
+
+    # -- reading ----------------------------------------------------------------------------------------------
+    @app.get("/")
+    def home() -> Any:
+        latest = store.ledger.latest_run()
+        if latest is None:
+            return _page(200, "Nothing to review", "no run has been recorded yet")
+        return redirect(f"/run/{latest.id}/queue", code=303)
+
+    @app.get("/run/<int:run_id>/queue")
+    def queue_page(run_id: int) -> Any:
+        try:
+            store.index(run_id)
+        except InputError as error:
+            return _page(404, "No such run", str(error))
+        curator = signed_in()
+        return queue_response(store, run_id, f"/run/{run_id}/", curator=curator.name if curator else "",
+                              token=form_token(), can_decide=not curators.refusal(curator, service.deciders),
+                              account=account())
+
+    @app.get("/run/<int:run_id>/")
+    def report_page(run_id: int) -> Any:
+        try:
+            too_large = report_too_large(store, run_id)
+        except InputError as error:
+            return _page(404, "No such run", str(error))
+        if too_large:
+            return _page(200, "The whole report is not served for a run this size",
+                         too_large[0].upper() + too_large[1:] + ".", f"/run/{run_id}/queue", "To the review queue")
+        return Response(render(store.trace(run_id), left_out=export_problem), mimetype="text/html")
+
+    @app.get("/api/item/<item>")
+    def item_api(item: str) -> Any:
+        if not _ITEM.fullmatch(item):
+            response = jsonify(error=f"not an item id: {item!r}", hint="ask for an id such as Q42")
+            response.status_code = 400
+        else:
+            response = jsonify(item_findings(store, item.upper(), own))
+        origin = request.headers.get("Origin", "")
+        if origin in service.cors_origins:
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Vary"] = "Origin"
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["Cross-Origin-Resource-Policy"] = "cross-origin"
+        return response
+
+    # -- deciding ---------------------------------------------------------------------------------------------
+    @app.post("/run/<int:run_id>/decide")
+    def decide(run_id: int) -> Any:
+        base = f"/run/{run_id}/"
+
+        def answer(status: int, title: str, message: str) -> Response:
+            return _page(status, title, message, base + "queue", "Back to the review queue")
+
+        curator = signed_in()
+        refused = curators.refusal(curator, service.deciders)
+        if refused or curator is None:
+            return answer(403, "Not recorded", refused)
+        guid = request.form.get("guid", "").strip()
+        decision = request.form.get("decision", "")
+        note, seen = request.form.get("note", ""), request.form.get("seen", "")
+        if not guid or decision not in ("approved", "rejected") or not _SEEN.fullmatch(seen):
+            return answer(400, "Not recorded", "a decision needs a statement, approve or reject, and the decision "
+                                               "it was made on; reload the page")
+        if len(note) > MAX_NOTE:
+            return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
+        try:
+            store.decide(run_id, [guid], decision, curator=curator.name, note=note, seen={guid: int(seen)})
+        except DecidedMeanwhile as error:
+            return answer(409, "Decided meanwhile", _meanwhile(error, decision))
+        except InputError as error:
+            return answer(400, "Not recorded", str(error))
+        written = write_as_curator(run_id, guid, curator.name) if decision == "approved" else ""
+        query = {"show": request.form.get("show", ""), "property": request.form.get("property", ""),
+                 "after": guid, "done": decision, "of": guid, "written": written}
+        return redirect(base + "queue?" + urlencode({key: value for key, value in query.items() if value}),
+                        code=303)
+
+    def write_as_curator(run_id: int, guid: str, name: str) -> str:
+        """Write the approved reference as the signed-in curator; what happened, in a few words."""
+        proposal = store.proposal(run_id, guid)
+        if proposal is None:
+            return "nothing to write"
+
+        def keep(new: dict[str, Any]) -> None:
+            session["token"] = new
+
+        try:
+            wiki = connect(options, dict(session.get("token") or {}), name, keep)
+            outcomes: list[Outcome] = apply_approved(
+                store, wiki, [(run_id, proposal)], live=True, model_of=store.model, curator_of=lambda *_: name,
+                report_url=lambda run: options.apply.report_url.replace("{run}", str(run)) or
+                f"{own}/run/{run}/queue", documentation=options.apply.documentation_page,
+                batch=str(session.get("batch") or new_batch()))
+        except WriteError as error:
+            return f"not written: {error} — it stays approved; approve it again to retry"
+        if not outcomes:
+            return "not written: its decision changed meanwhile"
+        outcome = outcomes[0]
+        if outcome.state == "written":
+            return f"written as {name}, revision {outcome.revision}"
+        if outcome.state == "skipped":
+            return f"not written: {outcome.reason}"
+        return f"not written: {outcome.reason} — it stays approved; approve it again to retry"
+
+    return app
+
+
+def item_findings(store: ReviewLedger, item: str, own: str) -> dict[str, Any]:
+    """What refbot found about ``item``'s statements, each from the latest run that checked it: the outcome, and for
+    a statement with a card (a proposed reference, evidence against) the reference's snaks, the supporting sentence,
+    the evidence against, the decision and a link to the card."""
+    statements = []
+    for run_id, guid, outcome in store.checked_statements(item):
+        found: dict[str, Any] = {"guid": guid, "run": run_id, "outcome": outcome}
+        card = store.shelf(run_id).card(guid)
+        if card is not None:
+            sentence = "".join(text for text, marked in card.paragraph.parts if marked) if card.paragraph else ""
+            found.update({
+                "property": card.property_id, "property_label": card.property_label, "value": card.value_text,
+                "state": card.state, "support": round(card.support, 3), "how": card.how,
+                "source": ({"url": card.source.url, "title": card.source.title, "site": card.source.site,
+                            "read": card.source.read} if card.source else None),
+                "sentence": sentence,
+                "reference": [{"property": snak.property_id, "label": snak.label, "value": snak.text}
+                              for snak in card.snaks],
+                "against": [{"url": evidence.url, "site": evidence.site, "why": evidence.why,
+                             "paragraph": evidence.paragraph.text} for evidence in card.against],
+                "card": f"{own}/run/{run_id}/queue?" + urlencode({"show": "all", "at": guid})})
+        statements.append(found)
+    return {"item": item, "statements": statements}
+
+
+def serve(options: Options, *, host: str = "127.0.0.1", port: int = 8000, threads: int = 8,
+          on_ready: Callable[[str], None] | None = None) -> None:
+    """Serve the review service with waitress until stopped; ``on_ready`` hears the address it listens on."""
+    from waitress.server import create_server
+
+    own = check_service_options(options)
+    ledger = RunLedger.of(options.run, create=False)
+    try:
+        app = make_service(options, ReviewLedger(ledger))
+        server: Any = create_server(app, host=host, port=port, threads=threads, ident="refbot")
+        if on_ready is not None:
+            on_ready(f"http://{host}:{server.effective_port}/ (curators open {own}/)")
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.close()
+    finally:
+        ledger.close()

@@ -1,0 +1,255 @@
+"""`refbot serve-review`: the review queue as a web service. A curator signs in with their (demo) Wikimedia account
+through the demo world's OAuth 2.0 provider stand-in, decides in Chromium, and each approved reference is written to
+the demo Wikibase as that curator, once; a signed-out or unauthorised user reads but cannot decide; forms from
+another site are refused; the item API answers the user script's origin."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from lxml import etree
+
+from bot.demo.wikibase import Account
+from bot.demo.world import DemoWorld, free_port
+from bot.errors import ConfigError
+from bot.options import Options, load_options
+from bot.output import trace as traces
+from bot.review.service import make_service
+from bot.review.store import ReviewLedger
+from bot.runledger import RunLedger
+from test_apply import PROPOSED, trace_of
+
+CURATOR, PASSWORD = "Ada Curator", "ada-demo-password"
+NEWCOMER, NEWCOMER_PASSWORD = "New Editor", "new-demo-password"
+GUIDS = [guid for guid, *_ in PROPOSED]
+
+
+@dataclass
+class Service:
+    world: DemoWorld
+    options: Options
+    url: str
+    run_id: int
+    stop: Any
+
+    def reviews(self) -> dict[str, Any]:
+        store = ReviewLedger(RunLedger(self.options.run.ledger))
+        try:
+            return store.reviews(self.run_id)
+        finally:
+            store.ledger.close()
+
+    def edits(self) -> list[Any]:
+        return [revision for revision in self.world.wikibase.revisions if revision.action == "wbsetreference"]
+
+
+def start_service(world: DemoWorld, tmp: Path, **settings: Any) -> Service:
+    from waitress import wasyncore
+    from waitress.server import create_server
+
+    trace = trace_of(world, tmp / "check.xml")
+    store = ReviewLedger(RunLedger(tmp / "runs.sqlite"))
+    run_id = store.import_trace(traces.read(trace), trace)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    consumer = world.oauth.register(url + "/oauth/callback")
+    empty = tmp / "empty.ini"
+    empty.write_text("", encoding="utf-8")
+    options = load_options(config_file=empty, environ={}, overrides={
+        **world.options(), "run_ledger": tmp / "runs.sqlite", "check_reports": tmp / "reports",
+        "service_url": url, "service_oauth_url": world.oauth_url, "service_client_id": consumer.client_id,
+        "service_client_secret": consumer.secret, "service_secret_key": "s" * 40, "apply_retries": 1,
+        "apply_retry_wait": 0.1, **settings})
+    app = make_service(options, store)
+    sockets: dict[int, Any] = {}
+    server: Any = create_server(app, map=sockets, host="127.0.0.1", port=port, threads=4, ident="refbot")
+    thread = threading.Thread(target=server.run, daemon=True, name="review-service")
+    thread.start()
+
+    def stop() -> None:
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+        thread.join(10)
+        server.task_dispatcher.shutdown()
+        store.ledger.close()
+
+    return Service(world, options, url, run_id, stop)
+
+
+@pytest.fixture
+def world(tmp_path):
+    accounts = {CURATOR: Account({}, groups=(), password=PASSWORD),
+                NEWCOMER: Account({}, groups=(), password=NEWCOMER_PASSWORD, autoconfirmed=False)}
+    with DemoWorld(workdir=tmp_path, accounts=accounts) as running:
+        yield running
+
+
+@pytest.fixture
+def service(world, tmp_path):
+    running = start_service(world, tmp_path)
+    yield running
+    running.stop()
+
+
+def sign_in(http: requests.Session, service: Service, user: str, password: str, start: str = "/") -> requests.Response:
+    """The sign-in as a browser makes it, by plain HTTP: the service's redirect, the provider's form, the callback."""
+    form_page = http.get(f"{service.url}/login", params={"next": start}, timeout=20)
+    assert form_page.url.startswith(service.world.oauth_url + "/oauth2/authorize"), form_page.url
+    fields = dict(etree.HTML(form_page.text).xpath("//form//input[@type='hidden']/@name") and
+                  [(field.get("name"), field.get("value")) for field in
+                   etree.HTML(form_page.text).xpath("//form//input[@type='hidden']")])
+    return http.post(form_page.url.split("?", 1)[0], data={**fields, "username": user, "password": password,
+                                                             "decision": "allow"}, timeout=20)
+
+
+def queue_form(http: requests.Session, service: Service) -> dict[str, str]:
+    page = etree.HTML(http.get(f"{service.url}/run/{service.run_id}/queue", timeout=20).text)
+    return {field.get("name"): field.get("value") for field in page.xpath("//form[@class='decide']/input")}
+
+
+def test_sign_in_decide_in_chromium_and_the_edits_are_made_as_the_curator_once_each(service, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.delete_all_cookies()
+    browser.get(f"{service.url}/")
+    assert browser.find_elements(By.ID, "approve") == [], "a signed-out reader sees no approve button"
+    assert "Read only" in browser.find_element(By.ID, "readonly").text
+    browser.find_element(By.ID, "signin").click()
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "wpName1"))
+    browser.find_element(By.ID, "wpName1").send_keys(CURATOR)
+    browser.find_element(By.ID, "wpPassword1").send_keys(PASSWORD)
+    browser.find_element(By.ID, "allow").click()
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "account"))
+    assert f"signed in as {CURATOR}" in browser.find_element(By.ID, "account").text
+    assert browser.current_url.startswith(f"{service.url}/run/{service.run_id}/queue")
+
+    for _ in GUIDS:
+        button = browser.find_element(By.ID, "approve")
+        button.click()
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.ID, "flash"))
+        flash = browser.find_element(By.ID, "flash").text
+        assert f"written as {CURATOR}, revision" in flash, flash
+    assert "Nothing left to decide" in browser.find_element(By.ID, "done").text
+
+    edits = service.edits()
+    assert sorted(edit.statement for edit in edits) == sorted(GUIDS), "each approved reference written once"
+    assert {edit.user for edit in edits} == {CURATOR} and not any(edit.bot for edit in edits)
+    assert all(f"approved by {CURATOR}" in edit.summary for edit in edits)
+    batches = {re.search(r"editgroups/b/CB/([0-9a-f]+)", edit.summary).group(1) for edit in edits}
+    assert len(batches) == 1, "one EditGroups batch for the sign-in's edits"
+    reviews = service.reviews()
+    assert {reviews[guid].state for guid in GUIDS} == {"written"}
+    assert {reviews[guid].curator for guid in GUIDS} == {CURATOR}
+    for guid, _pid, _label, url in PROPOSED:
+        urls = [snak["datavalue"]["value"] for reference in service.world.wikibase.statement(guid)["references"]
+                for snak in reference["snaks"].get("P854", [])]
+        assert urls == [url]
+
+    # Approving a written reference again changes nothing on the wiki.
+    http = requests.Session()
+    http.cookies.update({cookie["name"]: cookie["value"] for cookie in browser.get_cookies()})
+    page = etree.HTML(http.get(f"{service.url}/run/{service.run_id}/queue?show=all", timeout=20).text)
+    assert page.xpath("//button[@id='approve']") == [], "a written reference offers no decision"
+    assert len(service.edits()) == len(GUIDS)
+
+
+def test_a_signed_out_or_unauthorised_user_reads_but_cannot_decide(service):
+    anonymous = requests.Session()
+    page = anonymous.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)
+    assert page.status_code == 200 and etree.HTML(page.text).xpath("//button[@id='approve']") == []
+    form = queue_form(anonymous, service)
+    refused = anonymous.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": GUIDS[0], "decision": "approved", "seen": "0"})
+    assert refused.status_code == 403 and "sign in" in refused.text
+
+    newcomer = requests.Session()
+    back = sign_in(newcomer, service, NEWCOMER, NEWCOMER_PASSWORD)
+    assert back.status_code == 200 and f"signed in as {NEWCOMER}" in " ".join(back.text.split()).replace(
+        "<strong>", "").replace("</strong>", "")
+    assert "is not autoconfirmed yet" in back.text
+    form = queue_form(newcomer, service)
+    refused = newcomer.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": GUIDS[0], "decision": "approved", "seen": "0"})
+    assert refused.status_code == 403 and "not autoconfirmed" in refused.text
+    assert service.reviews()[GUIDS[0]].state == "proposed" and service.edits() == []
+
+
+def test_the_operators_list_of_deciders_and_the_forms_own_token_and_origin(world, tmp_path):
+    service = start_service(world, tmp_path, service_deciders=("New_Editor",))
+    try:
+        curator = requests.Session()
+        sign_in(curator, service, CURATOR, PASSWORD)
+        form = queue_form(curator, service)
+        page = etree.HTML(curator.get(f"{service.url}/run/{service.run_id}/queue", timeout=20).text)
+        assert page.xpath("//button[@id='approve']") == [] and "not among the curators" in page.xpath(
+            "string(//*[@id='readonly'])")
+        refused = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+            "token": form["token"], "guid": GUIDS[0], "decision": "approved", "seen": "0"})
+        assert refused.status_code == 403 and "not among the curators" in refused.text
+
+        newcomer = requests.Session()
+        sign_in(newcomer, service, NEWCOMER, NEWCOMER_PASSWORD)
+        form = queue_form(newcomer, service)
+        decision = {"guid": GUIDS[1], "decision": "rejected", "seen": form["seen"]}
+        assert newcomer.post(f"{service.url}/run/{service.run_id}/decide", data={**decision, "token": "forged"},
+                             timeout=20).status_code == 403
+        assert newcomer.post(f"{service.url}/run/{service.run_id}/decide", data={**decision, "token": form["token"]},
+                             headers={"Origin": "https://elsewhere.example"}, timeout=20).status_code == 403
+        assert service.reviews()[GUIDS[1]].state == "proposed"
+        done = newcomer.post(f"{service.url}/run/{service.run_id}/decide", timeout=20,
+                             data={**decision, "guid": form["guid"], "token": form["token"]})
+        assert done.status_code == 200 and service.reviews()[form["guid"]].state == "rejected"
+        assert service.reviews()[form["guid"]].curator == NEWCOMER and service.edits() == []
+    finally:
+        service.stop()
+
+
+def test_an_expired_grant_keeps_the_approval_and_approving_again_after_signing_in_writes_it(service):
+    curator = requests.Session()
+    sign_in(curator, service, CURATOR, PASSWORD)
+    service.world.oauth.expire_tokens()
+    form = queue_form(curator, service)
+    answer = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": form["guid"], "decision": "approved", "seen": form["seen"]})
+    assert "not written" in answer.text and "sign in again" in answer.text
+    assert service.reviews()[form["guid"]].state == "approved" and service.edits() == []
+
+    sign_in(curator, service, CURATOR, PASSWORD, start=f"/run/{service.run_id}/queue?show=all")
+    again = queue_form(curator, service)
+    fresh = etree.HTML(curator.get(f"{service.url}/run/{service.run_id}/queue",
+                                   params={"show": "all", "at": form["guid"]}, timeout=20).text)
+    seen = fresh.xpath(f"//form[@data-guid='{form['guid']}']/input[@name='seen']/@value")[0]
+    answer = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": again["token"], "guid": form["guid"], "decision": "approved", "seen": seen})
+    assert f"written as {CURATOR}" in answer.text
+    assert [edit.statement for edit in service.edits()] == [form["guid"]]
+
+
+def test_the_item_api_answers_the_user_scripts_origin_only(service):
+    http = requests.Session()
+    answer = http.get(f"{service.url}/api/item/Q990201", headers={"Origin": "https://www.wikidata.org"}, timeout=20)
+    assert answer.status_code == 200 and answer.headers["Access-Control-Allow-Origin"] == "https://www.wikidata.org"
+    found = {statement["guid"]: statement for statement in answer.json()["statements"]}
+    assert set(GUIDS) <= set(found)
+    first = found[GUIDS[0]]
+    assert first["outcome"] == "supported" and first["state"] == "proposed"
+    assert first["reference"][0]["property"] == "P854" and first["card"].startswith(service.url + "/run/")
+    elsewhere = http.get(f"{service.url}/api/item/Q990201", headers={"Origin": "https://evil.example"}, timeout=20)
+    assert "Access-Control-Allow-Origin" not in elsewhere.headers
+    wrong = http.get(f"{service.url}/api/item/Q0", timeout=20)
+    assert wrong.status_code == 400 and "Q42" in wrong.json()["hint"]
+    assert http.get(f"{service.url}/api/item/Q1", timeout=20).json() == {"item": "Q1", "statements": []}
+
+
+def test_the_service_names_the_setting_it_lacks(tmp_path):
+    options = Options.flat(service_url="https://refbot.example", service_client_id="key",
+                           service_client_secret="secret")
+    with pytest.raises(ConfigError, match=r"\[service\] secret_key") as raised:
+        make_service(options, None)  # type: ignore[arg-type]
+    assert "REFBOT_SERVICE_SECRET_KEY" in str(raised.value)
