@@ -253,3 +253,49 @@ def test_the_service_names_the_setting_it_lacks(tmp_path):
     with pytest.raises(ConfigError, match=r"\[service\] secret_key") as raised:
         make_service(options, None)  # type: ignore[arg-type]
     assert "REFBOT_SERVICE_SECRET_KEY" in str(raised.value)
+
+
+GADGET = Path(__file__).resolve().parent.parent / "gadget" / "refbot.js"
+
+
+def test_the_user_script_shows_each_checked_statement_on_the_item_page_with_a_link_to_its_card(world, tmp_path,
+                                                                                               browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wiki = world.base("wikidata")
+    service = start_service(world, tmp_path, service_cors_origins=(wiki,))
+    try:
+        # What the user's common.js holds: the service's address, then the script (as importScript loads it).
+        world.common_js = f"window.refbotService = {service.url!r};\n" + GADGET.read_text(encoding="utf-8")
+        browser.delete_all_cookies()
+        browser.get(f"{wiki}/wiki/Q990201")
+        WebDriverWait(browser, 20).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".refbot-finding")) >= 3)
+        findings = service_findings(service)
+        for guid in GUIDS:
+            statement = browser.find_element(By.CSS_SELECTOR, f'[class~="wikibase-statement-{guid}"]')
+            boxes = statement.find_elements(By.CSS_SELECTOR, ".wikibase-statementview-mainsnak-container "
+                                                             ".refbot-finding")
+            assert len(boxes) == 1, guid
+            assert boxes[0].get_attribute("data-outcome") == findings[guid]["outcome"] == "supported"
+            assert "refbot: supported by a page" in boxes[0].text
+            assert "“Marta Novotná was honoured.”" in boxes[0].text or "Marta Novotná was honoured." in boxes[0].text
+            card = boxes[0].find_element(By.CSS_SELECTOR, "a.refbot-card")
+            assert card.get_attribute("href") == findings[guid]["card"]
+        unchecked = [element for element in browser.find_elements(By.CSS_SELECTOR, ".wikibase-statementview")
+                     if not any(guid in element.get_attribute("class") for guid in GUIDS)]
+        assert unchecked and all(not element.find_elements(By.CSS_SELECTOR, ".refbot-finding")
+                                 for element in unchecked), "statements refbot never checked show nothing"
+        assert browser.find_elements(By.CSS_SELECTOR, ".refbot-finding script, .refbot-finding img") == []
+
+        # The link leads to the statement's card in the review service.
+        browser.find_element(By.CSS_SELECTOR, f'[class~="wikibase-statement-{GUIDS[1]}"] a.refbot-card').click()
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "card"))
+        assert browser.find_element(By.ID, "card").get_attribute("data-guid") == GUIDS[1]
+    finally:
+        service.stop()
+
+
+def service_findings(service: Service) -> dict[str, Any]:
+    answer = requests.get(f"{service.url}/api/item/Q990201", timeout=20).json()
+    return {statement["guid"]: statement for statement in answer["statements"]}

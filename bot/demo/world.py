@@ -24,6 +24,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.demo.sparql import Oxigraph, start_oxigraph
+from bot.demo.item_page import item_page
 from bot.demo.oauth import PREFIX as OAUTH_PREFIX
 from bot.demo.oauth import OAuthProvider
 from bot.demo.wikibase import HIDDEN, SECRET_PARAMETERS, Account, WikibaseApi, read_cookies, read_form
@@ -81,6 +82,8 @@ class DemoWorld:
     bot_password_name: str = "refbot"
     bot_password: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
     accounts: dict[str, Account] = field(default_factory=dict)
+    # The signed-in user's common.js, which every item page runs (as the wiki runs a user's scripts).
+    common_js: str = ""
 
     def __post_init__(self) -> None:
         self.ports: dict[str, int] = {}
@@ -312,10 +315,15 @@ class DemoWorld:
         if path.startswith("/wiki/") or path == "/w/index.php":
             item = path.rsplit("/", 1)[-1] if path.startswith("/wiki/") else (query.get("title") or [""])[0]
             if item.startswith("Q") and self.wikibase.exists(item):
-                page = f"<!doctype html><title>{item} (refbot demo world)</title><h1>{item}</h1>" \
-                       "<p>An invented item of refbot's offline demo world.</p>"
-                return Reply(200, page.encode())
+                return Reply(200, item_page(self.wikibase.entity(item), self._label, self.common_js).encode())
         return Reply(404, b"<!doctype html><title>Not found</title>")
+
+    def _label(self, entity_id: str) -> str:
+        """An entity's English label (its id when it has none, or is not in this world)."""
+        if not self.wikibase.exists(entity_id):
+            return entity_id
+        labels = self.wikibase.entity(entity_id).get("labels") or {}
+        return str((labels.get("en") or labels.get("mul") or {}).get("value") or entity_id)
 
     def _wikipedia(self, path: str, _query: dict[str, list[str]], _raw: str) -> Reply:
         prefix, suffix = "/w/rest.php/v1/page/", "/html"

@@ -282,13 +282,15 @@ def item_findings(store: ReviewLedger, item: str, own: str) -> dict[str, Any]:
         found: dict[str, Any] = {"guid": guid, "run": run_id, "outcome": outcome}
         card = store.shelf(run_id).card(guid)
         if card is not None:
-            sentence = "".join(text for text, marked in card.paragraph.parts if marked) if card.paragraph else ""
+            quotation = next((snak.text for snak in card.snaks if snak.property_id == "P1683"), "")
+            marked = "".join(text for text, marked in card.paragraph.parts if marked) if card.paragraph else ""
+            sentence = marked or quotation or (card.paragraph.text if card.paragraph else "")
             found.update({
                 "property": card.property_id, "property_label": card.property_label, "value": card.value_text,
                 "state": card.state, "support": round(card.support, 3), "how": card.how,
                 "source": ({"url": card.source.url, "title": card.source.title, "site": card.source.site,
                             "read": card.source.read} if card.source else None),
-                "sentence": sentence,
+                "sentence": sentence, "paragraph": card.paragraph.text if card.paragraph else "",
                 "reference": [{"property": snak.property_id, "label": snak.label, "value": snak.text}
                               for snak in card.snaks],
                 "against": [{"url": evidence.url, "site": evidence.site, "why": evidence.why,
