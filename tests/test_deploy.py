@@ -19,6 +19,7 @@ import yaml
 from bot.cli import _validate, build_parser
 from bot.ledger.database import PASSWORD_VARIABLE
 from bot.modelstore import CATALOGUE
+from bot.errors import ConfigError
 from bot.options import load_options
 from conftest import ROOT
 
@@ -182,7 +183,8 @@ def kubernetes_documents() -> list[dict]:
 
 
 def test_the_kubernetes_manifests_run_refbot_commands_it_accepts_with_a_configuration_it_loads(tmp_path):
-    documents = {document["kind"]: document for document in kubernetes_documents()}
+    named = {(document["kind"], document["metadata"]["name"]): document for document in kubernetes_documents()}
+    documents = {kind: document for (kind, name), document in named.items() if name != "refbot-review"}
     assert {"ConfigMap", "Deployment", "CronJob"} <= set(documents)
     assert "Secret" not in documents, "no password in the repository: the Secret is made with kubectl"
     text = (DEPLOY / "kubernetes" / "refbot.yaml").read_text(encoding="utf-8")
@@ -202,6 +204,49 @@ def test_the_kubernetes_manifests_run_refbot_commands_it_accepts_with_a_configur
     options = load_options(ini, environ={})
     assert options.run.ledger.startswith("postgresql://") and options.queue.broker.startswith("redis://")
     assert options.judge.backend == "openai" and options.judge.model.startswith("meta-llama/Llama-3.1-8B")
+
+    # The review service: `refbot serve-review` on the port its Service targets, its secrets from a Secret.
+    review = named[("Deployment", "refbot-review")]["spec"]["template"]["spec"]["containers"][0]
+    args = parsed(refbot_arguments(review["command"]))
+    assert args.command == "serve-review" and args.host == "0.0.0.0"
+    assert review["ports"][0]["containerPort"] == args.port
+    assert named[("Service", "refbot-review")]["spec"]["ports"][0]["targetPort"] == review["ports"][0]["name"]
+    assert {"REFBOT_SERVICE_CLIENT_SECRET", "REFBOT_SERVICE_SECRET_KEY", PASSWORD_VARIABLE} <= {
+        variable["name"] for variable in review["env"]}
+    assert "kubectl create secret generic refbot-service" in text
+    assert options.service.url.startswith("https://") and options.service.client_id
+
+
+def test_the_toolforge_webservice_serves_the_review_service_from_the_tools_configuration(tmp_path, monkeypatch):
+    """deploy/toolforge/app.py, as uWSGI imports it: the service over the ledger refbot.ini names, with the secrets
+    from the environment."""
+    import importlib.util
+
+    from bot.runledger import RunLedger
+
+    RunLedger(tmp_path / "runs.sqlite").close()
+    config = tmp_path / "refbot.ini"
+    config.write_text("[refbot]\ncontact = refbot-tests@example.org\n"
+                      f"[run]\nledger = {tmp_path / 'runs.sqlite'}\n"
+                      "[service]\nurl = https://refbot.example.org\nclient_id = abc123\n", encoding="utf-8")
+    monkeypatch.setenv("REFBOT_CONFIG", str(config))
+    monkeypatch.setenv("REFBOT_SERVICE_CLIENT_SECRET", "consumer-secret")
+    monkeypatch.setenv("REFBOT_SERVICE_SECRET_KEY", "k" * 32)
+    spec = importlib.util.spec_from_file_location("toolforge_app", TOOLFORGE / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    client = module.app.test_client()
+    assert client.get("/api/item/Q1").get_json() == {"item": "Q1", "statements": []}
+    assert client.get("/").status_code == 200  # no run yet: says so
+    login = client.get("/login")
+    assert login.status_code == 302 and login.headers["Location"].startswith(
+        "https://meta.wikimedia.org/w/rest.php/oauth2/authorize?")
+    assert "redirect_uri=https%3A%2F%2Frefbot.example.org%2Foauth%2Fcallback" in login.headers["Location"]
+    assert "code_challenge_method=S256" in login.headers["Location"]
+
+    monkeypatch.delenv("REFBOT_SERVICE_SECRET_KEY")
+    with pytest.raises(ConfigError, match="secret_key"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
 def test_the_dockerfile_builds_refbot_from_the_files_it_copies():
@@ -283,12 +328,15 @@ def test_the_kubernetes_guide_builds_the_image_and_applies_the_manifest_it_names
     containers read, the file it applies and the Deployment it scales the repository's; its refbot line one refbot
     accepts, with the configuration the manifest mounts."""
     commands = [shlex.split(line) for line in guide_commands(KUBERNETES_GUIDE)]
-    documents = {document["kind"]: document for document in kubernetes_documents()}
+    documents = {document["kind"]: document for document in kubernetes_documents()
+                 if document["metadata"]["name"] != "refbot-review"}
     worker = documents["Deployment"]["spec"]["template"]["spec"]["containers"][0]
     builds = [words for words in commands if words[:2] == ["docker", "build"]]
     assert builds and all(words[words.index("-t") + 1] == worker["image"] for words in builds), builds
     secrets = [words for words in commands if words[:4] == ["kubectl", "create", "secret", "generic"]]
-    read = {variable["valueFrom"]["secretKeyRef"]["name"] for variable in worker["env"]}
+    review = next(document for document in kubernetes_documents() if document["metadata"]["name"] == "refbot-review"
+                  and document["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0]
+    read = {variable["valueFrom"]["secretKeyRef"]["name"] for variable in worker["env"] + review["env"]}
     assert secrets and {words[4] for words in secrets} == read, (secrets, read)
     applied = [words[words.index("-f") + 1] for words in commands if words[:2] == ["kubectl", "apply"]]
     assert applied == ["deploy/kubernetes/refbot.yaml"]

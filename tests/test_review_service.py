@@ -100,11 +100,11 @@ def sign_in(http: requests.Session, service: Service, user: str, password: str, 
     """The sign-in as a browser makes it, by plain HTTP: the service's redirect, the provider's form, the callback."""
     form_page = http.get(f"{service.url}/login", params={"next": start}, timeout=20)
     assert form_page.url.startswith(service.world.oauth_url + "/oauth2/authorize"), form_page.url
-    fields = dict(etree.HTML(form_page.text).xpath("//form//input[@type='hidden']/@name") and
-                  [(field.get("name"), field.get("value")) for field in
-                   etree.HTML(form_page.text).xpath("//form//input[@type='hidden']")])
-    return http.post(form_page.url.split("?", 1)[0], data={**fields, "username": user, "password": password,
-                                                             "decision": "allow"}, timeout=20)
+    hidden = etree.HTML(form_page.text).xpath("//form//input[@type='hidden']")
+    assert hidden, "the provider's sign-in form"
+    fields = {field.get("name"): field.get("value") for field in hidden}
+    answer = {**fields, "username": user, "password": password, "decision": "allow"}
+    return http.post(form_page.url.split("?", 1)[0], data=answer, timeout=20)
 
 
 def queue_form(http: requests.Session, service: Service) -> dict[str, str]:

@@ -300,6 +300,13 @@ def item_findings(store: ReviewLedger, item: str, own: str) -> dict[str, Any]:
     return {"item": item, "statements": statements}
 
 
+def wsgi_app(options: Options) -> Flask:
+    """The service for a WSGI server that imports an application (uWSGI under Toolforge's ``webservice``): the ledger
+    ``[run]`` names, opened for the process's life."""
+    check_service_options(options)
+    return make_service(options, ReviewLedger(RunLedger.of(options.run, create=False)))
+
+
 def serve(options: Options, *, host: str = "127.0.0.1", port: int = 8000, threads: int = 8,
           on_ready: Callable[[str], None] | None = None) -> None:
     """Serve the review service with waitress until stopped; ``on_ready`` hears the address it listens on."""
