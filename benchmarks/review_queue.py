@@ -4,7 +4,7 @@ and the browser's, not the reading) to decide every proposal of a demo run in `r
 ``--statements N``, what the queue costs at the size of a real run.
 
     benchmarks/review_queue.py [--judge transformers|scripted] [--width 1280] [--height 800]
-                               [--screenshots reports/review-queue]
+                               [--screenshots reports/review-queue] [--service]
     benchmarks/review_queue.py --statements 50000 [--decisions 30] [--report-at-stop]
 
 ``--statements N`` needs no model and no browser: a synthetic run of N statements (five an item; 60 % proposing a
@@ -24,6 +24,12 @@ decides each card with one key — ``a`` where the demo world's answers (``expec
 supported or stated in a record, ``r`` otherwise — counting every key and click, and checking before each that the
 card's actions are in view with the page at its top (no scrolling to find them). Screenshots of the first card, the
 archived Brno award, the Catalysis Medal's evidence against and the empty queue go to ``--screenshots``.
+
+``--service``: the same run decided in `refbot serve-review`'s queue instead, after signing in through the demo
+world's OAuth provider as a demo curator (the sign-in's keys and clicks counted apart); each approval is written to the
+demo Wikibase as the curator, so the seconds per decision include the edit. Screenshots also of the provider's sign-in
+page, the service's first card and the demo item page with the user script (``gadget/refbot.js``) showing what refbot
+found.
 """
 
 from __future__ import annotations
@@ -46,10 +52,12 @@ from urllib.parse import urljoin
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-from bot.demo.world import DemoWorld  # noqa: E402
+from bot.demo.wikibase import Account  # noqa: E402
+from bot.demo.world import DemoWorld, free_port  # noqa: E402
 from bot.options import Options  # noqa: E402
 from bot.output.runs import default_stem, run_trace, write_run  # noqa: E402
 from bot.review.queue import cards  # noqa: E402
+from bot.review import service as review_service  # noqa: E402
 from bot.review.server import serve  # noqa: E402
 from bot.review.store import ReviewLedger, keep_for_review  # noqa: E402
 from bot.runledger import RunLedger  # noqa: E402
@@ -98,6 +106,28 @@ def start(options: Options, run_id: int) -> str:
     return ready[0]
 
 
+CURATOR, PASSWORD = "Benchmark Curator", "benchmark-demo-password"
+
+
+def start_service(world: DemoWorld, options: Options, run_id: int) -> tuple[Options, str]:
+    """`refbot serve-review` over the run's ledger, its OAuth consumer registered with the demo world: the options
+    it was given and the queue's address."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    consumer = world.oauth.register(url + "/oauth/callback")
+    options = options.replaced(service_url=url, service_oauth_url=world.oauth_url,
+                               service_client_id=consumer.client_id, service_client_secret=consumer.secret,
+                               service_secret_key=os.urandom(24).hex(), wikidata_api_url=world.options()[
+                                   "wikidata_api_url"], apply_retry_wait=0.1,
+                               service_cors_origins=(world.base("wikidata"),))  # its item pages run the user script
+    listening = threading.Event()
+    threading.Thread(target=review_service.serve, args=(options,), daemon=True,
+                     kwargs=dict(port=port, on_ready=lambda _: listening.set())).start()
+    if not listening.wait(30):
+        raise SystemExit("review_queue: the review service did not start")
+    return options, f"{url}/run/{run_id}/queue"
+
+
 def chromium(width: int, height: int, profile: Path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -129,6 +159,8 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
     parser.add_argument("--screenshots", type=Path, default=ROOT / "reports" / "review-queue")
+    parser.add_argument("--service", action="store_true",
+                        help="decide in `refbot serve-review` after signing in through the demo OAuth provider")
     parser.add_argument("--statements", type=int, metavar="N",
                         help="measure the queue on a synthetic run of N statements (no model, no browser)")
     parser.add_argument("--decisions", type=int, default=30, metavar="N", help="with --statements: decisions made")
@@ -145,21 +177,37 @@ def main() -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     args.screenshots.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="refbot-queue-bench-") as name, DemoWorld(workdir=Path(name)) as world:
+    accounts = {CURATOR: Account({}, groups=(), password=PASSWORD)}
+    with tempfile.TemporaryDirectory(prefix="refbot-queue-bench-") as name, \
+            DemoWorld(workdir=Path(name), accounts=accounts) as world:
         tmp = Path(name)
         expected = world.expected()
         options, run_id, checked_s = demo_run(world, tmp, args.judge)
         with RunLedger(options.run.ledger) as ledger:
             every = cards(ReviewLedger(ledger).trace(run_id).getroot())
         proposals = [card for card in every if card.proposed]
-        page = start(options, run_id)
-        token = page.split("token=")[1]
-        queue = page.split("?")[0] + "queue?token=" + token
+        if args.service:
+            options, queue = start_service(world, options, run_id)
+        else:
+            page = start(options, run_id)
+            queue = page.split("?")[0] + "queue?token=" + page.split("token=")[1]
         browser = chromium(args.width, args.height, tmp / "profile")
         actions, scrolled, out_of_view, tall, seconds, decided = 0, 0, 0, 0, [], {}
+        sign_in_actions = 0
         try:
             browser.get(queue)
-            browser.save_screenshot(str(args.screenshots / "1-first-card.png"))
+            if args.service:
+                browser.find_element(By.ID, "signin").click()
+                WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "wpName1"))
+                browser.find_element(By.ID, "wpName1").send_keys(CURATOR)
+                browser.find_element(By.ID, "wpPassword1").send_keys(PASSWORD)
+                browser.save_screenshot(str(args.screenshots / "5-service-sign-in.png"))
+                browser.find_element(By.ID, "allow").click()
+                WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "account"))
+                sign_in_actions = 4  # the link, the name, the password, Allow
+                browser.save_screenshot(str(args.screenshots / "6-service-first-card.png"))
+            else:
+                browser.save_screenshot(str(args.screenshots / "1-first-card.png"))
             while browser.find_elements(By.ID, "card"):
                 guid = browser.find_element(By.ID, "card").get_attribute("data-guid")
                 if guid in decided:
@@ -180,23 +228,43 @@ def main() -> None:
                 seconds.append(time.perf_counter() - began)
                 actions += 1
                 decided[guid] = "approved" if key == "a" else "rejected"
-            browser.save_screenshot(str(args.screenshots / "4-nothing-left.png"))
-            browser.get(queue.replace("queue?", f"queue?show=contradicted&at={MEDAL.replace('$', '%24')}&"))
-            browser.save_screenshot(str(args.screenshots / "3-catalysis-medal-evidence-against.png"))
+            if not args.service:
+                browser.save_screenshot(str(args.screenshots / "4-nothing-left.png"))
+            joiner = "&" if "?" in queue else "?"
+            browser.get(queue + f"{joiner}show=contradicted&at={MEDAL.replace('$', '%24')}")
+            if not args.service:
+                browser.save_screenshot(str(args.screenshots / "3-catalysis-medal-evidence-against.png"))
             medal_against = "Evidence against" in browser.find_element(By.ID, "card").text
+            if args.service:
+                wiki = world.base("wikidata")
+                world.common_js = (f"window.refbotService = {options.service.url!r};\n"
+                                   + (ROOT / "gadget" / "refbot.js").read_text(encoding="utf-8"))
+                browser.get(f"{wiki}/wiki/{ITEMS[0]}")
+                WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".refbot-finding"))
+                shown_on_item = len(browser.find_elements(By.CSS_SELECTOR, ".refbot-finding"))
+                browser.save_screenshot(str(args.screenshots / "7-item-page-user-script.png"))
         finally:
             browser.quit()
         with RunLedger(options.run.ledger) as ledger:
             reviews = ReviewLedger(ledger).reviews(run_id)
-        landed = sum(1 for guid, state in decided.items() if reviews[guid].state == state)
+        landed = sum(1 for guid, state in decided.items()
+                     if reviews[guid].state == state or (state == "approved" and reviews[guid].state == "written"))
+        edits = [revision for revision in world.wikibase.revisions if revision.action == "wbsetreference"]
 
-    print(f"review_queue: demo run of {len(ITEMS)} items checked in {checked_s:.0f} s with the {args.judge} judge; "
-          f"window {args.width}×{args.height}")
+    served = "the review service" if args.service else "refbot review"
+    print(f"review_queue: {served}: demo run of {len(ITEMS)} items checked in {checked_s:.0f} s with the "
+          f"{args.judge} judge; window {args.width}×{args.height}")
     print(f"  proposals                       {len(proposals)}")
     approved = sum(state == "approved" for state in decided.values())
     print(f"  decided                         {len(decided)} ({approved} approved, {len(decided) - approved} "
           f"rejected); in the ledger: {landed}")
     print(f"  keystrokes + clicks             {actions} ({actions / max(1, len(decided)):.2f} per proposal)")
+    if args.service:
+        print(f"  signing in (once)               {sign_in_actions} keystrokes + clicks through the OAuth provider")
+        print(f"  edits made as {CURATOR}   {sum(edit.user == CURATOR for edit in edits)} of {approved} approved "
+              f"({len({edit.statement for edit in edits})} statements, each once: "
+              f"{'yes' if len(edits) == len({edit.statement for edit in edits}) else 'NO'})")
+        print(f"  user script boxes on {ITEMS[0]}   {shown_on_item}")
     print(f"  scrolling needed                {scrolled + out_of_view} (page not at top: {scrolled}; "
           f"actions out of view: {out_of_view})")
     print(f"  cards taller than the window    {tall}")
