@@ -66,6 +66,25 @@ class Snak:
     # The property's datatype, for the properties a web reference does not use (the identifier's: external-id).
     datatype: str = ""
 
+    @property
+    def shown(self) -> str:
+        """The text as a curator checks it before it is written: a monolingual text with its language
+        (``Novotná honoured (language: en)``), an item with its id (``English (Q1860)``)."""
+        return shown_text(self.value, self.text)
+
+
+_MONOLINGUAL = re.compile(r'([a-z][a-z0-9-]*):"')
+
+
+def shown_text(value: str, text: str) -> str:
+    """A snak's text with what the text alone hides: a monolingual text's language, an item's id."""
+    language = _MONOLINGUAL.match(value)
+    if language:
+        return f"{text} (language: {language.group(1)})"
+    if re.fullmatch(r"Q[1-9][0-9]*", value) and value not in text:
+        return f"{text} ({value})"
+    return text
+
 
 @dataclass(frozen=True)
 class ProposedReference:

@@ -135,8 +135,15 @@ def test_apply_writes_exactly_the_approved_references_once_and_simulates_without
     assert dry.returncode == 0, dry.stderr
     assert "simulating (nothing is sent; add --live to write)" in dry.stderr
     assert "review or undo its edits" not in dry.stderr, "a simulation sends nothing: no batch to review"
-    assert dry.stdout.count("simulated ") == 2 and f"statement={PROPOSED[0][0]}" in dry.stdout
-    assert "baserevid=" in dry.stdout and '"P854":[{"snaktype":"value"' in dry.stdout
+    assert dry.stdout.count("simulated ") == 2
+    assert f"add a reference to {PROPOSED[0][0]}, based on revision {world.wikibase.entity(ITEM)['lastrevid']}:" \
+        in dry.stdout
+    assert f"      reference URL (P854): {PROPOSED[0][3]}\n" in dry.stdout, dry.stdout
+    assert "      title (P1476): Novotná honoured (language: en)\n" in dry.stdout
+    assert "      language of work (P407): English (Q1860)\n" in dry.stdout
+    assert "      quotation (P1683): Marta Novotná was honoured. (language: en)\n" in dry.stdout
+    assert "      edit summary: [[User:RefbotDemo|refbot]] " in dry.stdout
+    assert '{"snaktype"' not in dry.stdout and "baserevid=" not in dry.stdout, "people read it, not API JSON"
     assert edits(world) == [] and not any(r.params.get("action") == "login" for r in world.requests)
     assert {review.state for review in reviews(tmp_path, run).values()} == {"approved", "rejected"}
 

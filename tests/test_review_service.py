@@ -299,3 +299,21 @@ def test_the_user_script_shows_each_checked_statement_on_the_item_page_with_a_li
 def service_findings(service: Service) -> dict[str, Any]:
     answer = requests.get(f"{service.url}/api/item/Q990201", timeout=20).json()
     return {statement["guid"]: statement for statement in answer["statements"]}
+
+
+def test_the_card_shows_every_snak_verbatim_and_the_edit_summary_that_will_be_written(service):
+    curator = requests.Session()
+    sign_in(curator, service, CURATOR, PASSWORD)
+    page = etree.HTML(curator.get(f"{service.url}/run/{service.run_id}/queue", timeout=20).text)
+    rows = {row.xpath("string(td[1]/span)"): " ".join(row.xpath("string(td[2])").split())
+            for row in page.xpath("//table[@class='snaks']/tr")}
+    assert rows["P1476"] == "Novotná honoured (language: en)"
+    assert rows["P1683"].startswith("Marta Novotná was honoured. (language: en)"), "the quotation verbatim"
+    assert rows["P407"] == "English (Q1860)"
+    shown = page.xpath("string(//*[@id='edit-summary']/span)")
+    guid = page.xpath("string(//*[@id='card']/@data-guid)")
+    assert f"approved by {CURATOR}" in shown and f"report: {service.url}/run/{service.run_id}/queue" in shown
+    form = queue_form(curator, service)
+    curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": guid, "decision": "approved", "seen": form["seen"]})
+    assert [edit.summary for edit in service.edits()] == [shown], "the summary shown is the summary written"

@@ -14,7 +14,7 @@ from bot.errors import ConfigError, WriteError
 from bot.options import Options
 from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, preview, report_too_large,
                                 reviewing)
-from bot.review.applying import Outcome, editgroups_url
+from bot.review.applying import Outcome, edit_lines, editgroups_url
 from bot.wiring import Wiring
 
 
@@ -195,8 +195,8 @@ def run_apply(args: argparse.Namespace, options: Options) -> Ended:
                   else f"{head}  ({outcome.reason})")
         elif outcome.state == "simulated" and outcome.edit is not None:
             print(head)
-            for name, value in outcome.edit.parameters().items():
-                print(f"    {name}={value}")
+            for line in edit_lines(proposal, outcome.edit):
+                print(f"    {line}")
         else:
             print(f"{head}  ({outcome.reason})")
 

@@ -80,6 +80,15 @@ class Wiki(Protocol):
         """Send the edit; the new revision id. WriteError when the wiki refuses it."""
 
 
+def edit_lines(proposal: Proposal, edit: Edit) -> list[str]:
+    """An edit as the review card shows it, for people: each snak of the reference with its property's label, the
+    revision it is based on and the summary (``--live`` sends exactly these, as ``wbsetreference``)."""
+    lines = [f"add a reference to {edit.statement}, based on revision {edit.base_revision}:"]
+    lines += [f"  {snak.label or snak.property_id} ({snak.property_id}): {snak.shown}" for snak in proposal.snaks]
+    lines.append(f"  edit summary: {edit.summary}")
+    return lines
+
+
 def new_batch() -> str:
     """An EditGroups batch id for one apply: 16 random lowercase hex digits."""
     return secrets.token_hex(8)

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from bot.checking.against import Against
 from bot.judge.naming import NAMED
 from bot.output.trace import tag
+from bot.references import shown_text
 
 FILTERS = {
     "undecided": "undecided",
@@ -232,7 +233,7 @@ def _snak(snak: Any) -> ShownSnak:
         link = web(text)
     elif value[:1] == "Q" and value[1:].isdigit():
         link = f"https://www.wikidata.org/wiki/{value}"
-    return ShownSnak(property_id, snak.get("label") or property_id, text, link)
+    return ShownSnak(property_id, snak.get("label") or property_id, shown_text(value, text), link)
 
 
 # The units of a page other than prose (``bot.documents.blocks``), as a curator names them.

@@ -41,7 +41,8 @@ from bot.options import Options
 from bot.output.report import render
 from bot.review import queue as cards
 from bot.review.actions import report_too_large, write_report
-from bot.review.proposals import export_problem
+from bot.review.applying import summary
+from bot.review.proposals import Proposal, export_problem
 from bot.review.shelf import Shelf
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -122,12 +123,23 @@ def _loopback(address: str | None) -> bool:
     return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
+def edit_summary(options: Options, review: ReviewLedger, run_id: int, proposal: Proposal, *, curator: str,
+                 batch: str = "") -> str:
+    """The summary the statement's edit carries, as `apply` (or the service) writes it; without ``batch``, the batch's
+    EditGroups tag is left out (`apply` draws it)."""
+    return summary(proposal, model=review.model(run_id), curator=curator,
+                   report_url=options.apply.report_url.replace("{run}", str(run_id)),
+                   documentation=options.apply.documentation_page, batch=batch)
+
+
 def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str, token: str,
-                   can_decide: bool = True, account: dict[str, str] | None = None) -> Response:
+                   can_decide: bool = True, account: dict[str, str] | None = None,
+                   summary_of: Callable[[str], str] | None = None) -> Response:
     """The review queue's page of the run for this request's filter, property and place (``request.args``); the
     run's pages are beneath ``base``; decisions carry ``token`` and are made as ``curator``. Without ``can_decide``
     the card is shown without its approve and reject buttons; ``account``: the review service's sign-in links
-    (``signin``, ``signout``, ``why``: the reason the signed-in account may not decide)."""
+    (``signin``, ``signout``, ``why``: the reason the signed-in account may not decide); ``summary_of``: the summary
+    the edit of a statement (by GUID) would carry."""
     chosen = request.args.get("show", cards.DEFAULT_FILTER)
     chosen = chosen if chosen in cards.FILTERS else cards.DEFAULT_FILTER
     prop = request.args.get("property", "")
@@ -154,7 +166,8 @@ def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str
         chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=properties,
         against=counts.against, left=counts.left, proposals=counts.proposals, decided=counts.decided,
         shown=counts.shown, flash=flash, flash_state=flash_state, link=link, previous=previous,
-        can_decide=can_decide, account=account)
+        can_decide=can_decide, account=account,
+        edit_summary=summary_of(card.guid) if summary_of is not None and card is not None and card.proposed else "")
     response = Response(html, mimetype="text/html")
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY + f"; script-src 'nonce-{nonce}'"
     return response
@@ -230,7 +243,11 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.get(base + "queue")
     def queue_page() -> Response:
-        return queue_response(review, run_id, base, curator=name, token=token)
+        def summary_of(guid: str) -> str:
+            proposal = review.proposal(run_id, guid)
+            return edit_summary(options, review, run_id, proposal, curator=name) if proposal is not None else ""
+
+        return queue_response(review, run_id, base, curator=name, token=token, summary_of=summary_of)
 
     @app.post(base + "decide")
     def decide_one() -> Any:

@@ -39,7 +39,7 @@ from bot.review.action_api import ActionApiWiki
 from bot.review.actions import report_too_large
 from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
 from bot.review.proposals import export_problem
-from bot.review.server import HEADERS, MAX_NOTE, _meanwhile, _page, queue_response
+from bot.review.server import HEADERS, MAX_NOTE, _meanwhile, _page, edit_summary, queue_response
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
 
@@ -86,6 +86,8 @@ def make_service(options: Options, store: ReviewLedger, *,
     """The service's application over the run ledger ``store`` (shared by the service's threads); ``connect`` makes
     the wiki a curator's approvals are written to."""
     own = check_service_options(options)
+    # Each edit summary links the statement's run: the published report, else the run's queue here.
+    options = options.replaced(apply_report_url=options.apply.report_url or own + "/run/{run}/queue")
     own_origin = "{0.scheme}://{0.netloc}".format(urlsplit(own))
     service = options.service
     app = Flask(__name__)
@@ -181,9 +183,17 @@ def make_service(options: Options, store: ReviewLedger, *,
         except InputError as error:
             return _page(404, "No such run", str(error))
         curator = signed_in()
+
+        def summary_of(guid: str) -> str:
+            proposal = store.proposal(run_id, guid)
+            if proposal is None:
+                return ""
+            return edit_summary(options, store, run_id, proposal, curator=curator.name if curator else "you",
+                                batch=str(session.get("batch") or ""))
+
         return queue_response(store, run_id, f"/run/{run_id}/", curator=curator.name if curator else "",
                               token=form_token(), can_decide=not curators.refusal(curator, service.deciders),
-                              account=account())
+                              account=account(), summary_of=summary_of)
 
     @app.get("/run/<int:run_id>/")
     def report_page(run_id: int) -> Any:
@@ -256,8 +266,8 @@ def make_service(options: Options, store: ReviewLedger, *,
             wiki = connect(options, dict(session.get("token") or {}), name, keep)
             outcomes: list[Outcome] = apply_approved(
                 store, wiki, [(run_id, proposal)], live=True, model_of=store.model, curator_of=lambda *_: name,
-                report_url=lambda run: options.apply.report_url.replace("{run}", str(run)) or
-                f"{own}/run/{run}/queue", documentation=options.apply.documentation_page,
+                report_url=lambda run: options.apply.report_url.replace("{run}", str(run)),
+                documentation=options.apply.documentation_page,
                 batch=str(session.get("batch") or new_batch()))
         except WriteError as error:
             return f"not written: {error} — it stays approved; approve it again to retry"
