@@ -76,14 +76,20 @@ class Snak:
 _MONOLINGUAL = re.compile(r'([a-z][a-z0-9-]*):"')
 
 
-def shown_text(value: str, text: str) -> str:
-    """A snak's text with what the text alone hides: a monolingual text's language, an item's id."""
+def snak_note(value: str, text: str) -> str:
+    """What a snak's text alone hides: a monolingual text's language (``language: en``), an item's id; "" else."""
     language = _MONOLINGUAL.match(value)
     if language:
-        return f"{text} (language: {language.group(1)})"
+        return f"language: {language.group(1)}"
     if re.fullmatch(r"Q[1-9][0-9]*", value) and value not in text:
-        return f"{text} ({value})"
-    return text
+        return value
+    return ""
+
+
+def shown_text(value: str, text: str) -> str:
+    """A snak's text with its :func:`snak_note`: ``Novotná honoured (language: en)``, ``English (Q1860)``."""
+    note = snak_note(value, text)
+    return f"{text} ({note})" if note else text
 
 
 @dataclass(frozen=True)

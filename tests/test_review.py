@@ -323,8 +323,8 @@ def test_a_value_with_a_double_quote_is_left_out_of_the_quickstatements_batch(op
     tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
     path = traces.write(tree, tmp_path / "quoted.xml")
     with reviewing(options, trace=path) as (store, run):
-        batch, left_out = export_quickstatements(store, run, tmp_path / "batch.tsv", approved_only=False)
-    assert batch == [] and [(p.guid, why) for p, why in left_out] == [
+        batch, left_out, trimmed = export_quickstatements(store, run, tmp_path / "batch.tsv", approved_only=False)
+    assert batch == [] and trimmed == [] and [(p.guid, why) for p, why in left_out] == [
         ("Q990201$QUOTE", "its value holds a double quote, which QuickStatements cannot match (it has no escapes)")]
 
 

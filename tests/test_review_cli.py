@@ -105,7 +105,8 @@ def test_all_supported_dry_run_lists_what_would_be_decided_and_records_nothing(t
     assert states(tmp_path, run)[PURKYNE] == "approved" and report.exists()
 
 
-def test_export_leaves_out_a_line_quickstatements_would_change_saying_why(tmp_path, monkeypatch, capsys):
+def test_export_writes_a_reference_without_the_title_or_quotation_quickstatements_would_change_saying_why(
+        tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     found = checks()[:3]
     found[0] = replace(found[0], reference=replace(found[0].reference, title="Výsledky | 1968"))
@@ -116,17 +117,20 @@ def test_export_leaves_out_a_line_quickstatements_would_change_saying_why(tmp_pa
              for check in found]
     run = imported(tmp_path, found)
 
-    # the summary says what is missing, and the export ends with status 1: no batch silently lacks a reference
+    # the summary says what is missing, and the export ends with status 1: no batch silently lacks a snak
     assert main(["export", "--quickstatements", "--out", "batch.tsv", "--ledger", "runs.sqlite"]) == 1
     captured = capsys.readouterr()
-    assert captured.out.splitlines() == [f"run {run}: 1 command(s) written to batch.tsv; 2 of the 3 proposed or "
-                                         "approved reference(s) left out, which QuickStatements would change (below)"]
+    assert captured.out.splitlines() == [f"run {run}: 3 command(s) written to batch.tsv; 2 written without a title "
+                                         "or quotation QuickStatements would change (below)"]
     assert captured.err.splitlines() == [
-        f"  left out Marta Novotná · award received · Prize 1 ({GUIDS[0]}): the title (P1476) holds |: older "
-        "QuickStatements 3 reads every | as a column break; use refbot apply, which writes it verbatim",
-        f"  left out Marta Novotná · award received · Prize 2 ({GUIDS[1]}): the quotation (P1683) holds “: "
-        "QuickStatements 3 turns typographic quotes into straight ones; use refbot apply, which writes it verbatim"]
-    (line,) = (tmp_path / "batch.tsv").read_text(encoding="utf-8").splitlines()
+        "  written without the title (P1476), which holds |: older QuickStatements 3 reads every | as a column break: "
+        f"Marta Novotná · award received · Prize 1 ({GUIDS[0]}); refbot apply writes the whole reference",
+        "  written without the quotation (P1683), which holds “: QuickStatements 3 turns typographic quotes into "
+        f"straight ones: Marta Novotná · award received · Prize 2 ({GUIDS[1]}); refbot apply writes the whole "
+        "reference"]
+    first, second, line = (tmp_path / "batch.tsv").read_text(encoding="utf-8").splitlines()
+    assert "S1476" not in first.split("\t") and "S1683" in first.split("\t"), "only the title is left out"
+    assert "S1683" not in second.split("\t") and "S1476" in second.split("\t")
     columns = line.split("\t")
     assert columns[:3] == ["Q990201", "P166", "Q990213"]
     assert 'en:"The "Brno" chemist"' in columns and 'en:"She said: "we want your pots back"."' in columns

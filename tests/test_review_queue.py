@@ -175,6 +175,35 @@ def test_a_qualifier_and_the_source_are_on_the_card(demo_run):
     assert brno.paragraph is not None and any(marked for _, marked in brno.paragraph.parts)
 
 
+@pytest.mark.slow
+def test_a_record_card_shows_the_triple_the_record_states_and_whether_the_model_chose_its_relation(demo_run):
+    records = [card for card in every_card(demo_run) if card.kind == "stated-in"]
+    assert records and all(card.triple[1].startswith("http") and card.triple[2] for card in records), \
+        [card.triple for card in records]
+    birthplace = next(card for card in records if card.property_id == "P19")
+    assert birthplace.triple[0] and "Brno" in birthplace.triple[2] and birthplace.chosen_by == ""
+    assert all(not card.chosen_by for card in records), "the scripted model picks nothing: the mappings recognised all"
+    page = etree.HTML(requests.get(queue_url(demo_run, f"show=all&at={birthplace.guid.replace('$', '%24')}"),
+                                   timeout=20).text)
+    assert birthplace.triple[1] in page.xpath("string(//table[@id='triple'])")
+    assert not page.xpath("//*[@id='chosen-by']")
+
+    # Where the model chose the relation (its picks accepted the chosen candidate's), the card says so.
+    ledger = RunLedger(demo_run.options.run.ledger)
+    try:
+        root = ReviewLedger(ledger).trace(demo_run.run_id).getroot()
+    finally:
+        ledger.close()
+    statement = next(element for element in root.iter(traces.tag("statement"))
+                     if element.get("guid") == birthplace.guid)
+    record = next(record for record in statement.iter(traces.tag("record")) if record.get("finding") == "corroborated")
+    chosen = next(candidate for candidate in record.iter(traces.tag("candidate")) if candidate.get("chosen"))
+    picks = etree.SubElement(record, traces.tag("picks"), model="qwen2.5-coder-1.5b")
+    etree.SubElement(picks, traces.tag("accepted")).text = chosen.get("relation")
+    picked = next(card for card in cards(root) if card.guid == birthplace.guid)
+    assert picked.chosen_by == "qwen2.5-coder-1.5b" and picked.triple == birthplace.triple
+
+
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory) -> ReviewServer:
     options = review_options(tmp_path_factory.mktemp("hostile"))

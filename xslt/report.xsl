@@ -563,8 +563,16 @@
         </xsl:for-each>
       </tbody>
     </table>
-    <xsl:variable name="unsafe" select="substring-before(substring-after($left-out, concat('&#10;', ../@guid, '&#9;')), '&#10;')"/>
+    <xsl:variable name="export" select="substring-before(substring-after($left-out, concat('&#10;', ../@guid, '&#9;')), '&#10;')"/>
+    <xsl:variable name="unsafe" select="substring-before($export, '&#xE000;')"/>
+    <xsl:variable name="instead" select="translate(substring-after($export, '&#xE000;'), '&#xE001;', '&#9;')"/>
     <xsl:choose>
+      <xsl:when test="$unsafe != '' and $instead != ''">
+        <p class="qs-unsafe"><strong>Exported in part:</strong><xsl:text> </xsl:text><code>refbot export</code> writes
+          this reference <xsl:value-of select="$unsafe"/>. The line below is what it writes; <code>refbot apply</code>
+          writes the whole reference as it is.</p>
+        <textarea class="qs trimmed" readonly="readonly" rows="3" title="as refbot export writes it"><xsl:value-of select="$instead"/></textarea>
+      </xsl:when>
       <xsl:when test="$unsafe != ''">
         <p class="qs-unsafe"><strong>Not for QuickStatements:</strong><xsl:text> </xsl:text><code>refbot export</code> leaves this line
           out: <xsl:value-of select="$unsafe"/>. Do not paste it; <code>refbot apply</code> writes the reference as

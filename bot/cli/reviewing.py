@@ -161,19 +161,27 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
 
 
 def run_export(args: argparse.Namespace, options: Options) -> Ended | None:
-    """The run's batch; a reference QuickStatements would not write faithfully is left out, said in the summary
-    and named with its reason below it, and the export ends with status 1: a batch never silently lacks one."""
+    """The run's batch; a reference QuickStatements would not write faithfully is left out, or written without the
+    title or quotation it would change; either is said in the summary and named with its reason below it, and the
+    export ends with status 1: a batch never silently lacks a reference or a snak."""
     with reviewing(options, run_id=args.run_id) as (store, run_id):
         out = args.out or options.check.reports / f"run-{run_id}-quickstatements.tsv"
-        chosen, left_out = export_quickstatements(store, run_id, out, approved_only=args.approved)
+        chosen, left_out, trimmed = export_quickstatements(store, run_id, out, approved_only=args.approved)
     kind = "approved reference(s)" if args.approved else "proposed or approved reference(s)"
-    left = (f"; {len(left_out)} of the {len(chosen) + len(left_out)} {kind} left out, which QuickStatements would "
-            f"change (below)" if left_out else "")
-    print(f"run {run_id}: {len(chosen)} command(s) written to {out}{left}")
+    total = len(chosen) + len(left_out)
+    notes = ([f"{len(left_out)} of the {total} {kind} left out, which QuickStatements would change"]
+             if left_out else [])
+    if trimmed:
+        notes.append(f"{len(trimmed)} written without a title or quotation QuickStatements would change")
+    print(f"run {run_id}: {len(chosen)} command(s) written to {out}"
+          + (f"; {'; '.join(notes)} (below)" if notes else ""))
     for proposal, problem in left_out:
         print(f"  left out {proposal.shown} ({proposal.guid}): {problem}; use refbot apply, which writes it "
               "verbatim", file=sys.stderr)
-    return Ended(failed=len(left_out)) if left_out else None
+    for proposal, note in trimmed:
+        print(f"  written {note}: {proposal.shown} ({proposal.guid}); refbot apply writes the whole reference",
+              file=sys.stderr)
+    return Ended(failed=len(left_out) + len(trimmed)) if left_out or trimmed else None
 
 
 def run_apply(args: argparse.Namespace, options: Options) -> Ended:

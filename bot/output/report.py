@@ -14,7 +14,10 @@ from bot.assets import asset_path
 _transform: Any = None
 # Why `refbot export` leaves a reference's QuickStatements line out ("": it writes it), from the statement's item and
 # statement elements: the export's own rule, passed in by its caller (bot.review.proposals.export_problem).
-LeftOut = Callable[[Any, Any], str]
+LeftOut = Callable[[Any, Any], tuple[str, str]]
+# In the ``left-out`` parameter: between a reason and the line the export writes instead, and for a tab in that line
+# (private-use characters, which no reason or QuickStatements line holds).
+LINE_MARK, TAB_MARK = "\ue000", "\ue001"
 
 
 def stylesheet() -> Any:
@@ -37,8 +40,9 @@ def render(trace: Any, *, left_out: LeftOut | None = None, **parameters: str) ->
 
 
 def left_out_lines(trace: Any, left_out: LeftOut) -> str:
-    """The stylesheet's ``left-out`` parameter: for each statement whose reference ``left_out`` refuses, a line
-    break, its GUID, a tab and the reason (on one line), then a line break."""
+    """The stylesheet's ``left-out`` parameter: for each statement whose reference the export does not write as it
+    is (``left_out`` says why, and the line it writes instead: "" when none), a line break, its GUID, a tab, the
+    reason (on one line), LINE_MARK and that line (its tabs TAB_MARK), then a line break."""
     root = trace.getroot() if hasattr(trace, "getroot") else trace
     namespace = etree.QName(root).namespace
     item_tag, statement_tag, reference_tag = (f"{{{namespace}}}{name}" for name in ("item", "statement", "reference"))
@@ -46,9 +50,10 @@ def left_out_lines(trace: Any, left_out: LeftOut) -> str:
     for item in root.iter(item_tag):
         for statement in item.iter(statement_tag):
             if statement.find(reference_tag) is not None:
-                reason = " ".join(left_out(item, statement).split())
+                why, instead = left_out(item, statement)
+                reason = " ".join(why.split())
                 if reason:
-                    lines.append(f"{statement.get('guid')}\t{reason}\n")
+                    lines.append(f"{statement.get('guid')}\t{reason}{LINE_MARK}{instead.replace(chr(9), TAB_MARK)}\n")
     return "\n" + "".join(lines)
 
 

@@ -18,7 +18,8 @@ from bot.output.trace import read
 from bot.redaction import write_private
 from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
 from bot.review.guids import resolve
-from bot.review.proposals import Proposal, export_problem, quickstatements_batch, quickstatements_problem
+from bot.review.proposals import (Proposal, export_note, export_problem, quickstatements_batch,
+                                  quickstatements_dropped, quickstatements_problem)
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
 
@@ -106,20 +107,23 @@ def preview(store: ReviewLedger, run_id: int, guids: Sequence[str], decision: st
             if reviews[guid].state != decision or reviews[guid].note != note.strip()]
 
 
-def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *,
-                           approved_only: bool) -> tuple[list[Proposal], list[tuple[Proposal, str]]]:
+def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *, approved_only: bool
+                           ) -> tuple[list[Proposal], list[tuple[Proposal, str]], list[tuple[Proposal, str]]]:
     """The V1 batch of the run's proposals (only the approved, unwritten ones with ``approved_only``) at ``path``:
-    (the proposals written, those left out with the reason). A line QuickStatements would not write faithfully (a
-    value it cannot match, a string it would change: :func:`quickstatements_problem`) is left out."""
+    (the proposals written, those left out with the reason, those written without a snak with which and why). A
+    reference QuickStatements cannot write faithfully (a value it cannot match, a required snak it would change:
+    :func:`quickstatements_problem`) is left out; one whose title or quotation it would change is written without
+    that snak (:func:`quickstatements_dropped`)."""
     reviews = store.reviews(run_id)
     wanted = ("approved",) if approved_only else ("proposed", "approved")
     chosen = [proposal for proposal in store.proposals(run_id) if reviews[proposal.guid].state in wanted]
     left_out = [(proposal, problem) for proposal in chosen if (problem := quickstatements_problem(proposal))]
     batch = [proposal for proposal in chosen if not quickstatements_problem(proposal)]
+    trimmed = [(proposal, export_note(proposal)) for proposal in batch if quickstatements_dropped(proposal)]
     with naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_private(path, quickstatements_batch(batch))
-    return batch, left_out
+    return batch, left_out, trimmed
 
 
 def apply(options: Options, connect: Callable[[], Wiki], *, run_id: int | None, live: bool,

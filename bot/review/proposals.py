@@ -18,6 +18,9 @@ from bot.review.datavalues import snak_disagreement
 from bot.output.trace import tag
 
 CHANGED_HINT = "the trace was changed after refbot wrote it; run `refbot check` on the item again"
+# Snaks a reference stands without: its page's title and the quotation. One QuickStatements would change is left out
+# of the export's line, rather than the whole reference.
+OPTIONAL_SNAKS = ("P1476", "P1683")
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,9 @@ class Proposal:
 
 
 def quickstatements_problem(proposal: Proposal) -> str:
-    """Why the proposal's QuickStatements line would not add exactly this reference to exactly this statement (""
-    when it would): a value QuickStatements cannot match, or a string it would change (see
-    :func:`bot.references.quickstatements_hazard`)."""
+    """Why the proposal's QuickStatements line cannot add this reference to exactly this statement at all (""
+    when it can, perhaps without an optional snak: :func:`quickstatements_dropped`): a value QuickStatements cannot
+    match, or a required snak it would change (see :func:`bot.references.quickstatements_hazard`)."""
     if '\\"' in proposal.value:
         return "its value holds a double quote, which QuickStatements cannot match (it has no escapes)"
     hazard = quickstatements_hazard(proposal.value)
@@ -62,9 +65,40 @@ def quickstatements_problem(proposal: Proposal) -> str:
         return f"its value {hazard}"
     for snak in proposal.snaks:
         hazard = quickstatements_hazard(snak.value)
-        if hazard:
+        if hazard and snak.property_id not in OPTIONAL_SNAKS:
             return f"the {snak.label or snak.property_id} ({snak.property_id}) {hazard}"
     return ""
+
+
+def quickstatements_dropped(proposal: Proposal) -> list[tuple[Snak, str]]:
+    """The optional snaks (title, quotation) QuickStatements would change, with why: the export's line leaves them
+    out and adds the rest of the reference."""
+    return [(snak, hazard) for snak in proposal.snaks
+            if snak.property_id in OPTIONAL_SNAKS and (hazard := quickstatements_hazard(snak.value))]
+
+
+def exported_line(proposal: Proposal) -> str:
+    """The QuickStatements line `refbot export` writes for the proposal: its own, without the optional snaks
+    QuickStatements would change ("" when it cannot write the reference at all)."""
+    if quickstatements_problem(proposal):
+        return ""
+    dropped = {"S" + snak.property_id[1:] for snak, _ in quickstatements_dropped(proposal)}
+    if not dropped:
+        return proposal.quickstatements
+    columns = proposal.quickstatements.split("\t")
+    summary = [columns.pop()] if columns[-1].startswith("/*") else []
+    pairs = [pair for pair in zip(columns[3::2], columns[4::2]) if pair[0] not in dropped]
+    return "\t".join([*columns[:3], *(part for pair in pairs for part in pair), *summary])
+
+
+def export_note(proposal: Proposal) -> str:
+    """What the export does other than write the reference as it is ("" when it does): why it leaves the reference
+    out, or which snaks it writes the reference without and why."""
+    problem = quickstatements_problem(proposal)
+    if problem:
+        return problem
+    return "; ".join(f"without the {snak.label or snak.property_id} ({snak.property_id}), which {hazard}"
+                     for snak, hazard in quickstatements_dropped(proposal))
 
 
 def disagreement(proposal: Proposal) -> str:
@@ -119,14 +153,18 @@ def statement_proposal(item: Any, statement: Any, source: str = "the run ledger"
     return proposal
 
 
-def export_problem(item: Any, statement: Any) -> str:
-    """Why `refbot export` leaves the statement's QuickStatements line out ("": it writes it), by the export's own
-    rule (:func:`quickstatements_problem`): what a report marks as not to be pasted."""
+def export_problem(item: Any, statement: Any) -> tuple[str, str]:
+    """What `refbot export` does with the statement's reference other than write its line as it is, by the export's
+    own rule — (why, the line it writes instead: "" when it leaves the reference out); ("", "") when it writes it as
+    it is: what a report marks as not to be pasted, and shows instead."""
     try:
         proposal = statement_proposal(item, statement, "the trace")
     except InputError as error:  # its snaks disagree: no line of it is exported
-        return str(error)
-    return quickstatements_problem(proposal) if proposal is not None else ""
+        return str(error), ""
+    if proposal is None:
+        return "", ""
+    note = export_note(proposal)
+    return note, exported_line(proposal) if note else ""
 
 
 def proposals(root: Any, source: str = "the trace") -> Iterator[Proposal]:
@@ -139,5 +177,6 @@ def proposals(root: Any, source: str = "the trace") -> Iterator[Proposal]:
 
 
 def quickstatements_batch(chosen: list[Proposal]) -> str:
-    """A QuickStatements V1 batch (one command per line, tab-separated) adding these references."""
-    return "".join(proposal.quickstatements + "\n" for proposal in chosen)
+    """A QuickStatements V1 batch (one command per line, tab-separated) adding these references, each as
+    :func:`exported_line` writes it."""
+    return "".join(exported_line(proposal) + "\n" for proposal in chosen)

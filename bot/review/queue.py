@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from bot.checking.against import Against
 from bot.judge.naming import NAMED
 from bot.output.trace import tag
-from bot.references import shown_text
+from bot.references import snak_note
 
 FILTERS = {
     "undecided": "undecided",
@@ -75,6 +75,7 @@ class ShownSnak:
     label: str
     text: str
     link: str = ""  # where the value leads (an item, a URL)
+    note: str = ""  # what the text alone hides: a monolingual text's language, an item's id
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,10 @@ class Card:
     # Where the page names the value another way and the model named the words (``bot.judge.naming``): the words
     # and how refbot checked them ("“the violist”, checked: same stem as “viola”"); "" otherwise.
     named: str = ""
+    # For a record's reference: the triple the record states (subject, predicate, object as the record writes them)
+    # and the model that chose the relation, when a model did ("": recognised by the property's mapping).
+    triple: tuple[str, str, str] = ("", "", "")
+    chosen_by: str = ""
 
     @property
     def proposed(self) -> bool:
@@ -169,6 +174,7 @@ def card_from_json(text: str) -> Card:
     source = Source(**data["source"]) if data["source"] else None
     paragraph = _marked_from(data["paragraph"]) if data["paragraph"] else None
     return Card(**{**data, "qualifiers": tuple(tuple(pair) for pair in data["qualifiers"]), "source": source,
+                   "triple": tuple(data.get("triple") or ("", "", "")),
                    "paragraph": paragraph, "snaks": tuple(ShownSnak(**snak) for snak in data["snaks"]),
                    "against": tuple(Evidence(**{**evidence, "paragraph": _marked_from(evidence["paragraph"])})
                                     for evidence in data["against"])})
@@ -200,11 +206,11 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
             quotation = next((snak.text for snak in snaks if snak.property_id == "P1683"), "")
             paragraph = _with_quotation(judgement, quotation)
         source = _source(document, reference)
-    how = ""
+    how, triple, chosen_by = "", ("", "", ""), ""
     if kind == "web":
         how = f"judged by {model or 'the judge'}, support {support:.2f}"
     elif kind == "stated-in":
-        how, source = _stated_in(snaks, statement)
+        how, source, triple, chosen_by = _stated_in(snaks, statement)
     return Card(
         guid=statement.get("guid"), item=item.get("id"), item_label=item.get("label") or "",
         statement_url=web(statement.get("url")), property_id=statement.get("property"),
@@ -216,7 +222,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
         decided=review.get("decided", "") if review is not None else "",
         decision_id=int(review.get("decision-id") or 0) if review is not None else 0,
         kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against,
-        block=block, named=named)
+        block=block, named=named, triple=triple, chosen_by=chosen_by)
 
 
 def _qualifiers(statement: Any) -> Iterable[tuple[str, str]]:
@@ -233,7 +239,7 @@ def _snak(snak: Any) -> ShownSnak:
         link = web(text)
     elif value[:1] == "Q" and value[1:].isdigit():
         link = f"https://www.wikidata.org/wiki/{value}"
-    return ShownSnak(property_id, snak.get("label") or property_id, shown_text(value, text), link)
+    return ShownSnak(property_id, snak.get("label") or property_id, text, link, snak_note(value, text))
 
 
 # The units of a page other than prose (``bot.documents.blocks``), as a curator names them.
@@ -306,9 +312,12 @@ def _source(document: Any, reference: Any) -> Source:
     return Source(url, _site(url), title, language, read, archive_url, web(url), web(archive_url))
 
 
-def _stated_in(snaks: Sequence[ShownSnak], statement: Any) -> tuple[str, Source | None]:
-    """What the record states ("Integrated Authority File 1099020101 states it: place of birth Brno …") and the
-    record as the card's source: its page for people (P1630) first, the RDF it was read from beside it."""
+def _stated_in(snaks: Sequence[ShownSnak], statement: Any
+               ) -> tuple[str, Source | None, tuple[str, str, str], str]:
+    """What the record states ("Integrated Authority File 1099020101 states it: place of birth Brno …"), the record
+    as the card's source (its page for people, P1630, first; the RDF it was read from beside it), the triple it
+    states as the record writes it (subject, predicate, object), and the model that chose its relation, if one
+    did."""
     database = next((snak.text for snak in snaks if snak.property_id == "P248"), "")
     identifier = next((snak for snak in snaks if snak.property_id not in ("P248", "P813", "P854")), None)
     corroboration = statement.find(tag("corroboration"))
@@ -316,15 +325,26 @@ def _stated_in(snaks: Sequence[ShownSnak], statement: Any) -> tuple[str, Source 
                   None) if corroboration is not None else None
     named = f"{database or 'a record'}" + (f", {identifier.label} {identifier.text}" if identifier is not None else "")
     if record is None:
-        return f"stated in {named}", None
+        return f"stated in {named}", None, ("", "", ""), ""
     said = f"stated in {named}: {record.findtext(tag('reason')) or ''}".rstrip(": ")
+    chosen = next((candidate for candidate in record.iter(tag("candidate")) if candidate.get("chosen") == "true"),
+                  None)
+    triple = ("", "", "")
+    if chosen is not None:
+        obj = chosen.get("object-text") or ""
+        if chosen.get("object") and chosen.get("object") != obj:
+            obj = f"{obj} <{chosen.get('object')}>" if obj else f"<{chosen.get('object')}>"
+        triple = (record.get("subject-label") or record.get("subject") or "", chosen.get("predicate") or "", obj)
+    picks = record.find(tag("picks"))
+    chosen_by = (picks.get("model") or "a model") if picks is not None and chosen is not None and \
+        chosen.get("relation") in [name.text for name in picks.iter(tag("accepted"))] else ""
     page, rdf = record.get("page") or "", record.get("url") or ""
     retrieved = (record.get("retrieved") or "")[:10]
     read = f"record read {retrieved}" if retrieved else "record read"
     if record.get("format"):
         read += f" ({record.get('format')})"
     return said, Source(page or rdf, _site(page or rdf), named, "", read, "", web(page or rdf),
-                        web(rdf) if page else "")
+                        web(rdf) if page else ""), triple, chosen_by
 
 
 def _against(statement: Any) -> Iterable[Evidence]:
