@@ -21,6 +21,8 @@ import rdflib
 
 from bot.demo.wikibase import Account
 from bot.demo.world import DATA, DemoWorld
+from bot.options import load_options
+from bot.review.service import make_service
 
 STATEMENT = "Q990201$FD23D3AF-2C9B-4A49-A6AB-C6A9F40FEBC2"  # Marta Novotná, award received: Purkyně Prize
 URL = "https://chronicle.example/2021/06/novotna-prize.html"
@@ -376,9 +378,22 @@ def test_refbot_demo_serve_stopped_leaves_no_sparql_server_behind(tmp_path, stop
     demo = subprocess.Popen([sys.executable, "-m", "bot.cli", "demo", "--serve"], cwd=tmp_path, env=environ,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
+        printed = []
         for line in demo.stdout:
-            if line.startswith("export REFBOT_APPLY_PASSWORD="):
+            printed.append(line)
+            if line.startswith("export REFBOT_SERVICE_SECRET_KEY="):
                 break
+        config = tmp_path / "refbot.ini"
+        config.write_text("".join(printed[1:printed.index("Its Wikidata API takes edits from the bot account above; "
+                                                          "for `refbot apply --live`:\n")]), encoding="utf-8")
+        secret = next(line.split("=", 1)[1].strip() for line in printed if "REFBOT_SERVICE_CLIENT_SECRET=" in line)
+        served = load_options(config, environ={"REFBOT_SERVICE_CLIENT_SECRET": secret,
+                                               "REFBOT_SERVICE_SECRET_KEY": "k" * 32})
+        assert served.service.url == "http://127.0.0.1:8000" and served.service.client_id
+        login = make_service(served, None).test_client().get("/login")  # type: ignore[arg-type]
+        authorize = requests.get(login.headers["Location"], timeout=10)
+        assert authorize.status_code == 200 and "wpName1" in authorize.text, "the demo's provider knows the consumer"
+        assert any("sign in as 'Demo Curator', password " in line for line in printed)
         servers = [child for child in _children(demo.pid) if "oxigraph" in Path(f"/proc/{child}/cmdline").read_text()]
         assert servers and list(tmp_path.glob("refbot-demo-store-*"))
         demo.send_signal(getattr(signal, stop))

@@ -173,6 +173,13 @@ def test_a_qualifier_and_the_source_are_on_the_card(demo_run):
     assert brno.source is not None and brno.source.archive_url.startswith("https://web.archive.org/")
     assert "archived copy of 2019-06-12" in brno.source.read
     assert brno.paragraph is not None and any(marked for _, marked in brno.paragraph.parts)
+    # The card links the copy where refbot read it (here the demo world's archive, which has copies of its loopback
+    # pages); the reference keeps the public archive's address.
+    page = etree.HTML(requests.get(queue_url(demo_run, f"show=all&at={brno.guid.replace('$', '%24')}"),
+                                   timeout=20).text)
+    archived = page.xpath("//p[@class='source']/a[text()='archived copy']/@href")
+    assert archived == [demo_run.options.archive.web_url + brno.source.archive_url[len("https://web.archive.org"):]]
+    assert brno.source.archive_url in page.xpath("string(//table[@class='snaks'])")
 
 
 @pytest.mark.slow

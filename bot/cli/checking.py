@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import secrets
 import signal
 import sys
 import time
@@ -16,6 +17,7 @@ from bot.cli.arguments import (check_options, duration, id_list, judge_options, 
                                run_or_latest, sparql_options, worklist_from)
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
+from bot.demo.wikibase import Account
 from bot.demo.world import DEMO_ITEM, DemoWorld
 from bot.doctor import preflight
 from bot.options import Options, ini_text
@@ -219,14 +221,31 @@ def run_report(args: argparse.Namespace, options: Options) -> None:
     print(f"report: {write_report(traces.read(args.trace), out, left_out=export_problem)}")
 
 
+DEMO_CURATOR = "Demo Curator"
+DEMO_SERVICE = "http://127.0.0.1:8000"  # where `refbot serve-review` listens by default
+GADGET = Path(__file__).resolve().parents[2] / "gadget" / "refbot.js"  # in a clone of the repository
+
+
 def run_demo(args: argparse.Namespace, options: Options) -> Ended | None:
-    with DemoWorld() as world:
+    curator_password = secrets.token_urlsafe(12)
+    accounts = {DEMO_CURATOR: Account({}, groups=(), password=curator_password)}
+    with DemoWorld(accounts=accounts) as world:
         overrides = world.options()
         if args.serve:
+            consumer = world.oauth.register(DEMO_SERVICE + "/oauth/callback")
+            if GADGET.is_file():  # the demo's item pages run the user script, as a curator's common.js would
+                world.common_js = f"window.refbotService = {DEMO_SERVICE!r};\n" + GADGET.read_text(encoding="utf-8")
+            service = {"service_url": DEMO_SERVICE, "service_oauth_url": world.oauth_url,
+                       "service_client_id": consumer.client_id, "service_cors_origins": (world.base("wikidata"),)}
             print("The demo world is served on 127.0.0.1 until you press Ctrl-C. Save this as refbot.ini to use it:\n")
-            print(ini_text({**overrides, "apply_user": world.bot_login, "apply_edit_delay": 0}))
+            print(ini_text({**overrides, "apply_user": world.bot_login, "apply_edit_delay": 0, **service}))
             print("Its Wikidata API takes edits from the bot account above; for `refbot apply --live`:\n")
-            print(f"export REFBOT_APPLY_PASSWORD={world.bot_password}\n", flush=True)
+            print(f"export REFBOT_APPLY_PASSWORD={world.bot_password}\n")
+            print(f"For `refbot serve-review` (then open {DEMO_SERVICE}/ and sign in as {DEMO_CURATOR!r}, password "
+                  f"{curator_password}; the demo's item pages, such as {world.base('wikidata')}/wiki/Q990201, show "
+                  "what refbot found):\n")
+            print(f"export REFBOT_SERVICE_CLIENT_SECRET={consumer.secret}")
+            print(f"export REFBOT_SERVICE_SECRET_KEY={secrets.token_urlsafe(32)}\n", flush=True)
             signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: stop the world cleanly too
             try:
                 while True:

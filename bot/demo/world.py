@@ -299,8 +299,13 @@ class DemoWorld:
 
     def _file(self, root: Path, path: str) -> Reply:
         target = (root / path.lstrip("/")).resolve()
-        if root.resolve() not in target.parents or not target.is_file():
+        if root.resolve() not in target.parents:
             return Reply(404, b"<!doctype html><title>Not found</title><h1>404 Not Found</h1>")
+        if not target.is_file():
+            record = self._record_file(target)
+            if record is None:
+                return Reply(404, b"<!doctype html><title>Not found</title><h1>404 Not Found</h1>")
+            return Reply(200, self._record_page(path, record).encode("utf-8"))
         kind = {".html": "text/html; charset=utf-8", ".txt": "text/plain; charset=utf-8",
                 ".pdf": "application/pdf", ".ttl": "text/turtle; charset=utf-8",
                 ".rdf": "application/rdf+xml; charset=utf-8",
@@ -309,6 +314,28 @@ class DemoWorld:
         if kind.startswith("text/") or target.suffix in (".rdf", ".jsonld"):
             body = self.placed(body.decode("utf-8")).encode("utf-8")
         return Reply(200, body, kind)
+
+    @staticmethod
+    def _record_file(target: Path) -> Path | None:
+        """The record an authority's page for people shows (its formatter URL, P1630, names no file): the RDF the
+        database serves for machines under that path, or beside it with a suffix (``cb169902021`` →
+        ``cb169902021.rdf``)."""
+        if target.is_dir():
+            return next((file for file in sorted(target.rglob("*")) if file.is_file()), None)
+        if target.parent.is_dir():
+            return next((file for file in sorted(target.parent.iterdir())
+                         if file.is_file() and file.stem == target.name), None)
+        return None
+
+    def _record_page(self, path: str, record: Path) -> str:
+        """An authority record's page for people: the record as the database serves it for machines, shown."""
+        from html import escape
+
+        text = self.placed(record.read_text(encoding="utf-8"))
+        return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Authority record "
+                f"{escape(path)} (refbot demo world)</title></head><body><h1>Authority record {escape(path)}</h1>"
+                "<p>An invented record of refbot's offline demo world, as the database serves it for machines:</p>"
+                f"<pre>{escape(text)}</pre></body></html>")
 
     def _wikidata(self, path: str, query: dict[str, list[str]], _raw: str) -> Reply:
         """Item pages; ``/w/api.php`` is the API's (:meth:`answer`)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -162,6 +162,20 @@ def card_of(item: Any, statement: Any, model: str) -> Card | None:
     """The card of one statement element (under its item element; ``model``: the run's judge), None when it shows
     none (nothing proposed, no evidence against). Its review state is the trace's, if the trace has one."""
     return _card(item, statement, model)
+
+
+PUBLIC_ARCHIVE = "https://web.archive.org"
+
+
+def archived_where_read(card: Card, archive_web: str) -> Card:
+    """The card with its archived copy linked where this refbot reads archived copies (``[archive] web_url``: a
+    mirror, or the demo world's stand-in, whose copies of loopback pages the public archive never had); the
+    reference keeps the public archive's address, which is what Wikidata is given."""
+    base = archive_web.rstrip("/")
+    source = card.source
+    if source is None or not base or base == PUBLIC_ARCHIVE or not source.archive_link.startswith(PUBLIC_ARCHIVE + "/"):
+        return card
+    return replace(card, source=replace(source, archive_link=base + source.archive_link[len(PUBLIC_ARCHIVE):]))
 
 
 def card_json(card: Card) -> str:

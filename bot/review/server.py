@@ -134,12 +134,13 @@ def edit_summary(options: Options, review: ReviewLedger, run_id: int, proposal: 
 
 def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str, token: str,
                    can_decide: bool = True, account: dict[str, str] | None = None,
-                   summary_of: Callable[[str], str] | None = None) -> Response:
+                   summary_of: Callable[[str], str] | None = None, archive_web: str = "") -> Response:
     """The review queue's page of the run for this request's filter, property and place (``request.args``); the
     run's pages are beneath ``base``; decisions carry ``token`` and are made as ``curator``. Without ``can_decide``
     the card is shown without its approve and reject buttons; ``account``: the review service's sign-in links
     (``signin``, ``signout``, ``why``: the reason the signed-in account may not decide); ``summary_of``: the summary
-    the edit of a statement (by GUID) would carry."""
+    the edit of a statement (by GUID) would carry; ``archive_web``: where archived copies are read
+    (:func:`bot.review.queue.archived_where_read`)."""
     chosen = request.args.get("show", cards.DEFAULT_FILTER)
     chosen = chosen if chosen in cards.FILTERS else cards.DEFAULT_FILTER
     prop = request.args.get("property", "")
@@ -152,6 +153,8 @@ def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str
         counts = shelf.counts(chosen, prop)
         properties = shelf.properties()
         previous = shelf.neighbour(chosen, prop, card.guid, -1) if card is not None else None
+    if card is not None:
+        card = cards.archived_where_read(card, archive_web)
     written = request.args.get("written", "")
     if flash and written:
         flash += f" — {written}"
@@ -247,7 +250,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
             proposal = review.proposal(run_id, guid)
             return edit_summary(options, review, run_id, proposal, curator=name) if proposal is not None else ""
 
-        return queue_response(review, run_id, base, curator=name, token=token, summary_of=summary_of)
+        return queue_response(review, run_id, base, curator=name, token=token, summary_of=summary_of,
+                              archive_web=options.archive.web_url)
 
     @app.post(base + "decide")
     def decide_one() -> Any:

@@ -193,7 +193,7 @@ def make_service(options: Options, store: ReviewLedger, *,
 
         return queue_response(store, run_id, f"/run/{run_id}/", curator=curator.name if curator else "",
                               token=form_token(), can_decide=not curators.refusal(curator, service.deciders),
-                              account=account(), summary_of=summary_of)
+                              account=account(), summary_of=summary_of, archive_web=options.archive.web_url)
 
     @app.get("/run/<int:run_id>/")
     def report_page(run_id: int) -> Any:
