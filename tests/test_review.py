@@ -19,7 +19,8 @@ from bot.datamodel import Statement, Value
 from bot.errors import ConfigError, InputError
 from bot.options import load_options
 from bot.references import ProposedReference, quickstatements
-from bot.review.applying import skip_reason, summary
+from bot.review.applying import skip_reason
+from bot.review.summaries import summary
 from bot.review.datavalues import reference_snaks, same_url, same_value
 from bot.ledger.tables import decisions
 from bot.review.store import ReviewLedger
@@ -330,7 +331,8 @@ def test_a_value_with_a_double_quote_is_left_out_of_the_quickstatements_batch(op
 
 def test_a_long_summary_cuts_its_free_text_never_the_batch_tag_and_the_documentation_must_be_a_page(tmp_path,
                                                                                                     trace_file):
-    from bot.review.applying import SUMMARY_MAX, batch_tag, new_batch
+    from bot.review.applying import new_batch
+    from bot.review.summaries import SUMMARY_MAX, batch_tag
 
     store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
     run = store.import_trace(traces.read(trace_file), trace_file)

@@ -261,9 +261,19 @@ def test_the_queue_keeps_the_servers_checks(hostile_server, http):
     location = accepted.headers["Location"]
     assert location.startswith(urlsplit(server.url).path + "queue?show=undecided&after=")
     assert "done=approved" in location
-    again = http.post(server.url + "decide", data={**form, "decision": "rejected"}, headers={"Origin": server.origin},
-                      allow_redirects=False, timeout=10)
-    assert again.status_code == 409 and "Back to the review queue" in again.text
+    again = http.post(server.url + "decide", data={**form, "decision": "rejected", "note": "the page is a <b>blog</b>"},
+                      headers={"Origin": server.origin}, allow_redirects=False, timeout=10)
+    assert again.status_code == 409, "the decision was made on a page that showed the card undecided"
+    page = etree.HTML(again.text)
+    assert page.xpath("//style") and "A colleague decided this statement meanwhile" in page.xpath("string(//main)")
+    kept = {field.get("name"): field.get("value") for field in page.xpath("//main//form//input")}
+    assert kept["note"] == "the page is a <b>blog</b>", "the typed note is kept"
+    assert kept["seen"] == str(server.reviews()[guid].decision_id) and kept["guid"] == guid
+    assert page.xpath("//button[@id='again']/@value") == ["rejected"]
+    over = http.post(server.url + "decide", data={**form, **kept, "decision": "rejected"},
+                     headers={"Origin": server.origin}, allow_redirects=False, timeout=10)
+    assert over.status_code == 303 and server.reviews()[guid].state == "rejected"
+    assert server.reviews()[guid].note == "the page is a <b>blog</b>"
 
 
 @pytest.fixture
@@ -349,3 +359,74 @@ def test_enter_in_the_note_records_nothing_and_escape_leaves_it(hostile_server, 
     press(browser, "r")
     reviews = hostile_server.reviews()
     assert reviews[guid].state == "rejected" and reviews[guid].note == "the page is about someone else"
+
+
+def fresh_copy(server: ReviewServer, tmp_path) -> ReviewServer:
+    """Another `refbot review` server for the demo run, on a copy of its ledger as the fixture made it."""
+    import shutil
+
+    shutil.copy(server.options.run.ledger, tmp_path / "runs.sqlite")
+    return start_server(server.options.replaced(run_ledger=tmp_path / "runs.sqlite"), server.run_id)
+
+
+def page_of(server: ReviewServer, query: str):
+    return etree.HTML(requests.get(queue_url(server, query), timeout=20).text)
+
+
+def post(server: ReviewServer, page, decision: str, note: str = "") -> requests.Response:
+    fields = {field.get("name"): field.get("value") for field in page.xpath("//form[@class='decide']/input")}
+    return requests.post(server.url + "decide", data={**fields, "decision": decision, "note": note},
+                         cookies={f"refbot_review_{urlsplit(server.url).port}": server.page.split("token=")[1]},
+                         headers={"Origin": server.origin}, timeout=20)
+
+
+@pytest.mark.slow
+def test_evidence_against_is_resolved_counted_down_exported_and_every_decision_can_be_reopened(demo_run, tmp_path):
+    from bot.cli import main
+
+    server = fresh_copy(demo_run, tmp_path)
+    resolvable = [card for card in every_card(server) if card.resolvable]
+    assert len(resolvable) >= 2, [card.title for card in every_card(server)]
+    first = page_of(server, "show=contradicted")
+    against = int(first.xpath("string(//*[@id='against-count'])").split()[0])
+    at = resolvable[0].guid.replace("$", "%24")
+    card = page_of(server, f"show=contradicted&at={at}")
+    assert card.xpath("//button[@id='approve']") == [] and card.xpath("//button[@id='acknowledge']")
+    answer = post(server, card, "acknowledged", note="the source is a satire column")
+    assert answer.status_code == 200
+    after = etree.HTML(answer.text)
+    assert "Seen, left as it is:" in after.xpath("string(//*[@id='flash'])")
+    assert int(after.xpath("string(//*[@id='against-count'])").split()[0]) == against - 1, "the count drops"
+    assert after.xpath("string(//*[@id='card']/@data-guid)") != resolvable[0].guid, "skip never returns to it"
+    assert resolvable[0].title in after.xpath("string(//*[@id='last'])")
+
+    # Reopened from anywhere (the last decision's link): its state and note are on the card.
+    reopened = page_of(server, f"show=all&at={at}")
+    assert "acknowledged by " + CURATOR in reopened.xpath("string(//*[@id='card']//span[@class='state acknowledged'])")
+    assert reopened.xpath("string(//*[@id='note-shown'])") == "note: “the source is a satire column”"
+    assert reopened.xpath("//input[@id='note']/@value") == ["the source is a satire column"]
+
+    wrong = page_of(server, f"show=contradicted&at={resolvable[1].guid.replace('$', '%24')}")
+    assert post(server, wrong, "value-wrong", note="checked the parish register").status_code == 200
+    out = tmp_path / "wrong.tsv"
+    assert main(["export", "--run", str(server.run_id), "--wrong-values", "--out", str(out),
+                 "--ledger", str(tmp_path / "runs.sqlite")]) in (0, None)
+    header, *rows = out.read_text(encoding="utf-8").splitlines()
+    assert header.split("\t")[:6] == ["item", "item label", "property", "property label", "value", "statement"]
+    assert len(rows) == 1 and rows[0].split("\t")[5] == resolvable[1].guid
+    assert rows[0].split("\t")[-3:] == [CURATOR, rows[0].split("\t")[-2], "checked the parish register"]
+
+
+@pytest.mark.slow
+def test_property_counts_follow_the_decisions(demo_run, tmp_path):
+    server = fresh_copy(demo_run, tmp_path)
+    page = page_of(server, "")
+    counts = {link.get("data-property"): link.text.rsplit("(", 1)[1].rstrip(")")
+              for link in page.xpath("//nav//*[@data-property]")}
+    prop = page.xpath("string(//form[@class='decide']/input[@name='guid']/@value)")
+    guid = prop
+    property_id = next(card.property_id for card in every_card(server) if card.guid == guid)
+    left, total = map(int, counts[property_id].split("/"))
+    after = etree.HTML(post(server, page, "approved").text)
+    link = after.xpath(f"//nav//*[@data-property='{property_id}']")[0]
+    assert link.text.rsplit("(", 1)[1].rstrip(")") == f"{left - 1}/{total}"

@@ -12,8 +12,8 @@ from bot.cli.arguments import ledger_target, positive_int
 from bot.cli.exits import Ended
 from bot.errors import ConfigError, WriteError
 from bot.options import Options
-from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, preview, report_too_large,
-                                reviewing)
+from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, export_wrong_values, preview,
+                                report_too_large, reviewing)
 from bot.review.applying import Outcome, edit_lines, editgroups_url
 from bot.wiring import Wiring
 
@@ -78,13 +78,16 @@ def add_parsers(commands: Any) -> None:
     export = commands.add_parser(
         "export", help="write a run's proposed references as a QuickStatements batch",
         description="Write the V1 QuickStatements commands that add the run's proposed references (tab-separated, "
-                    "one a line) for curators who prefer QuickStatements.")
+                    "one a line) for curators who prefer QuickStatements; or the statements curators marked as "
+                    "holding a wrong value, with the evidence, for the editors who correct them.")
     _run_arguments(export)
-    export.add_argument("--quickstatements", action="store_true", required=True,
-                        help="as QuickStatements V1 commands (the one format for now)")
+    kind = export.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--wrong-values", action="store_true",
+                      help="the statements curators marked as holding a wrong value, a table for editors (TSV)")
+    kind.add_argument("--quickstatements", action="store_true", help="the references as QuickStatements V1 commands")
     export.add_argument("--approved", action="store_true", help="only approved references not yet written")
     export.add_argument("--out", type=Path, metavar="FILE",
-                        help="the batch file (default reports/run-ID-quickstatements.tsv)")
+                        help="the file (default reports/run-ID-quickstatements.tsv, reports/run-ID-wrong-values.tsv)")
 
     apply = commands.add_parser(
         "apply", help="write the approved references to Wikidata with pywikibot (simulated unless --live)",
@@ -164,6 +167,12 @@ def run_export(args: argparse.Namespace, options: Options) -> Ended | None:
     """The run's batch; a reference QuickStatements would not write faithfully is left out, or written without the
     title or quotation it would change; either is said in the summary and named with its reason below it, and the
     export ends with status 1: a batch never silently lacks a reference or a snak."""
+    if args.wrong_values:
+        with reviewing(options, run_id=args.run_id) as (store, run_id):
+            out = args.out or options.check.reports / f"run-{run_id}-wrong-values.tsv"
+            written = export_wrong_values(store, run_id, out)
+        print(f"run {run_id}: {written} statement(s) whose value curators marked wrong written to {out}")
+        return None
     with reviewing(options, run_id=args.run_id) as (store, run_id):
         out = args.out or options.check.reports / f"run-{run_id}-quickstatements.tsv"
         chosen, left_out, trimmed = export_quickstatements(store, run_id, out, approved_only=args.approved)

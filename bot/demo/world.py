@@ -15,18 +15,20 @@ import json
 import secrets
 import shutil
 import socket
+import tempfile
 import threading
 import unicodedata
 from dataclasses import dataclass, field
+from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from bot.demo.sparql import Oxigraph, start_oxigraph
 from bot.demo.item_page import item_page
 from bot.demo.oauth import PREFIX as OAUTH_PREFIX
 from bot.demo.oauth import OAuthProvider
+from bot.demo.sparql import Oxigraph, start_oxigraph
 from bot.demo.wikibase import HIDDEN, SECRET_PARAMETERS, Account, WikibaseApi, read_cookies, read_form
 from bot.errors import ConfigError
 
@@ -170,8 +172,6 @@ class DemoWorld:
             self._store = None
 
     def _start_sparql(self) -> None:
-        import tempfile
-
         self._store = Path(tempfile.mkdtemp(prefix="refbot-demo-store-", dir=self.workdir))
         # The store's formatter URIs (P1921, P1630) name this world's authority sites: placed before loading.
         placed = self._store.with_name(self._store.name + ".ttl")
@@ -329,8 +329,6 @@ class DemoWorld:
 
     def _record_page(self, path: str, record: Path) -> str:
         """An authority record's page for people: the record as the database serves it for machines, shown."""
-        from html import escape
-
         text = self.placed(record.read_text(encoding="utf-8"))
         return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Authority record "
                 f"{escape(path)} (refbot demo world)</title></head><body><h1>Authority record {escape(path)}</h1>"

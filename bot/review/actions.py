@@ -126,6 +126,32 @@ def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *, appr
     return batch, left_out, trimmed
 
 
+WRONG_VALUE_COLUMNS = ("item", "item label", "property", "property label", "value", "statement", "statement URL",
+                       "evidence", "source", "curator", "decided", "note")
+
+
+def export_wrong_values(store: ReviewLedger, run_id: int, path: Path) -> int:
+    """The run's statements curators marked as holding a wrong value (a source says otherwise), as a tab-separated
+    table with a header for the editors who correct them on Wikidata: the statement, the evidence against (why, and
+    the source), who marked it, when, and their note. The rows written."""
+    shelf = store.index(run_id)
+    rows = []
+    for guid in store.resolved(run_id, "value-wrong"):
+        card = shelf.card(guid)
+        if card is None:
+            continue
+        evidence = card.against[0] if card.against else None
+        rows.append((card.item, card.item_label, card.property_id, card.property_label, card.value_text, card.guid,
+                     card.statement_url, evidence.why if evidence else card.reason,
+                     evidence.url if evidence else (card.source.url if card.source else ""), card.curator,
+                     card.decided, card.note))
+    lines = ["\t".join(WRONG_VALUE_COLUMNS)] + ["\t".join(" ".join(str(cell).split()) for cell in row) for row in rows]
+    with naming(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_private(path, "\n".join(lines) + "\n")
+    return len(rows)
+
+
 def apply(options: Options, connect: Callable[[], Wiki], *, run_id: int | None, live: bool,
           limit: int | None = None, on_start: Callable[[str, str], None] | None = None,
           on_outcome: Callable[[Outcome], None] | None = None, batch: str = "") -> list[Outcome]:

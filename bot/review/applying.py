@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot import __version__
 from bot.datamodel import TIME_QUALIFIERS
 from bot.errors import WriteError
 from bot.redaction import withheld
@@ -31,8 +30,8 @@ from bot.review.datavalues import (ValueFormError, reference_snaks, reference_ur
 from bot.review.proposals import Proposal
 from bot.review.qualifiers import statement_qualifiers
 from bot.review.store import ReviewLedger
+from bot.review.summaries import summary
 
-SUMMARY_MAX = 480  # MediaWiki cuts edit summaries at 500 characters
 URL_MAX = 500  # the longest value Wikibase's URL datatype takes
 EDITGROUPS = "https://editgroups.toolforge.org/b/CB/{batch}/"
 
@@ -97,39 +96,6 @@ def new_batch() -> str:
 def editgroups_url(batch: str) -> str:
     """Where curators review, and may undo, the batch's edits."""
     return EDITGROUPS.format(batch=batch)
-
-
-def batch_tag(batch: str) -> str:
-    """The summary's ending EditGroups reads a custom bot's batch from."""
-    return f" ([[:toolforge:editgroups/b/CB/{batch}|details]])" if batch else ""
-
-
-def summary(proposal: Proposal, *, model: str, curator: str, report_url: str = "", documentation: str = "",
-            batch: str = "") -> str:
-    """The edit summary: refbot (linked to its ``documentation`` page) and its version, what found the reference
-    (the model and the support of a judged page; the database and the identifier of an authority record), who
-    approved it, the report, and the batch's EditGroups tag, which is never cut."""
-    bot = f"[[{documentation}|refbot]]" if documentation else "refbot"
-    text = (f"{bot} {__version__}: reference for {proposal.property_id} ({proposal.property_label}): "
-            f"{_found_by(proposal, model)}, approved by {curator or 'a curator'}")
-    if report_url:
-        text += f"; report: {report_url}"
-    tag = batch_tag(batch)
-    room = SUMMARY_MAX - len(tag)
-    return (text if len(text) <= room else text[:room - 1] + "…") + tag
-
-
-def _found_by(proposal: Proposal, model: str) -> str:
-    """``page judged by MODEL, support 0.87``, or for an authority record's reference (stated in, an identifier)
-    ``stated in Integrated Authority File, GND ID 1099020101``: no model wrote it."""
-    stated = proposal.snak("P248")
-    identifier = next((snak for snak in proposal.snaks if snak.datatype == "external-id"), None)
-    if stated is None and identifier is None:
-        return f"page judged by {model or 'the judge'}, support {proposal.support:.2f}"
-    parts = [f"stated in {stated.text}"] if stated is not None else []
-    if identifier is not None:
-        parts.append(f"{identifier.label or identifier.property_id} {identifier.text}")
-    return ", ".join(parts)
 
 
 def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:

@@ -20,6 +20,8 @@ from bot.checking.against import Against
 from bot.judge.naming import NAMED
 from bot.output.trace import tag
 from bot.references import snak_note
+from bot.review.proposals import statement_proposal
+from bot.review.summaries import found_by
 
 FILTERS = {
     "undecided": "undecided",
@@ -111,6 +113,15 @@ class Card:
     # and the model that chose the relation, when a model did ("": recognised by the property's mapping).
     triple: tuple[str, str, str] = ("", "", "")
     chosen_by: str = ""
+    note: str = ""  # the note kept with the decision
+    # What found the reference, as its edit summary says it (``bot.review.applying.found_by``).
+    found_by: str = ""
+
+    @property
+    def resolvable(self) -> bool:
+        """A statement a source says is false, with nothing proposed: a curator acknowledges it or marks the value
+        wrong."""
+        return not self.kind and (bool(self.against) or self.outcome == "contradicted")
 
     @property
     def proposed(self) -> bool:
@@ -220,6 +231,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
             quotation = next((snak.text for snak in snaks if snak.property_id == "P1683"), "")
             paragraph = _with_quotation(judgement, quotation)
         source = _source(document, reference)
+    proposal = statement_proposal(item, statement, "the trace") if proposed else None
     how, triple, chosen_by = "", ("", "", ""), ""
     if kind == "web":
         how = f"judged by {model or 'the judge'}, support {support:.2f}"
@@ -236,7 +248,9 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
         decided=review.get("decided", "") if review is not None else "",
         decision_id=int(review.get("decision-id") or 0) if review is not None else 0,
         kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against,
-        block=block, named=named, triple=triple, chosen_by=chosen_by)
+        block=block, named=named, triple=triple, chosen_by=chosen_by,
+        note=(review.findtext(tag("note")) or "") if review is not None else "",
+        found_by=found_by(proposal, model) if proposal is not None else "")
 
 
 def _qualifiers(statement: Any) -> Iterable[tuple[str, str]]:

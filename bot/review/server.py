@@ -41,8 +41,8 @@ from bot.options import Options
 from bot.output.report import render
 from bot.review import queue as cards
 from bot.review.actions import report_too_large, write_report
-from bot.review.applying import summary
-from bot.review.proposals import Proposal, export_problem
+from bot.review.summaries import summary_of
+from bot.review.proposals import export_problem
 from bot.review.shelf import Shelf
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -65,6 +65,9 @@ MAX_NOTE = 1000
 _SEEN = re.compile(r"[0-9]{1,18}")
 _PROPERTY = re.compile(r"P[1-9][0-9]{0,11}")
 THREADS = 4
+# Each decision as the confirmation line names it.
+DONE = {"approved": "Approved", "rejected": "Rejected", "acknowledged": "Seen, left as it is",
+        "value-wrong": "Wikidata's value marked wrong"}
 
 
 def _curator(options: Options, curator: str) -> str:
@@ -98,20 +101,31 @@ def new_base() -> str:
     return f"/{secrets.token_urlsafe(18)}/"
 
 
+def meanwhile_page(error: DecidedMeanwhile, decision: str, *, run_id: int, base: str, token: str) -> Response:
+    """409: a colleague decided the statement since the page was shown. Styled as the queue, with the curator's note
+    kept in a form that records their decision over the colleague's if they still want it."""
+    show, prop = request.form.get("show", ""), request.form.get("property", "")
+    html = render_template("meanwhile.html", run_id=run_id, base=base, token=token, guid=error.guid,
+                           seen=error.review.decision_id, decision=decision, note=request.form.get("note", ""),
+                           show=show, prop=prop, message=_meanwhile(error, decision),
+                           card_link=base + "queue?" + urlencode({"show": "all", "at": error.guid}))
+    return Response(html, status=409, mimetype="text/html")
+
+
 def _meanwhile(error: DecidedMeanwhile, decision: str) -> str:
     review = error.review
     note = f" with the note “{review.note}”" if review.note else ""
     return (f"A colleague decided this statement meanwhile: {review.curator or 'a curator'} {review.state} it at "
             f"{review.decided}{note}. Your decision ({decision}) was not recorded; the report now shows theirs, "
-            "decide again there if you still disagree.")
+            "decide again if you still disagree.")
 
 
 def _flash(shelf: Shelf, done: str, guid: str) -> tuple[str, str]:
     """The line confirming the decision just recorded ("Approved: Marta Novotná · award received · …")."""
-    card = shelf.card(guid) if guid and done in ("approved", "rejected") else None
+    card = shelf.card(guid) if guid and done in DONE else None
     if card is None:
         return "", ""
-    return f"{done.capitalize()}: {card.title}", done
+    return f"{DONE[done]}: {card.title}", "rejected" if done in ("rejected", "value-wrong") else "approved"
 
 
 def _loopback(address: str | None) -> bool:
@@ -123,23 +137,22 @@ def _loopback(address: str | None) -> bool:
     return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
-def edit_summary(options: Options, review: ReviewLedger, run_id: int, proposal: Proposal, *, curator: str,
-                 batch: str = "") -> str:
-    """The summary the statement's edit carries, as `apply` (or the service) writes it; without ``batch``, the batch's
-    EditGroups tag is left out (`apply` draws it)."""
-    return summary(proposal, model=review.model(run_id), curator=curator,
-                   report_url=options.apply.report_url.replace("{run}", str(run_id)),
-                   documentation=options.apply.documentation_page, batch=batch)
+def edit_summary(options: Options, run_id: int, card: cards.Card, *, curator: str, batch: str = "") -> str:
+    """The summary the edit of the card's reference carries, as `apply` (or the service) writes it, from the card
+    alone; without ``batch``, the batch's EditGroups tag is left out (`apply` draws it)."""
+    return summary_of(card.property_id, card.property_label, card.found_by, curator=curator,
+                      report_url=options.apply.report_url.replace("{run}", str(run_id)),
+                      documentation=options.apply.documentation_page, batch=batch)
 
 
 def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str, token: str,
                    can_decide: bool = True, account: dict[str, str] | None = None,
-                   summary_of: Callable[[str], str] | None = None, archive_web: str = "") -> Response:
+                   summary_of: Callable[[cards.Card], str] | None = None, archive_web: str = "") -> Response:
     """The review queue's page of the run for this request's filter, property and place (``request.args``); the
     run's pages are beneath ``base``; decisions carry ``token`` and are made as ``curator``. Without ``can_decide``
     the card is shown without its approve and reject buttons; ``account``: the review service's sign-in links
     (``signin``, ``signout``, ``why``: the reason the signed-in account may not decide); ``summary_of``: the summary
-    the edit of a statement (by GUID) would carry; ``archive_web``: where archived copies are read
+    the edit of a card's reference would carry; ``archive_web``: where archived copies are read
     (:func:`bot.review.queue.archived_where_read`)."""
     chosen = request.args.get("show", cards.DEFAULT_FILTER)
     chosen = chosen if chosen in cards.FILTERS else cards.DEFAULT_FILTER
@@ -152,6 +165,9 @@ def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str
         flash, flash_state = _flash(shelf, request.args.get("done", ""), request.args.get("of", ""))
         counts = shelf.counts(chosen, prop)
         properties = shelf.properties()
+        left_by = shelf.left_by_property()
+        last = review.last_decision(run_id, curator) if curator else None
+        last_card = shelf.card(last[0]) if last is not None else None
         previous = shelf.neighbour(chosen, prop, card.guid, -1) if card is not None else None
     if card is not None:
         card = cards.archived_where_read(card, archive_web)
@@ -169,8 +185,9 @@ def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str
         chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=properties,
         against=counts.against, left=counts.left, proposals=counts.proposals, decided=counts.decided,
         shown=counts.shown, flash=flash, flash_state=flash_state, link=link, previous=previous,
-        can_decide=can_decide, account=account,
-        edit_summary=summary_of(card.guid) if summary_of is not None and card is not None and card.proposed else "")
+        can_decide=can_decide, account=account, left_by=left_by,
+        last=(last_card.guid, f"{DONE.get(last[1] if last else '', '')}: {last_card.title}") if last_card else None,
+        edit_summary=summary_of(card) if summary_of is not None and card is not None and card.found_by else "")
     response = Response(html, mimetype="text/html")
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY + f"; script-src 'nonce-{nonce}'"
     return response
@@ -246,12 +263,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.get(base + "queue")
     def queue_page() -> Response:
-        def summary_of(guid: str) -> str:
-            proposal = review.proposal(run_id, guid)
-            return edit_summary(options, review, run_id, proposal, curator=name) if proposal is not None else ""
-
-        return queue_response(review, run_id, base, curator=name, token=token, summary_of=summary_of,
-                              archive_web=options.archive.web_url)
+        return queue_response(review, run_id, base, curator=name, token=token, archive_web=options.archive.web_url,
+                              summary_of=lambda card: edit_summary(options, run_id, card, curator=name))
 
     @app.post(base + "decide")
     def decide_one() -> Any:
@@ -259,7 +272,7 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         decision = request.form.get("decision", "")
         note = request.form.get("note", "")
         seen = request.form.get("seen", "")
-        if not guid or decision not in ("approved", "rejected"):
+        if not guid or decision not in DONE:
             return answer(400, "Not recorded", "a decision needs a statement and approve or reject")
         if not _SEEN.fullmatch(seen):
             return answer(400, "Not recorded", "the form does not say which decision it was made on; reload the page")
@@ -268,6 +281,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         try:
             changed = review.decide(run_id, [guid], decision, curator=name, note=note, seen={guid: int(seen)})
         except DecidedMeanwhile as error:
+            if request.form.get("back") == "queue":
+                return meanwhile_page(error, decision, run_id=run_id, base=base, token=token)
             return answer(409, "Decided meanwhile", _meanwhile(error, decision))
         except InputError as error:
             return answer(400, "Not recorded", str(error))

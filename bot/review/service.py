@@ -29,6 +29,7 @@ from urllib.parse import urlencode, urlsplit
 from authlib.integrations.flask_client import OAuth
 from authlib.integrations.requests_client import OAuth2Session
 from flask import Flask, Response, jsonify, redirect, request, session
+from waitress.server import create_server
 
 from bot.errors import ConfigError, InputError, WriteError
 from bot.etiquette import user_agent
@@ -39,7 +40,7 @@ from bot.review.action_api import ActionApiWiki
 from bot.review.actions import report_too_large
 from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
 from bot.review.proposals import export_problem
-from bot.review.server import HEADERS, MAX_NOTE, _meanwhile, _page, edit_summary, queue_response
+from bot.review.server import DONE, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, queue_response
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
 
@@ -184,11 +185,8 @@ def make_service(options: Options, store: ReviewLedger, *,
             return _page(404, "No such run", str(error))
         curator = signed_in()
 
-        def summary_of(guid: str) -> str:
-            proposal = store.proposal(run_id, guid)
-            if proposal is None:
-                return ""
-            return edit_summary(options, store, run_id, proposal, curator=curator.name if curator else "you",
+        def summary_of(card: Any) -> str:
+            return edit_summary(options, run_id, card, curator=curator.name if curator else "you",
                                 batch=str(session.get("batch") or ""))
 
         return queue_response(store, run_id, f"/run/{run_id}/", curator=curator.name if curator else "",
@@ -236,7 +234,7 @@ def make_service(options: Options, store: ReviewLedger, *,
         guid = request.form.get("guid", "").strip()
         decision = request.form.get("decision", "")
         note, seen = request.form.get("note", ""), request.form.get("seen", "")
-        if not guid or decision not in ("approved", "rejected") or not _SEEN.fullmatch(seen):
+        if not guid or decision not in DONE or not _SEEN.fullmatch(seen):
             return answer(400, "Not recorded", "a decision needs a statement, approve or reject, and the decision "
                                                "it was made on; reload the page")
         if len(note) > MAX_NOTE:
@@ -244,7 +242,7 @@ def make_service(options: Options, store: ReviewLedger, *,
         try:
             store.decide(run_id, [guid], decision, curator=curator.name, note=note, seen={guid: int(seen)})
         except DecidedMeanwhile as error:
-            return answer(409, "Decided meanwhile", _meanwhile(error, decision))
+            return meanwhile_page(error, decision, run_id=run_id, base=base, token=form_token())
         except InputError as error:
             return answer(400, "Not recorded", str(error))
         written = write_as_curator(run_id, guid, curator.name) if decision == "approved" else ""
@@ -320,8 +318,6 @@ def wsgi_app(options: Options) -> Flask:
 def serve(options: Options, *, host: str = "127.0.0.1", port: int = 8000, threads: int = 8,
           on_ready: Callable[[str], None] | None = None) -> None:
     """Serve the review service with waitress until stopped; ``on_ready`` hears the address it listens on."""
-    from waitress.server import create_server
-
     own = check_service_options(options)
     ledger = RunLedger.of(options.run, create=False)
     try:

@@ -140,11 +140,11 @@ class Shelf:
         if not text:
             return None
         card = card_from_json(text)
-        if not card.proposed:
-            return card
         review = self._reviews([card.guid])[card.guid]
+        if not card.proposed and review.state == "proposed":  # evidence against, not resolved yet
+            return replace(card, decision_id=review.decision_id)
         return replace(card, state=review.state, curator=review.curator, decided=review.decided,
-                       decision_id=review.decision_id)
+                       decision_id=review.decision_id, note=review.note)
 
     def pick(self, name: str, property_id: str = "", *, at: str = "", after: str = "",
              decided: bool = False) -> Card | None:
@@ -163,7 +163,7 @@ class Shelf:
         comes back only when nothing else is left —, else (filters other than "undecided") the next card after it;
         None when the filter shows nothing, or, for "undecided", nothing is left."""
         place = self._place(after) if after else None
-        for wanted in ((_undecided(),) if name == "undecided" else (_undecided(), true())):
+        for wanted in ((_undecided(),) if name == "undecided" else (or_(_undecided(), _unresolved()), true())):
             if place is None:
                 found = self._first(wanted, name, property_id)
             else:
@@ -194,7 +194,7 @@ class Shelf:
         left = (in_property - self._decided(property_id)) if property_id else proposals - decided
         shown = left if name == "undecided" else sum(group.cards for group in groups
                                                      if group.shown_in(name, property_id))
-        return Counts(proposals, decided, left, sum(group.cards for group in groups if group.against), shown)
+        return Counts(proposals, decided, left, self._unresolved_count(), shown)
 
     def groups(self) -> list[Group]:
         """The run's cards counted by property, kind and evidence against (read once when the run's cards are
@@ -238,6 +238,26 @@ class Shelf:
             return int(connection.execute(by_decision).scalar_one()) + int(
                 connection.execute(undecided_written).scalar_one())
 
+    def _unresolved_count(self) -> int:
+        """The run's cards with evidence against that nobody has decided (approved, rejected) or resolved yet."""
+        with self.ledger.transaction() as connection:
+            return int(connection.execute(select(func.count()).select_from(cards).where(
+                cards.c.run_id == self.run_id, cards.c.against == 1, or_(_undecided(), _unresolved()))).scalar_one())
+
+    def left_by_property(self) -> dict[str, int]:
+        """The proposals left to decide, by property."""
+        with self.ledger.transaction() as connection:
+            return {pid: int(count) for pid, count in connection.execute(
+                select(cards.c.property, func.count()).where(cards.c.run_id == self.run_id, _undecided())
+                .group_by(cards.c.property))}
+
+    def against_only(self, guids: Sequence[str]) -> set[str]:
+        """Which of ``guids`` are statements a source says are false with nothing proposed."""
+        with self.ledger.transaction() as connection:
+            return set(connection.execute(select(cards.c.guid).where(
+                cards.c.run_id == self.run_id, cards.c.kind == "", cards.c.against == 1,
+                cards.c.guid.in_(list(guids)))).scalars())
+
     def proposed(self, guids: Sequence[str]) -> set[str]:
         """Which of ``guids`` the run proposes a reference for."""
         with self.ledger.transaction() as connection:
@@ -276,6 +296,12 @@ def _undecided() -> Any:
     decided = exists().where(decisions.c.run_id == cards.c.run_id, decisions.c.guid == cards.c.guid)
     written = exists().where(writes.c.guid == cards.c.guid, writes.c.state == "written")
     return and_(cards.c.kind != "", ~decided, ~written)
+
+
+def _unresolved() -> Any:
+    """A statement a source says is false, nothing proposed, that no curator resolved yet."""
+    decided = exists().where(decisions.c.run_id == cards.c.run_id, decisions.c.guid == cards.c.guid)
+    return and_(cards.c.kind == "", cards.c.against == 1, ~decided)
 
 
 def _shown(name: str) -> Any:

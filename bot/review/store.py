@@ -29,6 +29,9 @@ from bot.review.proposals import proposals as trace_proposals
 from bot.review.shelf import Shelf
 from bot.runledger import Run, RunLedger
 DECISIONS = ("approved", "rejected")
+# What a curator makes of a statement a source says is false, where nothing is proposed: seen and left as it is
+# (acknowledged), or Wikidata's value is wrong (listed for editors: `refbot export --wrong-values`).
+RESOLUTIONS = ("acknowledged", "value-wrong")
 # sending: an edit about to be sent (so that an apply killed before it recorded the outcome is noticed);
 # written and skipped are final; failed leaves the reference approved, to be tried again.
 WRITE_STATES = ("sending", "written", "skipped", "failed")
@@ -191,7 +194,7 @@ class ReviewLedger:
         a GUID that is not a proposal of the run, or one already written (its decision is final). ``seen``: the
         ``decision_id`` of each statement the curator saw; DecidedMeanwhile when another decision came since (unless
         it is this very decision, as a form sent twice makes)."""
-        if decision not in DECISIONS:
+        if decision not in DECISIONS + RESOLUTIONS:
             raise ValueError(decision)
         if not curator.strip():
             raise InputError("no curator name for the decision",
@@ -199,12 +202,15 @@ class ReviewLedger:
         shelf = self.index(run_id)
         with self.ledger.transaction(lock=f"refbot-decide-{run_id}"):
             # the state read and the decision written at once, for every process
-            known = shelf.proposed(guids)
+            known = shelf.proposed(guids) if decision in DECISIONS else shelf.against_only(guids)
             current = self.reviews(run_id, [guid for guid in guids if guid in known])
             for guid in guids:
-                if guid not in known:
+                if guid not in known and decision in DECISIONS:
                     raise InputError(f"run {run_id} proposes no reference for statement {guid}",
                                      hint="use the GUIDs the report lists under “proposed reference”")
+                if guid not in known:
+                    raise InputError(f"statement {guid} is not one of run {run_id}'s statements a source says is "
+                                     "false with nothing proposed", hint="approve or reject its proposed reference")
                 review = current[guid]
                 if review.state in ("written", "skipped"):
                     raise InputError(f"statement {guid} was {review.state} already; its decision is final")
@@ -220,6 +226,24 @@ class ReviewLedger:
                                                                  curator=curator.strip(), decided=now,
                                                                  note=note.strip()))
         return changed
+
+    def resolved(self, run_id: int, resolution: str) -> list[str]:
+        """The GUIDs whose latest decision in the run is ``resolution`` (one of RESOLUTIONS), in decision order."""
+        latest: dict[str, str] = {}
+        with self.ledger.transaction() as connection:
+            for guid, decision in connection.execute(select(decisions.c.guid, decisions.c.decision).where(
+                    decisions.c.run_id == run_id).order_by(decisions.c.id)):
+                latest.pop(guid, None)
+                latest[guid] = decision
+        return [guid for guid, decision in latest.items() if decision == resolution]
+
+    def last_decision(self, run_id: int, curator: str) -> tuple[str, str] | None:
+        """(GUID, decision) of the curator's latest decision in the run; None before their first."""
+        with self.ledger.transaction() as connection:
+            row = connection.execute(select(decisions.c.guid, decisions.c.decision).where(
+                decisions.c.run_id == run_id, decisions.c.curator == curator.strip())
+                .order_by(decisions.c.id.desc()).limit(1)).first()
+        return (row.guid, row.decision) if row is not None else None
 
     def reviews(self, run_id: int, guids: Sequence[str] | None = None) -> dict[str, Review]:
         """Every proposal of the run (or only these, ``guids``: proposals of the run) with its state. A reference
