@@ -183,6 +183,23 @@ def test_a_qualifier_and_the_source_are_on_the_card(demo_run):
 
 
 @pytest.mark.slow
+def test_each_qualifier_is_marked_checked_with_the_sentence_or_unchecked_with_the_pages_date(demo_run):
+    web = [card for card in every_card(demo_run) if card.kind == "web" and card.qualifiers]
+    assert web and all(len(card.qualifier_checks) == len(card.qualifiers) for card in web)
+    checks = {(card.value_text, card.qualifiers[0][1]): card.qualifier_checks[0] for card in web}
+    # "won the Prague Spring Violin Prize in 2004": the year is in the paragraph
+    violin = next(check for (value, year), check in checks.items() if year == "2004")
+    assert violin[0] == "checked" and "2004" in violin[1]
+    # "earlier this month Novotná received the Purkyně Prize": no year in the paragraph; the page is dated
+    purkyne = checks[("Purkyně Prize for Chemistry", "2021")]
+    assert purkyne[0] == "unchecked" and purkyne[1].startswith("2021-06"), purkyne
+    at = next(card.guid for card in web if card.value_text == "Purkyně Prize for Chemistry").replace("$", "%24")
+    page = etree.HTML(requests.get(queue_url(demo_run, f"show=all&at={at}"), timeout=20).text)
+    assert f"not checked: the paragraph gives no such time; the page is dated {purkyne[1]}" in " ".join(
+        page.xpath("string(//p[@class='qualifiers'])").split())
+
+
+@pytest.mark.slow
 def test_a_record_card_shows_the_triple_the_record_states_and_whether_the_model_chose_its_relation(demo_run):
     records = [card for card in every_card(demo_run) if card.kind == "stated-in"]
     assert records and all(card.triple[1].startswith("http") and card.triple[2] for card in records), \

@@ -26,8 +26,11 @@ import html as html_entities
 import io
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+import htmldate
+from lxml import etree
 
 from bot.datamodel import Paragraph
 from bot.documents.blocks import PARAGRAPH, Block, main_blocks, main_heading, normalise, page_blocks, prose_blocks
@@ -35,6 +38,7 @@ from bot.documents.decoding import decode
 from bot.documents.sentences import sentence_spans, split_long
 from bot.faults import blames_the_page, signature_of
 
+PAGE_DATE_CHARS = 500_000  # of a page's HTML searched for its date (its head and byline come first)
 _HTML_LANG = re.compile(r"""<(?:html|body)\b[^>]*?\blang\s*=\s*["']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)""", re.I)
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
 _OG_TITLE = re.compile(r"""<meta\s[^>]*property=["']og:title["'][^>]*content=["']([^"']+)""", re.I)
@@ -72,6 +76,9 @@ class Document:
     # The page's main heading (its first ``<h1>`` outside menus and banners), which names what the page is about
     # where its ``<title>`` names the site or the catalogue; "" when it has none.
     heading: str = ""
+    # The date the page says it was published (YYYY-MM-DD: its metadata, its URL, its byline), "" when it says none:
+    # what dates an event the page tells by the page's own date ("earlier this month").
+    published: str = ""
 
 
 class Unreadable(Exception):
@@ -119,8 +126,19 @@ def _extract(content: bytes, content_type: str, url: str, rules: ParagraphRules,
     match = _HTML_LANG.search(text[:20000])
     language = match.group(1).lower().replace("_", "-") if match else ""
     blocks, title, extractor, cut, heading = html_blocks(text, url, rules)
-    return assemble(blocks, rules, url=url, kind="html", title=title, language=language, extractor=extractor,
-                    encoding=encoding, cut=cut, heading=heading)
+    return replace(assemble(blocks, rules, url=url, kind="html", title=title, language=language, extractor=extractor,
+                            encoding=encoding, cut=cut, heading=heading), published=page_date(text, url))
+
+
+def page_date(text: str, url: str = "") -> str:
+    """The date a page says it was published (htmldate's quick search: metadata, structured data, the URL, the
+    byline; not its guesses from any date in the text), as YYYY-MM-DD; "" when it says none or cannot be read."""
+    try:
+        found = htmldate.find_date(text[:PAGE_DATE_CHARS], extensive_search=False, original_date=True,
+                                   url=url or None)
+    except (ValueError, TypeError, etree.LxmlError):  # a page htmldate cannot parse: no date, not an error of refbot's
+        return ""
+    return found or ""
 
 
 def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules()

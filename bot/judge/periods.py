@@ -167,3 +167,24 @@ def timing(when: Sequence[Qualifier], spans: Sequence[tuple[int, int]], text: st
 def other_time(when: Sequence[Qualifier], spans: Sequence[tuple[int, int]], text: str) -> str:
     """Why the text gives the value only for another time than the claim's, or "" (see ``timing``)."""
     return timing(when, spans, text)[0]
+
+
+def sentence_giving(qualifier: Qualifier, text: str) -> str:
+    """The sentence of ``text`` that gives the qualifier: for a time (point in time, start, end) one writing a date
+    within the qualifier's years; for any other, one writing its value ("" when the text gives it nowhere)."""
+    spans = sentence_spans(text) or [(0, len(text))]
+
+    def sentence_at(position: int) -> str:
+        return next((text[a:b].strip() for a, b in spans if a <= position < b), text.strip())
+
+    if qualifier.property_id in (POINT_IN_TIME, START_TIME, END_TIME):
+        years = _years(qualifier)
+        if years is None:
+            return ""
+        for mention in find_dates(text):
+            if any(years[0] <= reading.year <= years[1] for reading in mention.readings):
+                return sentence_at(mention.start)
+        return ""
+    words = qualifier.value.text.split()
+    found = re.search(r"\s+".join(map(re.escape, words)), text, re.I) if words else None
+    return sentence_at(found.start()) if found is not None else ""

@@ -274,7 +274,8 @@ def _document(parent: Any, document: DocumentCheck, statement: Any) -> None:
                        "sha256": used.sha256 if used.ok else None, "paragraphs": len(retrieved.paragraphs),
                        "archive_url": used.archive_url or None, "archive_timestamp": used.archive_timestamp or None}
         if page is not None:
-            attributes |= {"title": page.title or candidate.title or None, "language": page.language or None}
+            attributes |= {"title": page.title or candidate.title or None, "language": page.language or None,
+                           "published": page.published or None}
     attributes["not_judged"] = document.not_judged
     attributes["not_ranked"] = document.not_ranked or None
     node = _element("document", parent, **attributes)

@@ -17,7 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot.checking.against import Against
+from bot.datamodel import Qualifier, Value
 from bot.judge.naming import NAMED
+from bot.judge.periods import sentence_giving
 from bot.output.trace import tag
 from bot.references import snak_note
 from bot.review.proposals import statement_proposal
@@ -114,6 +116,9 @@ class Card:
     triple: tuple[str, str, str] = ("", "", "")
     chosen_by: str = ""
     note: str = ""  # the note kept with the decision
+    # Beside each qualifier, for a page's reference: ("checked", the sentence of the paragraph that gives it) or
+    # ("unchecked", the page's date when it says one, else "").
+    qualifier_checks: tuple[tuple[str, str], ...] = ()
     # What found the reference, as its edit summary says it (``bot.review.applying.found_by``).
     found_by: str = ""
 
@@ -199,6 +204,7 @@ def card_from_json(text: str) -> Card:
     source = Source(**data["source"]) if data["source"] else None
     paragraph = _marked_from(data["paragraph"]) if data["paragraph"] else None
     return Card(**{**data, "qualifiers": tuple(tuple(pair) for pair in data["qualifiers"]), "source": source,
+                   "qualifier_checks": tuple(tuple(pair) for pair in data.get("qualifier_checks") or ()),
                    "triple": tuple(data.get("triple") or ("", "", "")),
                    "paragraph": paragraph, "snaks": tuple(ShownSnak(**snak) for snak in data["snaks"]),
                    "against": tuple(Evidence(**{**evidence, "paragraph": _marked_from(evidence["paragraph"])})
@@ -220,6 +226,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
     kind = (reference.get("kind") or "web") if proposed else ""
     snaks = tuple(_snak(snak) for snak in reference.iter(tag("snak"))) if proposed else ()
     support, paragraph, source, block, named = 0.0, None, None, "", ""
+    qualifier_checks: tuple[tuple[str, str], ...] = ()
     if kind == "web":
         document, judgement = _supporting(statement, reference.get("url"))
         if judgement is not None:
@@ -230,6 +237,8 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
                 named = f"“{judgement.get('written-form') or ''}”, checked: {written[len(NAMED) + 2:]}"
             quotation = next((snak.text for snak in snaks if snak.property_id == "P1683"), "")
             paragraph = _with_quotation(judgement, quotation)
+        qualifier_checks = _qualifier_checks(statement, paragraph.text if paragraph is not None else "",
+                                             document.get("published") or "" if document is not None else "")
         source = _source(document, reference)
     proposal = statement_proposal(item, statement, "the trace") if proposed else None
     how, triple, chosen_by = "", ("", "", ""), ""
@@ -250,6 +259,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
         kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against,
         block=block, named=named, triple=triple, chosen_by=chosen_by,
         note=(review.findtext(tag("note")) or "") if review is not None else "",
+        qualifier_checks=qualifier_checks,
         found_by=found_by(proposal, model) if proposal is not None else "")
 
 
@@ -273,6 +283,18 @@ def _snak(snak: Any) -> ShownSnak:
 # The units of a page other than prose (``bot.documents.blocks``), as a curator names them.
 BLOCK_NAMES = {"paragraph": "", "lines": "short lines", "table": "table", "definitions": "definition list",
                "header": "header line", "breadcrumb": "breadcrumb", "caption": "caption", "title": "title"}
+
+
+def _qualifier_checks(statement: Any, paragraph: str, published: str) -> tuple[tuple[str, str], ...]:
+    """Whether the supporting paragraph gives each qualifier (the sentence that does), else the page's date."""
+    checks = []
+    for element in statement.iter(tag("qualifier")):
+        qualifier = Qualifier(element.get("property"), element.get("label") or "",
+                              Value(element.get("datatype") or "", element.get("value") or "",
+                                    element.get("value-text") or ""))
+        sentence = sentence_giving(qualifier, paragraph) if paragraph else ""
+        checks.append(("checked", sentence) if sentence else ("unchecked", published))
+    return tuple(checks)
 
 
 def _supporting(statement: Any, url: str) -> tuple[Any, Any]:
