@@ -348,3 +348,19 @@ def test_a_long_summary_cuts_its_free_text_never_the_batch_tag_and_the_documenta
         "User:Example"
     with pytest.raises(ConfigError, match="wiki page title"):
         load_options(None, environ={}, overrides={"apply_documentation": "[[User:Example]]"})
+
+
+def test_an_approval_that_leaves_out_the_title_is_exported_and_applied_without_it(options, trace_file, tmp_path):
+    from bot.review.actions import export_quickstatements, reviewing
+
+    with reviewing(options, trace=trace_file) as (store, run):
+        store.decide(run, [GUIDS[0]], "approved", curator="Ada", dropped=["P1476"])
+        store.decide(run, [GUIDS[1]], "approved", curator="Ada")
+        with pytest.raises(InputError, match="only an approved reference may leave out snaks"):
+            store.decide(run, [GUIDS[2]], "rejected", curator="Ada", dropped=["P1476"])
+        assert store.reviews(run)[GUIDS[0]].dropped == ("P1476",)
+        chosen = {proposal.guid: proposal for _, proposal in store.approved_unwritten([run])}
+        batch, left_out, trimmed = export_quickstatements(store, run, tmp_path / "batch.tsv", approved_only=True)
+    assert chosen[GUIDS[0]].snak("P1476") is None and chosen[GUIDS[1]].snak("P1476") is not None
+    first, second = (tmp_path / "batch.tsv").read_text(encoding="utf-8").splitlines()
+    assert "S1476" not in first.split("\t") and "S1476" in second.split("\t") and not left_out and not trimmed

@@ -317,3 +317,24 @@ def test_the_card_shows_every_snak_verbatim_and_the_edit_summary_that_will_be_wr
     curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
         "token": form["token"], "guid": guid, "decision": "approved", "seen": form["seen"]})
     assert [edit.summary for edit in service.edits()] == [shown], "the summary shown is the summary written"
+
+
+def test_a_curator_leaves_out_an_optional_snak_and_the_reference_is_written_without_it(service):
+    curator = requests.Session()
+    sign_in(curator, service, CURATOR, PASSWORD)
+    page = etree.HTML(curator.get(f"{service.url}/run/{service.run_id}/queue", timeout=20).text)
+    assert sorted(page.xpath("//input[@name='drop']/@value")) == ["P1476", "P1683"], "the title and the quotation"
+    form = queue_form(curator, service)
+    answer = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": form["guid"], "decision": "approved", "seen": form["seen"], "drop": "P1683"})
+    assert f"written as {CURATOR}" in answer.text
+    (edit,) = service.edits()
+    reference = service.world.wikibase.statement(form["guid"])["references"][-1]
+    assert "P1683" not in reference["snaks"] and {"P854", "P1476", "P813"} <= set(reference["snaks"])
+    assert service.reviews()[form["guid"]].dropped == ("P1683",)
+    shown = etree.HTML(curator.get(f"{service.url}/run/{service.run_id}/queue",
+                                   params={"show": "all", "at": form["guid"]}, timeout=20).text)
+    assert shown.xpath("//table[@class='snaks']/tr[@class='dropped']/td[1]/span[@class='pid']/text()") == ["P1683"]
+    forged = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": GUIDS[2], "decision": "approved", "seen": "0", "drop": "P854"})
+    assert forged.status_code == 400 and "only P1476, P1683" in forged.text, "the reference URL is never left out"

@@ -90,6 +90,8 @@ decisions = Table(
     Column("curator", String(255), nullable=False),
     Column("decided", Stamp, nullable=False),
     Column("note", Text, nullable=False, server_default=""),
+    # The optional snaks the curator left out of the approved reference: property ids, comma-separated.
+    Column("dropped", String(60), nullable=False, server_default=""),
     Index("decisions_by_statement", "run_id", "guid"),
 )
 

@@ -8,8 +8,8 @@ disagree (a trace changed since) is refused when it is read, so what is approved
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.errors import InputError
@@ -43,6 +43,13 @@ class Proposal:
     # The statement's qualifiers when it was checked: (property, value as QuickStatements writes it, as people read
     # it), from the trace's <qualifier> elements (none in traces of refbot before qualifiers were recorded).
     qualifiers: tuple[tuple[str, str, str], ...] = ()
+
+    def without(self, property_ids: Sequence[str]) -> Proposal:
+        """The proposal with these snaks left out (of its snaks and its QuickStatements line)."""
+        if not property_ids:
+            return self
+        return replace(self, snaks=tuple(snak for snak in self.snaks if snak.property_id not in property_ids),
+                       quickstatements=line_without(self.quickstatements, property_ids))
 
     def snak(self, property_id: str) -> Snak | None:
         return next((snak for snak in self.snaks if snak.property_id == property_id), None)
@@ -82,10 +89,15 @@ def exported_line(proposal: Proposal) -> str:
     QuickStatements would change ("" when it cannot write the reference at all)."""
     if quickstatements_problem(proposal):
         return ""
-    dropped = {"S" + snak.property_id[1:] for snak, _ in quickstatements_dropped(proposal)}
+    return line_without(proposal.quickstatements, [snak.property_id for snak, _ in quickstatements_dropped(proposal)])
+
+
+def line_without(line: str, property_ids: Sequence[str]) -> str:
+    """A QuickStatements line without the reference snaks of these properties."""
+    dropped = {"S" + property_id[1:] for property_id in property_ids}
     if not dropped:
-        return proposal.quickstatements
-    columns = proposal.quickstatements.split("\t")
+        return line
+    columns = line.split("\t")
     summary = [columns.pop()] if columns[-1].startswith("/*") else []
     pairs = [pair for pair in zip(columns[3::2], columns[4::2]) if pair[0] not in dropped]
     return "\t".join([*columns[:3], *(part for pair in pairs for part in pair), *summary])

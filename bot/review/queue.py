@@ -119,6 +119,7 @@ class Card:
     # Beside each qualifier, for a page's reference: ("checked", the sentence of the paragraph that gives it) or
     # ("unchecked", the page's date when it says one, else "").
     qualifier_checks: tuple[tuple[str, str], ...] = ()
+    dropped: tuple[str, ...] = ()  # the optional snaks the curator left out of the approved reference
     # What found the reference, as its edit summary says it (``bot.review.applying.found_by``).
     found_by: str = ""
 
@@ -205,6 +206,7 @@ def card_from_json(text: str) -> Card:
     paragraph = _marked_from(data["paragraph"]) if data["paragraph"] else None
     return Card(**{**data, "qualifiers": tuple(tuple(pair) for pair in data["qualifiers"]), "source": source,
                    "qualifier_checks": tuple(tuple(pair) for pair in data.get("qualifier_checks") or ()),
+                   "dropped": tuple(data.get("dropped") or ()),
                    "triple": tuple(data.get("triple") or ("", "", "")),
                    "paragraph": paragraph, "snaks": tuple(ShownSnak(**snak) for snak in data["snaks"]),
                    "against": tuple(Evidence(**{**evidence, "paragraph": _marked_from(evidence["paragraph"])})

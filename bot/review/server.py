@@ -42,7 +42,7 @@ from bot.output.report import render
 from bot.review import queue as cards
 from bot.review.actions import report_too_large, write_report
 from bot.review.summaries import summary_of
-from bot.review.proposals import export_problem
+from bot.review.proposals import OPTIONAL_SNAKS, export_problem
 from bot.review.shelf import Shelf
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -185,7 +185,7 @@ def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str
         chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=properties,
         against=counts.against, left=counts.left, proposals=counts.proposals, decided=counts.decided,
         shown=counts.shown, flash=flash, flash_state=flash_state, link=link, previous=previous,
-        can_decide=can_decide, account=account, left_by=left_by,
+        can_decide=can_decide, account=account, left_by=left_by, optional=OPTIONAL_SNAKS,
         last=(last_card.guid, f"{DONE.get(last[1] if last else '', '')}: {last_card.title}") if last_card else None,
         edit_summary=summary_of(card) if summary_of is not None and card is not None and card.found_by else "")
     response = Response(html, mimetype="text/html")
@@ -279,7 +279,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
         if len(note) > MAX_NOTE:
             return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
         try:
-            changed = review.decide(run_id, [guid], decision, curator=name, note=note, seen={guid: int(seen)})
+            changed = review.decide(run_id, [guid], decision, curator=name, note=note, seen={guid: int(seen)},
+                                    dropped=request.form.getlist("drop") if decision == "approved" else ())
         except DecidedMeanwhile as error:
             if request.form.get("back") == "queue":
                 return meanwhile_page(error, decision, run_id=run_id, base=base, token=token)

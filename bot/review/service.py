@@ -240,7 +240,8 @@ def make_service(options: Options, store: ReviewLedger, *,
         if len(note) > MAX_NOTE:
             return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
         try:
-            store.decide(run_id, [guid], decision, curator=curator.name, note=note, seen={guid: int(seen)})
+            store.decide(run_id, [guid], decision, curator=curator.name, note=note, seen={guid: int(seen)},
+                         dropped=request.form.getlist("drop") if decision == "approved" else ())
         except DecidedMeanwhile as error:
             return meanwhile_page(error, decision, run_id=run_id, base=base, token=form_token())
         except InputError as error:
@@ -256,6 +257,7 @@ def make_service(options: Options, store: ReviewLedger, *,
         proposal = store.proposal(run_id, guid)
         if proposal is None:
             return "nothing to write"
+        proposal = proposal.without(store.reviews(run_id, [guid])[guid].dropped)
 
         def keep(new: dict[str, Any]) -> None:
             session["token"] = new

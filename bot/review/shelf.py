@@ -144,7 +144,7 @@ class Shelf:
         if not card.proposed and review.state == "proposed":  # evidence against, not resolved yet
             return replace(card, decision_id=review.decision_id)
         return replace(card, state=review.state, curator=review.curator, decided=review.decided,
-                       decision_id=review.decision_id, note=review.note)
+                       decision_id=review.decision_id, note=review.note, dropped=review.dropped)
 
     def pick(self, name: str, property_id: str = "", *, at: str = "", after: str = "",
              decided: bool = False) -> Card | None:

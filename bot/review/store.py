@@ -24,7 +24,7 @@ from bot.clock import stamp
 from bot.errors import InputError
 from bot.ledger.tables import cards, checks, decisions, items, writes
 from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
-from bot.review.proposals import Proposal, statement_proposal
+from bot.review.proposals import OPTIONAL_SNAKS, Proposal, statement_proposal
 from bot.review.proposals import proposals as trace_proposals
 from bot.review.shelf import Shelf
 from bot.runledger import Run, RunLedger
@@ -53,6 +53,7 @@ class Review:
     reason: str = ""
     revision_url: str = ""  # the edit on the wiki
     decision_id: int = 0  # the latest decision's row: the version a decision is made on (0: none yet)
+    dropped: tuple[str, ...] = ()  # the optional snaks the curator left out of the approved reference
 
 
 class DecidedMeanwhile(InputError):
@@ -189,11 +190,16 @@ class ReviewLedger:
 
     # -- decisions -------------------------------------------------------------------------------------------
     def decide(self, run_id: int, guids: Sequence[str], decision: str, *, curator: str, note: str = "",
-               seen: Mapping[str, int] | None = None) -> list[str]:
+               seen: Mapping[str, int] | None = None, dropped: Sequence[str] = ()) -> list[str]:
         """Record ``decision`` for these statements of the run; returns those whose state changed. InputError names
         a GUID that is not a proposal of the run, or one already written (its decision is final). ``seen``: the
         ``decision_id`` of each statement the curator saw; DecidedMeanwhile when another decision came since (unless
-        it is this very decision, as a form sent twice makes)."""
+        it is this very decision, as a form sent twice makes). ``dropped``: with an approval, the optional snaks
+        (``OPTIONAL_SNAKS``: the title, the quotation) the reference is to be written without."""
+        left_out = tuple(sorted(set(dropped)))
+        if left_out and (decision != "approved" or not set(left_out) <= set(OPTIONAL_SNAKS)):
+            raise InputError(f"only an approved reference may leave out snaks, and only {', '.join(OPTIONAL_SNAKS)} "
+                             f"(not {', '.join(left_out)})")
         if decision not in DECISIONS + RESOLUTIONS:
             raise ValueError(decision)
         if not curator.strip():
@@ -214,17 +220,18 @@ class ReviewLedger:
                 review = current[guid]
                 if review.state in ("written", "skipped"):
                     raise InputError(f"statement {guid} was {review.state} already; its decision is final")
-                same = review.state == decision and review.note == note.strip()
+                same = review.state == decision and review.note == note.strip() and review.dropped == left_out
                 if seen is not None and review.decision_id != seen.get(guid, 0) and not same:
                     raise DecidedMeanwhile(guid, review)
             changed = [guid for guid in dict.fromkeys(guids)
-                       if current[guid].state != decision or current[guid].note != note.strip()]
+                       if current[guid].state != decision or current[guid].note != note.strip()
+                       or current[guid].dropped != left_out]
             now = stamp(self.ledger.clock())
             with self.ledger.transaction() as connection:
                 for guid in changed:
                     connection.execute(decisions.insert().values(run_id=run_id, guid=guid, decision=decision,
                                                                  curator=curator.strip(), decided=now,
-                                                                 note=note.strip()))
+                                                                 note=note.strip(), dropped=",".join(left_out)))
         return changed
 
     def resolved(self, run_id: int, resolution: str) -> list[str]:
@@ -254,14 +261,14 @@ class ReviewLedger:
             guids = self.index(run_id).proposals()
         chosen = list(dict.fromkeys(guids))
         whole = len(chosen) > 500  # (a list of GUIDs that long is the run's, read by the run's id)
-        decided: dict[str, tuple[str, str, str, str, int]] = {}
+        decided: dict[str, tuple[str, str, str, str, int, str]] = {}
         with self.ledger.transaction() as connection:  # one view of both tables
-            for guid, decision, curator, when, note, row in connection.execute(
+            for guid, decision, curator, when, note, row, dropped in connection.execute(
                     select(decisions.c.guid, decisions.c.decision, decisions.c.curator, decisions.c.decided,
-                           decisions.c.note, decisions.c.id)
+                           decisions.c.note, decisions.c.id, decisions.c.dropped)
                     .where(decisions.c.run_id == run_id, *(() if whole else (decisions.c.guid.in_(chosen),)))
                     .order_by(decisions.c.id)):
-                decided[guid] = (decision, curator, when, note, int(row))
+                decided[guid] = (decision, curator, when, note, int(row), dropped or "")
             attempted = list(connection.execute(
                 select(writes.c.run_id, writes.c.guid, writes.c.state, writes.c.revision, writes.c.reason,
                        writes.c.at, writes.c.site)
@@ -273,7 +280,7 @@ class ReviewLedger:
                 attempts[guid] = (state, revision, reason, when, site)
         reviews = {}
         for guid in chosen:
-            decision, curator, when, note, version = decided.get(guid, ("proposed", "", "", "", 0))
+            decision, curator, when, note, version, dropped = decided.get(guid, ("proposed", "", "", "", 0, ""))
             state, revision, reason, at, site = attempts.get(guid, ("", None, "", "", ""))
             if state == "written" or (state == "skipped" and decision == "approved"):
                 decision = state
@@ -282,7 +289,8 @@ class ReviewLedger:
             done = state == "written"
             reviews[guid] = Review(decision, curator, when, note, revision if done else None, at if done else "",
                                    reason if decision != "rejected" else "",
-                                   diff_url(site, revision) if done and site and revision else "", version)
+                                   diff_url(site, revision) if done and site and revision else "", version,
+                                   tuple(pid for pid in dropped.split(",") if pid))
         return reviews
 
     # -- writes ----------------------------------------------------------------------------------------------
@@ -296,7 +304,7 @@ class ReviewLedger:
             reviews = self.reviews(run_id)
             for proposal in self.proposals(run_id):
                 if reviews[proposal.guid].state == "approved" and proposal.guid not in seen:
-                    chosen.append((run_id, proposal))
+                    chosen.append((run_id, proposal.without(reviews[proposal.guid].dropped)))
                     seen.add(proposal.guid)
         with self.ledger.transaction() as connection:
             written = {row.guid for row in connection.execute(select(writes.c.guid).where(writes.c.state == "written"))}
