@@ -190,13 +190,16 @@ def test_each_qualifier_is_marked_checked_with_the_sentence_or_unchecked_with_th
     # "won the Prague Spring Violin Prize in 2004": the year is in the paragraph
     violin = next(check for (value, year), check in checks.items() if year == "2004")
     assert violin[0] == "checked" and "2004" in violin[1]
-    # "earlier this month Novotná received the Purkyně Prize": no year in the paragraph; the page is dated
+    # "earlier this month Novotná received the Purkyně Prize": no year in the paragraph; the page is dated in 2021
     purkyne = checks[("Purkyně Prize for Chemistry", "2021")]
-    assert purkyne[0] == "unchecked" and purkyne[1].startswith("2021-06"), purkyne
+    assert purkyne[0] == "dated" and purkyne[1].startswith("2021-06"), purkyne
     at = next(card.guid for card in web if card.value_text == "Purkyně Prize for Chemistry").replace("$", "%24")
     page = etree.HTML(requests.get(queue_url(demo_run, f"show=all&at={at}"), timeout=20).text)
-    assert f"not checked: the paragraph gives no such time; the page is dated {purkyne[1]}" in " ".join(
+    assert f"the paragraph gives no time, but the page is dated {purkyne[1]}, within it" in " ".join(
         page.xpath("string(//p[@class='qualifiers'])").split())
+    # the 2021 population from a page of 2022 ("at the last census"): neither the paragraph nor the page's date
+    census = next(card.qualifier_checks[0] for card in web if card.property_id == "P1082")
+    assert census[0] == "unchecked" and census[1].startswith("2022"), census
 
 
 @pytest.mark.slow

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from bot.checking.against import Against
 from bot.datamodel import Qualifier, Value
 from bot.judge.naming import NAMED
-from bot.judge.periods import sentence_giving
+from bot.judge.periods import period, sentence_giving
 from bot.output.trace import tag
 from bot.references import snak_note
 from bot.review.proposals import statement_proposal
@@ -116,8 +116,8 @@ class Card:
     triple: tuple[str, str, str] = ("", "", "")
     chosen_by: str = ""
     note: str = ""  # the note kept with the decision
-    # Beside each qualifier, for a page's reference: ("checked", the sentence of the paragraph that gives it) or
-    # ("unchecked", the page's date when it says one, else "").
+    # Beside each qualifier, for a page's reference: ("checked", the sentence of the paragraph that gives it),
+    # ("dated", the page's date, within a time qualifier's) or ("unchecked", the page's date when it says one, else "").
     qualifier_checks: tuple[tuple[str, str], ...] = ()
     dropped: tuple[str, ...] = ()  # the optional snaks the curator left out of the approved reference
     # What found the reference, as its edit summary says it (``bot.review.applying.found_by``).
@@ -295,7 +295,13 @@ def _qualifier_checks(statement: Any, paragraph: str, published: str) -> tuple[t
                               Value(element.get("datatype") or "", element.get("value") or "",
                                     element.get("value-text") or ""))
         sentence = sentence_giving(qualifier, paragraph) if paragraph else ""
-        checks.append(("checked", sentence) if sentence else ("unchecked", published))
+        when = period([qualifier])
+        if sentence:
+            checks.append(("checked", sentence))
+        elif when is not None and published[:4].isdigit() and when.holds_in(int(published[:4])):
+            checks.append(("dated", published))  # the page's own date, within the qualifier's time
+        else:
+            checks.append(("unchecked", published))
     return tuple(checks)
 
 
