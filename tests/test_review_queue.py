@@ -13,6 +13,8 @@ import requests
 from lxml import etree
 
 from bot.demo.world import DemoWorld
+from bot.datamodel import Paragraph
+from bot.errors import InputError
 from bot.judge.scripted import ScriptedBackend
 from bot.options import Options
 from bot.output.runs import default_stem, run_trace, write_run
@@ -27,7 +29,7 @@ from bot.wiring import Wiring
 from test_review import checks
 from test_review_browser import (CURATOR, HOSTILE, TRACE, ReviewServer, detached, imported, review_options,
                                  start_server)
-from test_trace import CONTEXT, run_info
+from test_trace import CONTEXT, run_info, supported_check
 
 ITEMS = [f"Q99020{n}" for n in range(1, 9)]
 MEDAL = "Q990201$B6C2B84D-6CC2-431B-8F79-CA1BC893485E"
@@ -450,3 +452,52 @@ def test_property_counts_follow_the_decisions(demo_run, tmp_path):
     after = etree.HTML(post(server, page, "approved").text)
     link = after.xpath(f"//nav//*[@data-property='{property_id}']")[0]
     assert link.text.rsplit("(", 1)[1].rstrip(")") == f"{left - 1}/{total}"
+
+
+def test_a_curator_approves_another_supporting_paragraph_and_its_reference_is_the_one_written(tmp_path):
+    """A statement two pages support: the card offers the second page's paragraph, and an approval with it writes
+    (apply) and exports (QuickStatements) the second page's reference, its quotation that paragraph's sentence."""
+    from bot.cli import main
+    from bot.review.server import make_app
+
+    check = supported_check()
+    first = check.documents[0]
+    url = "https://chronicle.example/2021/06/novotna.html"
+    text = "In June 2021 Marta Novotná received the Purkyně Prize for Chemistry, the chronicle reported."
+    paragraph = Paragraph(text, url, 3, 400, 400 + len(text))
+    ranked = replace(first.judged[0].ranked, paragraph=paragraph)
+    judged = replace(first.judged[0], ranked=ranked, judgement=replace(first.judged[0].judgement, support=0.82))
+    fetched = replace(first.retrieved.used, url=url, final_url=url, retrieved="2026-11-22T08:00:00Z")
+    second = replace(first, candidate=replace(first.candidate, url=url, title="Novotná honoured", rank=2),
+                     retrieved=replace(first.retrieved, url=url, live=fetched, document=replace(
+                         first.retrieved.document, url=url, title="Novotná honoured", paragraphs=(paragraph,))),
+                     judged=(judged,))
+    check = replace(check, documents=(first, second))
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, check)])])
+    path = traces.write(tree, tmp_path / "check.xml")
+    (card,) = cards(traces.read(path).getroot())
+    (other,) = card.alternatives
+    assert (other.url, other.paragraph, other.support) == (url, text, 0.82)
+
+    options = review_options(tmp_path)
+    store = ReviewLedger(RunLedger(options.run.ledger))
+    try:
+        run = store.import_trace(traces.read(path), path)
+        base = "/a-secret-path-for-tests/"
+        client = make_app(options, run, curator=CURATOR, token="t" * 32, base=base, store=store).test_client()
+        page = etree.HTML(client.get(base + "queue?token=" + "t" * 32,
+                                     environ_base={"REMOTE_ADDR": "127.0.0.1"},
+                                     headers={"Host": "127.0.0.1:80"}).get_data(as_text=True))
+        assert page.xpath("//input[@name='paragraph']/@value") == ["", other.key]
+        with pytest.raises(InputError, match="no other supporting paragraph"):
+            store.decide(run, [card.guid], "approved", curator=CURATOR, paragraph="9:9")
+        store.decide(run, [card.guid], "approved", curator=CURATOR, paragraph=other.key)
+        (written,) = [proposal for _, proposal in store.approved_unwritten([run])]
+    finally:
+        store.ledger.close()
+    assert written.url == url and written.snak("P854").text == url and written.snak("P1476").text == "Novotná honoured"
+    assert written.snak("P1683").text == text and written.snak("P813").text == "2026-11-22"
+    assert main(["export", "--run", str(run), "--quickstatements", "--approved", "--out", str(tmp_path / "qs.tsv"),
+                 "--ledger", str(options.run.ledger)]) in (0, None)
+    (line,) = (tmp_path / "qs.tsv").read_text(encoding="utf-8").splitlines()
+    assert line == written.quickstatements and f'"{url}"' in line

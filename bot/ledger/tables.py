@@ -92,6 +92,8 @@ decisions = Table(
     Column("note", Text, nullable=False, server_default=""),
     # The optional snaks the curator left out of the approved reference: property ids, comma-separated.
     Column("dropped", String(60), nullable=False, server_default=""),
+    # Another supporting paragraph whose reference the curator approved instead ("D:J"; "" the one proposed).
+    Column("paragraph", String(40), nullable=False, server_default=""),
     Index("decisions_by_statement", "run_id", "guid"),
 )
 

@@ -116,8 +116,7 @@ def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *, appr
     that snak (:func:`quickstatements_dropped`)."""
     reviews = store.reviews(run_id)
     wanted = ("approved",) if approved_only else ("proposed", "approved")
-    chosen = [proposal.without(reviews[proposal.guid].dropped) for proposal in store.proposals(run_id)
-              if reviews[proposal.guid].state in wanted]
+    chosen = [proposal for proposal in store.proposals(run_id, reviews) if reviews[proposal.guid].state in wanted]
     left_out = [(proposal, problem) for proposal in chosen if (problem := quickstatements_problem(proposal))]
     batch = [proposal for proposal in chosen if not quickstatements_problem(proposal)]
     trimmed = [(proposal, export_note(proposal)) for proposal in batch if quickstatements_dropped(proposal)]

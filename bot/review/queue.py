@@ -22,6 +22,7 @@ from bot.judge.naming import NAMED
 from bot.judge.periods import period, sentence_giving
 from bot.output.trace import tag
 from bot.references import snak_note
+from bot.review.alternatives import Alternative, alternatives
 from bot.review.proposals import statement_proposal
 from bot.review.summaries import found_by
 
@@ -120,6 +121,9 @@ class Card:
     # ("dated", the page's date, within a time qualifier's) or ("unchecked", the page's date when it says one, else "").
     qualifier_checks: tuple[tuple[str, str], ...] = ()
     dropped: tuple[str, ...] = ()  # the optional snaks the curator left out of the approved reference
+    # The other paragraphs that support the statement (``bot.review.alternatives``), and the one approved instead.
+    alternatives: tuple[Alternative, ...] = ()
+    chosen_paragraph: str = ""
     # What found the reference, as its edit summary says it (``bot.review.applying.found_by``).
     found_by: str = ""
 
@@ -207,6 +211,7 @@ def card_from_json(text: str) -> Card:
     return Card(**{**data, "qualifiers": tuple(tuple(pair) for pair in data["qualifiers"]), "source": source,
                    "qualifier_checks": tuple(tuple(pair) for pair in data.get("qualifier_checks") or ()),
                    "dropped": tuple(data.get("dropped") or ()),
+                   "alternatives": tuple(Alternative(**other) for other in data.get("alternatives") or ()),
                    "triple": tuple(data.get("triple") or ("", "", "")),
                    "paragraph": paragraph, "snaks": tuple(ShownSnak(**snak) for snak in data["snaks"]),
                    "against": tuple(Evidence(**{**evidence, "paragraph": _marked_from(evidence["paragraph"])})
@@ -261,7 +266,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
         kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against,
         block=block, named=named, triple=triple, chosen_by=chosen_by,
         note=(review.findtext(tag("note")) or "") if review is not None else "",
-        qualifier_checks=qualifier_checks,
+        qualifier_checks=qualifier_checks, alternatives=alternatives(statement) if kind == "web" else (),
         found_by=found_by(proposal, model) if proposal is not None else "")
 
 

@@ -207,6 +207,7 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
     review = store if store is not None else ReviewLedger(RunLedger.of(options.run, create=False))
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
+    app.add_template_filter(cards.web, "safe_link")
 
     def answer(status: int, title: str, message: str) -> Response:
         if request.form.get("back") == "queue":
@@ -280,7 +281,8 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
             return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
         try:
             changed = review.decide(run_id, [guid], decision, curator=name, note=note, seen={guid: int(seen)},
-                                    dropped=request.form.getlist("drop") if decision == "approved" else ())
+                                    dropped=request.form.getlist("drop") if decision == "approved" else (),
+                                    paragraph=request.form.get("paragraph", "") if decision == "approved" else "")
         except DecidedMeanwhile as error:
             if request.form.get("back") == "queue":
                 return meanwhile_page(error, decision, run_id=run_id, base=base, token=token)

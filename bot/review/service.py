@@ -40,6 +40,7 @@ from bot.review.action_api import ActionApiWiki
 from bot.review.actions import report_too_large
 from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
 from bot.review.proposals import export_problem
+from bot.review.queue import web
 from bot.review.server import DONE, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, queue_response
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -92,6 +93,7 @@ def make_service(options: Options, store: ReviewLedger, *,
     own_origin = "{0.scheme}://{0.netloc}".format(urlsplit(own))
     service = options.service
     app = Flask(__name__)
+    app.add_template_filter(web, "safe_link")
     app.secret_key = service.secret_key
     app.config.update(MAX_CONTENT_LENGTH=64 * 1024, SESSION_COOKIE_NAME="refbot_service",
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
@@ -241,7 +243,8 @@ def make_service(options: Options, store: ReviewLedger, *,
             return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
         try:
             store.decide(run_id, [guid], decision, curator=curator.name, note=note, seen={guid: int(seen)},
-                         dropped=request.form.getlist("drop") if decision == "approved" else ())
+                         dropped=request.form.getlist("drop") if decision == "approved" else (),
+                         paragraph=request.form.get("paragraph", "") if decision == "approved" else "")
         except DecidedMeanwhile as error:
             return meanwhile_page(error, decision, run_id=run_id, base=base, token=form_token())
         except InputError as error:
@@ -254,10 +257,9 @@ def make_service(options: Options, store: ReviewLedger, *,
 
     def write_as_curator(run_id: int, guid: str, name: str) -> str:
         """Write the approved reference as the signed-in curator; what happened, in a few words."""
-        proposal = store.proposal(run_id, guid)
+        proposal = store.proposal(run_id, guid, store.reviews(run_id, [guid])[guid])
         if proposal is None:
             return "nothing to write"
-        proposal = proposal.without(store.reviews(run_id, [guid])[guid].dropped)
 
         def keep(new: dict[str, Any]) -> None:
             session["token"] = new

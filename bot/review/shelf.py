@@ -144,7 +144,8 @@ class Shelf:
         if not card.proposed and review.state == "proposed":  # evidence against, not resolved yet
             return replace(card, decision_id=review.decision_id)
         return replace(card, state=review.state, curator=review.curator, decided=review.decided,
-                       decision_id=review.decision_id, note=review.note, dropped=review.dropped)
+                       decision_id=review.decision_id, note=review.note, dropped=review.dropped,
+                       chosen_paragraph=review.paragraph)
 
     def pick(self, name: str, property_id: str = "", *, at: str = "", after: str = "",
              decided: bool = False) -> Card | None:
@@ -250,6 +251,13 @@ class Shelf:
             return {pid: int(count) for pid, count in connection.execute(
                 select(cards.c.property, func.count()).where(cards.c.run_id == self.run_id, _undecided())
                 .group_by(cards.c.property))}
+
+    def alternatives(self, guid: str) -> tuple[Any, ...]:
+        """The other supporting paragraphs the statement's card offers (``bot.review.alternatives``)."""
+        with self.ledger.transaction() as connection:
+            text = connection.execute(select(cards.c.card).where(cards.c.run_id == self.run_id,
+                                                                 cards.c.guid == guid)).scalar()
+        return card_from_json(text).alternatives if text else ()
 
     def against_only(self, guids: Sequence[str]) -> set[str]:
         """Which of ``guids`` are statements a source says are false with nothing proposed."""

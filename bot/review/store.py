@@ -24,6 +24,7 @@ from bot.clock import stamp
 from bot.errors import InputError
 from bot.ledger.tables import cards, checks, decisions, items, writes
 from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
+from bot.review.alternatives import with_paragraph
 from bot.review.proposals import OPTIONAL_SNAKS, Proposal, statement_proposal
 from bot.review.proposals import proposals as trace_proposals
 from bot.review.shelf import Shelf
@@ -54,6 +55,7 @@ class Review:
     revision_url: str = ""  # the edit on the wiki
     decision_id: int = 0  # the latest decision's row: the version a decision is made on (0: none yet)
     dropped: tuple[str, ...] = ()  # the optional snaks the curator left out of the approved reference
+    paragraph: str = ""  # another supporting paragraph whose reference was approved ("" the one proposed)
 
 
 class DecidedMeanwhile(InputError):
@@ -152,19 +154,23 @@ class ReviewLedger:
                              hint="run `refbot run` first, or review a trace file")
         return latest.id
 
-    def proposals(self, run_id: int) -> list[Proposal]:
+    def proposals(self, run_id: int, reviews: Mapping[str, Review] | None = None) -> list[Proposal]:
+        """The run's proposals; with ``reviews``, each as its curator approved it (another paragraph's reference,
+        the snaks left out)."""
         run = self._run(run_id)
         found = []
         for _, item, statements in self.ledger.items(run):
             item_element = from_string(item)
-            for _, text in statements:
-                proposal = statement_proposal(item_element, from_string(text), f"run {run_id}")
+            for guid, text in statements:
+                review = (reviews or {}).get(guid)
+                proposal = _as_approved(item_element, from_string(text), f"run {run_id}", review)
                 if proposal is not None:
                     found.append(proposal)
         return found
 
-    def proposal(self, run_id: int, guid: str) -> Proposal | None:
-        """The proposal of one statement of the run, read from its rows alone (None when it has none)."""
+    def proposal(self, run_id: int, guid: str, review: Review | None = None) -> Proposal | None:
+        """The proposal of one statement of the run, read from its rows alone (None when it has none); with its
+        ``review``, as its curator approved it."""
         with self.ledger.transaction() as connection:
             row = connection.execute(select(checks.c.item, checks.c.element)
                                      .where(checks.c.run_id == run_id, checks.c.guid == guid)).first()
@@ -173,7 +179,7 @@ class ReviewLedger:
                 if row is not None else None
         if row is None or item is None:
             return None
-        return statement_proposal(from_string(item), from_string(row.element), f"run {run_id}")
+        return _as_approved(from_string(item), from_string(row.element), f"run {run_id}", review)
 
     def checked_statements(self, item: str) -> list[tuple[int, str, str]]:
         """(run id, GUID, outcome) of the item's statements, each from the latest run that checked it, in GUID
@@ -190,16 +196,19 @@ class ReviewLedger:
 
     # -- decisions -------------------------------------------------------------------------------------------
     def decide(self, run_id: int, guids: Sequence[str], decision: str, *, curator: str, note: str = "",
-               seen: Mapping[str, int] | None = None, dropped: Sequence[str] = ()) -> list[str]:
+               seen: Mapping[str, int] | None = None, dropped: Sequence[str] = (), paragraph: str = "") -> list[str]:
         """Record ``decision`` for these statements of the run; returns those whose state changed. InputError names
         a GUID that is not a proposal of the run, or one already written (its decision is final). ``seen``: the
         ``decision_id`` of each statement the curator saw; DecidedMeanwhile when another decision came since (unless
         it is this very decision, as a form sent twice makes). ``dropped``: with an approval, the optional snaks
-        (``OPTIONAL_SNAKS``: the title, the quotation) the reference is to be written without."""
+        (``OPTIONAL_SNAKS``: the title, the quotation) the reference is to be written without; ``paragraph``: another
+        supporting paragraph its card lists, whose reference is approved instead."""
         left_out = tuple(sorted(set(dropped)))
         if left_out and (decision != "approved" or not set(left_out) <= set(OPTIONAL_SNAKS)):
             raise InputError(f"only an approved reference may leave out snaks, and only {', '.join(OPTIONAL_SNAKS)} "
                              f"(not {', '.join(left_out)})")
+        if paragraph and decision != "approved":
+            raise InputError("only an approval may choose another paragraph")
         if decision not in DECISIONS + RESOLUTIONS:
             raise ValueError(decision)
         if not curator.strip():
@@ -220,18 +229,23 @@ class ReviewLedger:
                 review = current[guid]
                 if review.state in ("written", "skipped"):
                     raise InputError(f"statement {guid} was {review.state} already; its decision is final")
-                same = review.state == decision and review.note == note.strip() and review.dropped == left_out
+                if paragraph and paragraph not in {other.key for other in shelf.alternatives(guid)}:
+                    raise InputError(f"statement {guid} has no other supporting paragraph {paragraph!r}",
+                                     hint="choose one of the paragraphs its card lists")
+                same = review.state == decision and review.note == note.strip() and review.dropped == left_out \
+                    and review.paragraph == paragraph
                 if seen is not None and review.decision_id != seen.get(guid, 0) and not same:
                     raise DecidedMeanwhile(guid, review)
             changed = [guid for guid in dict.fromkeys(guids)
                        if current[guid].state != decision or current[guid].note != note.strip()
-                       or current[guid].dropped != left_out]
+                       or current[guid].dropped != left_out or current[guid].paragraph != paragraph]
             now = stamp(self.ledger.clock())
             with self.ledger.transaction() as connection:
                 for guid in changed:
                     connection.execute(decisions.insert().values(run_id=run_id, guid=guid, decision=decision,
                                                                  curator=curator.strip(), decided=now,
-                                                                 note=note.strip(), dropped=",".join(left_out)))
+                                                                 note=note.strip(), dropped=",".join(left_out),
+                                                                 paragraph=paragraph))
         return changed
 
     def resolved(self, run_id: int, resolution: str) -> list[str]:
@@ -261,14 +275,14 @@ class ReviewLedger:
             guids = self.index(run_id).proposals()
         chosen = list(dict.fromkeys(guids))
         whole = len(chosen) > 500  # (a list of GUIDs that long is the run's, read by the run's id)
-        decided: dict[str, tuple[str, str, str, str, int, str]] = {}
+        decided: dict[str, tuple[str, str, str, str, int, str, str]] = {}
         with self.ledger.transaction() as connection:  # one view of both tables
-            for guid, decision, curator, when, note, row, dropped in connection.execute(
+            for guid, decision, curator, when, note, row, dropped, paragraph in connection.execute(
                     select(decisions.c.guid, decisions.c.decision, decisions.c.curator, decisions.c.decided,
-                           decisions.c.note, decisions.c.id, decisions.c.dropped)
+                           decisions.c.note, decisions.c.id, decisions.c.dropped, decisions.c.paragraph)
                     .where(decisions.c.run_id == run_id, *(() if whole else (decisions.c.guid.in_(chosen),)))
                     .order_by(decisions.c.id)):
-                decided[guid] = (decision, curator, when, note, int(row), dropped or "")
+                decided[guid] = (decision, curator, when, note, int(row), dropped or "", paragraph or "")
             attempted = list(connection.execute(
                 select(writes.c.run_id, writes.c.guid, writes.c.state, writes.c.revision, writes.c.reason,
                        writes.c.at, writes.c.site)
@@ -280,7 +294,8 @@ class ReviewLedger:
                 attempts[guid] = (state, revision, reason, when, site)
         reviews = {}
         for guid in chosen:
-            decision, curator, when, note, version, dropped = decided.get(guid, ("proposed", "", "", "", 0, ""))
+            decision, curator, when, note, version, dropped, paragraph = decided.get(
+                guid, ("proposed", "", "", "", 0, "", ""))
             state, revision, reason, at, site = attempts.get(guid, ("", None, "", "", ""))
             if state == "written" or (state == "skipped" and decision == "approved"):
                 decision = state
@@ -290,7 +305,7 @@ class ReviewLedger:
             reviews[guid] = Review(decision, curator, when, note, revision if done else None, at if done else "",
                                    reason if decision != "rejected" else "",
                                    diff_url(site, revision) if done and site and revision else "", version,
-                                   tuple(pid for pid in dropped.split(",") if pid))
+                                   tuple(pid for pid in dropped.split(",") if pid), paragraph)
         return reviews
 
     # -- writes ----------------------------------------------------------------------------------------------
@@ -302,9 +317,9 @@ class ReviewLedger:
         seen: set[str] = set()
         for run_id in sorted(run_ids):
             reviews = self.reviews(run_id)
-            for proposal in self.proposals(run_id):
+            for proposal in self.proposals(run_id, reviews):
                 if reviews[proposal.guid].state == "approved" and proposal.guid not in seen:
-                    chosen.append((run_id, proposal.without(reviews[proposal.guid].dropped)))
+                    chosen.append((run_id, proposal))
                     seen.add(proposal.guid)
         with self.ledger.transaction() as connection:
             written = {row.guid for row in connection.execute(select(writes.c.guid).where(writes.c.state == "written"))}
@@ -347,6 +362,15 @@ class ReviewLedger:
             raise InputError(f"{self.ledger.path or 'the ledger'} has no run {run_id}",
                              hint="pass the id `refbot run` printed (reports/run-ID.html)")
         return run
+
+
+def _as_approved(item: Any, statement: Any, source: str, review: Review | None) -> Proposal | None:
+    """The statement's proposal, as ``review`` approved it: another paragraph's reference, the snaks left out."""
+    if review is not None and review.paragraph:
+        proposal: Proposal | None = with_paragraph(item, statement, review.paragraph, source)
+    else:
+        proposal = statement_proposal(item, statement, source)
+    return proposal.without(review.dropped) if proposal is not None and review is not None else proposal
 
 
 def diff_url(api_url: str, revision: int) -> str:

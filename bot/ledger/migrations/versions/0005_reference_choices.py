@@ -1,5 +1,6 @@
-"""The optional snaks a curator left out of an approved reference (issue 46): ``decisions.dropped``, the property ids
-(``P1476,P1683``: the title, the quotation) that `apply` and `export` then write the reference without.
+"""What a curator chose of an approved reference (issue 46): ``decisions.dropped``, the optional snaks left out
+(``P1476,P1683``: the title, the quotation), and ``decisions.paragraph``, another supporting paragraph whose
+reference is written instead of the one proposed (``D:J``, ``bot.review.alternatives``).
 
 Revision ID: 0005
 Revises: 0004
@@ -20,8 +21,10 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("decisions") as table:
         table.add_column(sa.Column("dropped", sa.String(60), nullable=False, server_default=""))
+        table.add_column(sa.Column("paragraph", sa.String(40), nullable=False, server_default=""))
 
 
 def downgrade() -> None:
     with op.batch_alter_table("decisions") as table:
+        table.drop_column("paragraph")
         table.drop_column("dropped")
