@@ -131,7 +131,7 @@ def test_apply_writes_exactly_the_approved_references_once_and_simulates_without
     decide(tmp_path, run, "approved", [PROPOSED[0][0], PROPOSED[1][0]])
     decide(tmp_path, run, "rejected", [PROPOSED[2][0]])
 
-    dry = refbot(tmp_path, "apply", password=world.bot_password)
+    dry = refbot(tmp_path, "apply", "--dry-run", password=world.bot_password)
     assert dry.returncode == 0, dry.stderr
     assert "simulating (nothing is sent; add --live to write)" in dry.stderr
     assert "review or undo its edits" not in dry.stderr, "a simulation sends nothing: no batch to review"

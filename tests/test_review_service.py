@@ -338,3 +338,15 @@ def test_a_curator_leaves_out_an_optional_snak_and_the_reference_is_written_with
     forged = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
         "token": form["token"], "guid": GUIDS[2], "decision": "approved", "seen": "0", "drop": "P854"})
     assert forged.status_code == 400 and "only P1476, P1683" in forged.text, "the reference URL is never left out"
+
+
+@pytest.mark.parametrize("elsewhere", ["//evil.example/", "/\\evil.example/", "https://evil.example/"])
+def test_signing_in_never_returns_to_another_site(service, elsewhere):
+    http = requests.Session()
+    form_page = http.get(f"{service.url}/login", params={"next": elsewhere}, timeout=20)
+    hidden = {field.get("name"): field.get("value")
+              for field in etree.HTML(form_page.text).xpath("//form//input[@type='hidden']")}
+    back = http.post(form_page.url.split("?", 1)[0], timeout=20, allow_redirects=False, data={
+        **hidden, "username": CURATOR, "password": PASSWORD, "decision": "allow"})
+    landed = http.get(back.headers["Location"], timeout=20, allow_redirects=False)
+    assert landed.status_code == 303 and landed.headers["Location"] == "/"

@@ -96,7 +96,10 @@ def add_parsers(commands: Any) -> None:
                     "otherwise add the reference in one edit. Without --live nothing is sent: the edits are "
                     "printed. Each edit's revision is recorded; nothing is written twice.")
     _run_arguments(apply, "only this run's approvals (default: every run's)")
-    apply.add_argument("--live", action="store_true", help="really edit the wiki ([wikidata] api_url)")
+    writes = apply.add_mutually_exclusive_group()
+    writes.add_argument("--live", action="store_true", help="really edit the wiki ([wikidata] api_url)")
+    writes.add_argument("--dry-run", action="store_true",
+                        help="print each edit as the review card shows it and send none (the default)")
     apply.add_argument("--limit", type=positive_int, metavar="N", help="at most N edits")
 
 

@@ -145,7 +145,8 @@ def make_service(options: Options, store: ReviewLedger, *,
     @app.get("/login")
     def login() -> Any:
         wanted = request.args.get("next", "/")
-        session["next"] = wanted if wanted.startswith("/") and not wanted.startswith("//") else "/"
+        # Only a page of this service: "//host" and "/\\host" lead a browser to another site.
+        session["next"] = wanted if wanted.startswith("/") and wanted[1:2] not in ("/", "\\") else "/"
         return client.authorize_redirect(own + "/oauth/callback")
 
     @app.get("/oauth/callback")
