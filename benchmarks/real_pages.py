@@ -294,12 +294,14 @@ class PagesWorld(DemoWorld):
     served: Counter = field(default_factory=Counter)
 
     def answer(self, site: str, path: str, query: dict[str, list[str]], raw_path: str = "", *, method: str = "GET",
-               params: dict[str, str] | None = None, cookies: dict[str, str] | None = None) -> Reply:
+               params: dict[str, str] | None = None, cookies: dict[str, str] | None = None,
+               authorization: str = "") -> Reply:
         file = self.pages.get((site, address_key(path, query))) if method == "GET" else None
         if file is not None:
             self.served[site] += 1
             return Reply(200, file.read_bytes())
-        return super().answer(site, path, query, raw_path, method=method, params=params, cookies=cookies)
+        return super().answer(site, path, query, raw_path, method=method, params=params, cookies=cookies,
+                              authorization=authorization)
 
     def _search(self, path: str, query: dict[str, list[str]], _raw: str) -> Reply:
         if path.rstrip("/") != "/search":

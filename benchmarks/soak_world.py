@@ -490,7 +490,8 @@ class SoakWorld(DemoWorld):
             self.stats[f"requests {request.site if request.site in SERVICES else 'pages'}"] += 1
 
     def answer(self, site: str, path: str, query: dict[str, list[str]], raw_path: str = "", *, method: str = "GET",
-               params: dict[str, str] | None = None, cookies: dict[str, str] | None = None) -> Reply:
+               params: dict[str, str] | None = None, cookies: dict[str, str] | None = None,
+               authorization: str = "") -> Reply:
         if site in self.page_sites and path != "/robots.txt":
             key = f"{site}{path}"
             with self._count_lock:
@@ -533,7 +534,8 @@ class SoakWorld(DemoWorld):
             if site == "search":  # answered: a search asked again after a 503 is a retry, not a second check
                 with self._count_lock:
                     self.searches[(query.get("q") or [""])[0]] += 1
-        return super().answer(site, path, query, raw_path, method=method, params=params, cookies=cookies)
+        return super().answer(site, path, query, raw_path, method=method, params=params, cookies=cookies,
+                              authorization=authorization)
 
     def _count(self, name: str) -> None:
         with self._count_lock:

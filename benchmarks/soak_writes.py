@@ -111,7 +111,8 @@ def write_phase(world: Any, command: list[str], environment: dict[str, str], tmp
     wikibase = world.wikibase
     user = world.bot_user
     span = max(2, len(approved) - 1)
-    fault_points = sorted((rng.randrange(1, span), name, spec) for name, spec in FAULTS)
+    fault_points = sorted(((rng.randrange(1, span), name, spec) for name, spec in FAULTS),
+                          key=lambda point: point[:2])  # (two faults may fall on one point: never compare specs)
     kill_points = sorted(rng.sample(range(1, span), min(2, span - 1)))
     held_kill = kill_points[0] if kill_points else None
     stop = threading.Event()
