@@ -238,6 +238,18 @@ class Wiring:
                      self.search if uses(options.check.source, "web") else None,
                      self.embedder if ranked else None, self.profiles, self.corroborator, self.clock, self.related)
 
+    @property
+    def verify_tools(self) -> Tools:
+        """What verifying a reference uses (`refbot verify`): the judge, the fetcher, the archive, the embedding
+        model, the property profiles and the value's other names — no search engine and no authority records: it
+        reads only the page the reference names."""
+        def build() -> Tools:
+            options = self.options
+            ranked = options.check.strategy == "ranked"
+            return Tools(self.judge, self.fetcher, paragraph_rules(options.paragraph), self.wayback, None,
+                         self.embedder if ranked else None, self.profiles, None, self.clock, self.related)
+        return self._part("verify_tools", build)
+
     def wiki(self, *, live: bool) -> PywikibotWiki:
         """The wiki approved references are written to, through pywikibot: simulated (no login, no edit) unless
         ``live``."""

@@ -62,6 +62,10 @@
           .error { background: #fee7e6; color: #d33; border: 1px solid #d33; }
           .corroborated { background: #d5fdf4; color: #14866d; border: 1px solid #14866d; }
           .contradicted { background: #fee7e6; color: #b32424; border: 2px solid #b32424; }
+          .supports { background: #d5fdf4; color: #14866d; border: 1px solid #14866d; }
+          .contradicts { background: #fee7e6; color: #b32424; border: 2px solid #b32424; }
+          .does-not-support, .dead-no-archive, .unreadable { background: #eaecf0; color: #54595d; border: 1px solid #a2a9b1; }
+          .dead-archived { background: #fef6e7; color: #ac6600; border: 1px solid #ac6600; }
           .silent { background: #eaecf0; color: #54595d; border: 1px solid #a2a9b1; }
           .undecided { background: #fef6e7; color: #705000; border: 1px dashed #ac6600; }
           div.contradiction { margin: .5rem 0; padding: .4rem .7rem; background: #fee7e6; border-left: 4px solid #b32424; }
@@ -162,6 +166,10 @@
             </ul>
           </section>
         </xsl:if>
+        <xsl:if test="t:item/t:verification">
+          <xsl:call-template name="verified"/>
+        </xsl:if>
+        <xsl:if test="not(t:item/t:verification)">
         <h2>Statements</h2>
         <xsl:choose>
           <xsl:when test="t:item/t:statement">
@@ -189,6 +197,7 @@
           </xsl:when>
           <xsl:otherwise><p>No statement was checked.</p></xsl:otherwise>
         </xsl:choose>
+        </xsl:if>
         <xsl:apply-templates select="t:item"/>
       </body>
     </html>
@@ -196,7 +205,18 @@
 
   <xsl:template match="t:run">
     <xsl:variable name="summary" select="t:summary"/>
+    <xsl:if test="$summary/@references">
+      <p class="counts verify-counts">
+        <xsl:for-each select="$summary/@supports | $summary/@contradicts | $summary/@does-not-support | $summary/@dead-archived | $summary/@dead-no-archive | $summary/@unreadable | $summary/@error">
+          <xsl:if test=". &gt; 0"><span class="badge {name()}"><xsl:value-of select="."/><xsl:text> </xsl:text><xsl:value-of select="translate(name(), '-', ' ')"/></span><xsl:text> </xsl:text></xsl:if>
+        </xsl:for-each>
+        of <xsl:value-of select="$summary/@references"/> reference(s) of <xsl:value-of select="$summary/@statements"/> statement(s)<xsl:if test="$summary/@skipped &gt; 0">;
+        <xsl:value-of select="$summary/@skipped"/> skipped (verified recently)</xsl:if>.
+        <xsl:value-of select="$summary/@judgements"/> LLM judgement(s), <xsl:value-of select="$summary/@prompt-tokens"/> prompt tokens.
+      </p>
+    </xsl:if>
     <p class="counts">
+      <xsl:if test="$summary/@references"><xsl:attribute name="hidden">hidden</xsl:attribute></xsl:if>
       <span class="badge supported"><xsl:value-of select="$summary/@supported"/> supported</span>
       <xsl:if test="$summary/@corroborated &gt; 0"><span class="badge corroborated"><xsl:value-of select="$summary/@corroborated"/> corroborated</span></xsl:if>
       <xsl:if test="$summary/@contradicted &gt; 0"><span class="badge contradicted"><xsl:value-of select="$summary/@contradicted"/> contradicted</span></xsl:if>
@@ -245,6 +265,87 @@
     </p>
     <xsl:for-each select="t:error"><p class="meta">Could not read everything about the item: <xsl:value-of select="."/></p></xsl:for-each>
     <xsl:apply-templates select="t:statement"/>
+    <xsl:apply-templates select="t:verification"/>
+  </xsl:template>
+
+  <!-- A verify run's overview: what the references say, the findings curators act on first. -->
+  <xsl:template name="verified">
+    <xsl:if test="t:item/t:verification[@outcome = 'contradicts']">
+      <section class="contradictions">
+        <h2>References that give another value</h2>
+        <p class="meta">The page a statement cites states another value for it. Either Wikidata's value or the
+          reference is wrong: read the sentence, then correct whichever is.</p>
+        <ul>
+          <xsl:for-each select="t:item/t:verification[@outcome = 'contradicts']">
+            <li class="reference-contradiction"><a href="#{concat('reference-', translate(@guid, ' ', '_'), '-', @reference)}">
+              <xsl:value-of select="../@label"/> (<xsl:value-of select="../@id"/>), <xsl:value-of select="@property-label"/>:
+              <xsl:value-of select="@value-text"/></a> — the page gives <strong class="form"><xsl:value-of select="t:other-value"/></strong>
+              <xsl:if test="t:sentence">: “<span class="sentence"><xsl:value-of select="t:sentence"/></span>”</xsl:if></li>
+          </xsl:for-each>
+        </ul>
+      </section>
+    </xsl:if>
+    <h2>References verified</h2>
+    <table class="references">
+      <thead><tr><th>Item</th><th>Property</th><th>Value</th><th>Finding</th><th>Cited page</th><th>Wikidata</th></tr></thead>
+      <tbody>
+        <xsl:for-each select="t:item/t:verification">
+          <xsl:sort select="string-length(substring-before('contradicts dead-archived does-not-support dead-no-archive unreadable error supports', @outcome))" data-type="number"/>
+          <tr class="reference-row" data-outcome="{@outcome}">
+            <td><xsl:value-of select="../@label"/> (<xsl:value-of select="../@id"/>)</td>
+            <td><xsl:value-of select="@property-label"/> (<xsl:value-of select="@property"/>)</td>
+            <td><a href="#{concat('reference-', translate(@guid, ' ', '_'), '-', @reference)}"><xsl:value-of select="@value-text"/></a>
+              <xsl:apply-templates select="t:qualifier"/></td>
+            <td><span class="badge {@outcome}"><xsl:value-of select="translate(@outcome, '-', ' ')"/></span>
+              <xsl:if test="@archived"> (the copy: <xsl:value-of select="translate(@archived, '-', ' ')"/>)</xsl:if></td>
+            <td><xsl:call-template name="link"><xsl:with-param name="url" select="t:cited/@url"/>
+              <xsl:with-param name="text" select="t:cited/@url"/></xsl:call-template></td>
+            <td><xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+              <xsl:with-param name="text" select="'statement'"/></xsl:call-template></td>
+          </tr>
+        </xsl:for-each>
+      </tbody>
+    </table>
+  </xsl:template>
+
+  <xsl:template match="t:verification">
+    <section class="verification" id="{concat('reference-', translate(@guid, ' ', '_'), '-', @reference)}"
+             data-guid="{@guid}" data-reference="{@reference}">
+      <h3>
+        <xsl:value-of select="@property-label"/>: <xsl:value-of select="@value-text"/>
+        <xsl:apply-templates select="t:qualifier"/><xsl:text> </xsl:text>
+        <span class="badge {@outcome}"><xsl:value-of select="translate(@outcome, '-', ' ')"/></span>
+      </h3>
+      <p class="meta">
+        Reference <code><xsl:value-of select="@reference"/></code> of <code><xsl:value-of select="@guid"/></code> ·
+        <xsl:call-template name="link"><xsl:with-param name="url" select="@url"/>
+          <xsl:with-param name="text" select="'on Wikidata'"/></xsl:call-template>
+        <xsl:if test="@support"> · support <xsl:value-of select="@support"/></xsl:if>
+        · <xsl:value-of select="@judgements"/> judgement(s), <xsl:value-of select="@elapsed-s"/> s — <xsl:value-of select="t:reason"/>
+      </p>
+      <p class="cited">Cites
+        <xsl:call-template name="link"><xsl:with-param name="url" select="t:cited/@url"/>
+          <xsl:with-param name="text" select="t:cited/@url"/></xsl:call-template>
+        <xsl:if test="t:cited/@identifier"> (<xsl:value-of select="t:cited/@via"/>
+          <xsl:text> </xsl:text><xsl:value-of select="t:cited/@identifier"/>)</xsl:if>
+        <xsl:if test="t:cited/@stated-in">, stated in <xsl:value-of select="t:cited/@stated-in"/></xsl:if>
+        <xsl:if test="t:cited/@retrieved">, retrieved <xsl:value-of select="t:cited/@retrieved"/></xsl:if>
+        <xsl:if test="t:cited/@archive-url">, archived copy
+          <xsl:call-template name="link"><xsl:with-param name="url" select="t:cited/@archive-url"/>
+            <xsl:with-param name="text" select="t:cited/@archive-date"/></xsl:call-template></xsl:if>
+      </p>
+      <xsl:if test="t:sentence">
+        <div class="proposed">
+          <xsl:choose>
+            <xsl:when test="t:other-value"><strong>Gives another value: <xsl:value-of select="t:other-value"/></strong></xsl:when>
+            <xsl:otherwise><strong>Supporting sentence</strong></xsl:otherwise>
+          </xsl:choose>
+          <blockquote class="sentence"><xsl:value-of select="t:sentence"/></blockquote>
+        </div>
+      </xsl:if>
+      <xsl:apply-templates select="t:relation"/>
+      <xsl:apply-templates select="t:document"/>
+    </section>
   </xsl:template>
 
   <!-- A statement's qualifier after its value: "Purkyně Prize for Chemistry — point in time: 2021". -->

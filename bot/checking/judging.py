@@ -50,9 +50,10 @@ class Strategy:
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
           embed: Embed | None = None, *, title: str = "", heading: str = "", official: bool = False,
-          single_valued: bool = False, claim: Claim | None = None) -> list[Ranked]:
+          single_valued: bool = False, claim: Claim | None = None, cited: bool = False) -> list[Ranked]:
     """The paragraphs to judge, in the order to judge them. ``title`` is their page's title, ``heading`` its main
-    heading; ``official`` says the page is on the subject's official website (P856); ``claim`` is the judge's
+    heading; ``official`` says the page is on the subject's official website (P856), ``cited`` that it is the
+    reference the statement cites (``refbot verify``); ``claim`` is the judge's
     claim (its property's phrases tell which sentences name the property), by default the statement's labels with
     ``single_valued``: the property takes one value (another proper name on a page that does not write the value
     is then a candidate contradiction)."""
@@ -60,14 +61,14 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
         ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
         names = subject_names(statement)
         opening = ranked[0].paragraph.text if ranked else ""
-        page = page_rule(names, title=title, opening=opening, official=official, heading=heading)
+        page = page_rule(names, title=title, opening=opening, official=official, heading=heading, cited=cited)
         context = page_context(names, title=title, opening=opening, heading=heading)
         return [_about(entry, names, page, context) for entry in ranked]
     names = subject_names(statement)
     # The opening paragraph is the page's first prose (not a heading's lines, a table or its title) where it has any.
     opening = min(paragraphs, key=lambda paragraph: (paragraph.kind != "paragraph", paragraph.position)).text \
         if paragraphs else ""
-    page = page_rule(names, title=title, opening=opening, official=official, heading=heading)
+    page = page_rule(names, title=title, opening=opening, official=official, heading=heading, cited=cited)
     context = page_context(names, title=title, opening=opening, heading=heading)
     every = [_about(entry, names, page, context)
              for entry in rank(paragraphs, statement, embed=embed, limit=strategy.considered)]

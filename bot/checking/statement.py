@@ -276,12 +276,12 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
     with watch.stage("judge"):
         judged = judge_in_rounds(tools.judge, claim, queues, justify=False,
                                  first_only=plan.strategy.name == "ranked")
-    return [DocumentCheck(candidate, result, tuple(_read_against(statement, claim, answers)),
+    return [DocumentCheck(candidate, result, tuple(read_against(statement, claim, answers)),
                           len(result.paragraphs) - len(answers), not_ranked(len(result.paragraphs), plan.strategy))
             for candidate, result, answers in zip(wanted, retrieved, judged)]
 
 
-def _read_against(statement: Statement, claim: Claim, answers: Sequence[Judged]) -> Iterator[Judged]:
+def read_against(statement: Statement, claim: Claim, answers: Sequence[Judged]) -> Iterator[Judged]:
     """The judged paragraphs, each that writes the value about the subject without supporting it marked with why
     it says otherwise (``bot.checking.against``)."""
     find_value = statement_finder(statement)

@@ -22,6 +22,9 @@ FAMILY_NAME = "family name"
 TITLE = "page title"
 OFFICIAL = "official website"
 OPENING = "opening paragraph"
+# The page is the reference a statement already cites (``refbot verify``): whoever cited it for the statement
+# says it is about the subject, as an official website is.
+CITED = "cited for the statement"
 NO_LABEL = "subject has no label"
 
 _SUFFIXES = frozenset({"Jr", "Sr", "II", "III", "IV"})
@@ -100,13 +103,15 @@ def _middle_names(text: str, end: int, label: str) -> bool:
 
 
 def page_rule(names: Sequence[str], *, title: str = "", opening: str = "", official: bool = False,
-              heading: str = "") -> str:
+              heading: str = "", cited: bool = False) -> str:
     """Whether the page is about the subject (it is on the subject's official website, its title — the
     ``<title>`` or its main heading, ``heading`` — or else its opening paragraph names it): asked once per page;
     "" when it is not. A catalogue's ``<title>`` is often the catalogue's name, its heading the record's
     ("Russell, Henry Norris, 1877-1957")."""
     if official:
         return OFFICIAL
+    if cited:
+        return CITED
     if title and _title_names(title, names) or _heading_names(heading, names):
         return TITLE
     if opening and named_in(opening, names)[0]:
@@ -157,7 +162,7 @@ def _heading_names(heading: str, names: Sequence[str]) -> bool:
     return bool(heading) and _title_names(heading, [name for name in names if len(name) <= longest])
 
 
-PAGE_RULES = frozenset({OFFICIAL, TITLE, OPENING})
+PAGE_RULES = frozenset({OFFICIAL, CITED, TITLE, OPENING})
 
 # ", who studied at …": a relative clause and the words before it, whose capitalised tail names its antecedent.
 _RELATIVE = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+),\s+(who|whose|which)\s")

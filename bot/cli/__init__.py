@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.cli import asking, checking, documents, evaluation, models, reviewing, selection, workers
+from bot.cli import asking, checking, documents, evaluation, models, reviewing, selection, verifying, workers
 from bot.cli.arguments import options_from
 from bot.cli.exits import Outcome, error_lines, exit_code
 from bot.doctor import fix_for
 from bot.errors import RefbotError
 
 # in the order `refbot --help` lists them
-GROUPS = (evaluation, selection, checking, workers, reviewing, documents, models)
+GROUPS = (evaluation, selection, checking, verifying, workers, reviewing, documents, models)
 HANDLERS = {command: handler for group in GROUPS for command, handler in group.HANDLERS.items()}
 WITHOUT_OPTIONS = {"doctor"}  # it reports a broken configuration instead of stopping at it
 

@@ -19,6 +19,7 @@ import tempfile
 import threading
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -369,13 +370,20 @@ class DemoWorld:
         snapshots = self._json("wayback.json")
         if path == "/wayback/available":
             url = (query.get("url") or [""])[0]
-            found = next((s for s in snapshots if s["url"] == url), None)
+            wanted = (query.get("timestamp") or [""])[0]
+            kept = [s for s in snapshots if s["url"] == url]
+            # As the Wayback Machine answers: the snapshot closest in time to ``timestamp`` (else the first).
+            found = min(kept, key=lambda s: abs(_seconds(s["timestamp"]) - _seconds(wanted))) \
+                if kept and wanted else next(iter(kept), None)
             closest = {"closest": {"available": True, "status": "200", "timestamp": found["timestamp"],
                                    "url": f"{self.base('archive')}/web/{found['timestamp']}/{url}"}} if found else {}
             return Reply(200, json.dumps({"url": url, "archived_snapshots": closest}).encode(), "application/json")
         if path == "/cdx/search/cdx":
             url = (query.get("url") or [""])[0]
-            rows = [["timestamp", "statuscode"]] + [[s["timestamp"], "200"] for s in snapshots if s["url"] == url]
+            until = (query.get("to") or [""])[0]
+            rows = [["timestamp", "statuscode"]] + sorted(
+                [s["timestamp"], "200"] for s in snapshots
+                if s["url"] == url and (not until or s["timestamp"][:len(until)] <= until))
             return Reply(200, json.dumps(rows).encode(), "application/json")
         if path.startswith("/web/"):
             # /web/<timestamp>[id_]/<original URL>; the original keeps its own encoding.
@@ -397,3 +405,13 @@ class DemoWorld:
                    if all(fold(keyword) in asked for keyword in entry.get("keywords", []))]
         body = {"query": (query.get("q") or [""])[0], "number_of_results": len(results), "results": results}
         return Reply(200, json.dumps(body).encode(), "application/json")
+
+
+def _seconds(timestamp: str) -> float:
+    """A Wayback timestamp (``20190520``, ``20190520123000``) as seconds since 1970, for nearness."""
+    digits = (timestamp + "00000101000000"[len(timestamp):])[:14] if timestamp.isdigit() else "19700101000000"
+    try:
+        moment = datetime.strptime(digits, "%Y%m%d%H%M%S")
+    except ValueError:
+        return 0.0
+    return moment.replace(tzinfo=timezone.utc).timestamp()

@@ -15,6 +15,7 @@ from datetime import date
 from bot.datamodel import Paragraph
 from bot.documents.archive import Snapshot, Wayback, is_archive_url, parse_wayback
 from bot.documents.fetching import Fetched, Fetcher, Outcome
+from bot.documents.gone import gone
 from bot.documents.paragraphs import Document, ParagraphRules, Unreadable, extract
 from bot.documents.politeness import host_key
 from bot.errors import ServiceError
@@ -29,11 +30,20 @@ class Retrieved:
     document: Document | None = None
     archived: Fetched | None = None
     notes: tuple[str, ...] = ()
+    # Why the live page, though it answered, is not the page asked for (``bot.documents.gone``: a soft 404, a
+    # redirect to the front page); "" when it is, or was not asked. Its own paragraphs are then not read.
+    gone: str = ""
+
+    @property
+    def dead(self) -> bool:
+        """The page asked for is not there: its address fails (404, 410, a vanished host) or it is ``gone``."""
+        return self.live.outcome is Outcome.IRRETRIEVABLE or bool(self.gone)
 
     @property
     def used(self) -> Fetched:
         """The fetch the paragraphs came from (or the last one tried)."""
-        return self.archived if self.archived is not None and (self.archived.ok or not self.live.ok) else self.live
+        return self.archived if self.archived is not None and \
+            (self.archived.ok or not self.live.ok or self.gone) else self.live
 
     @property
     def outcome(self) -> Outcome:
@@ -76,12 +86,17 @@ def malformed(url: str) -> str:
 
 
 def retrieve(url: str, fetcher: Fetcher, rules: ParagraphRules, wayback: Wayback | None = None, *,
-             access_date: date | None = None, archive_url: str = "") -> Retrieved:
+             access_date: date | None = None, archive_url: str = "", notice_gone: bool = False) -> Retrieved:
+    """``notice_gone``: a live page that answered but is not the page asked for (``bot.documents.gone``) counts as
+    dead — its archived copy is read instead, and never its own paragraphs."""
     broken = malformed(url)
     if broken:
         return Retrieved(url, Fetched(url, Outcome.UNSUPPORTED, broken), None)
     live, document = read(fetcher.fetch(url), rules)
-    if not wants_archive(live, document) or is_archive_url(url):
+    why_gone = _gone(url, live, document) if notice_gone and not is_archive_url(url) else ""
+    if why_gone:
+        document = None
+    elif not wants_archive(live, document) or is_archive_url(url):
         return Retrieved(url, live, document, notes=_cut_notes(document))
     notes: list[str] = []
     archived: Fetched | None = None
@@ -94,10 +109,17 @@ def retrieve(url: str, fetcher: Fetcher, rules: ParagraphRules, wayback: Wayback
         fetched, archived_document = read(fetcher.fetch(candidate.raw_url), rules)
         archived = replace(fetched, archive_url=candidate.archive_url, archive_timestamp=candidate.timestamp)
         if archived_document is not None and archived_document.paragraphs:
-            return Retrieved(url, live, archived_document, archived, (*notes, *_cut_notes(archived_document)))
+            return Retrieved(url, live, archived_document, archived, (*notes, *_cut_notes(archived_document)),
+                             gone=why_gone)
         notes.append(f"archived copy {candidate.archive_url}: {archived.reason or 'no paragraph'}")
-    used = document if live.ok else archived_document
-    return Retrieved(url, live, used, archived, (*notes, *_cut_notes(used)))
+    used = document if live.ok and not why_gone else archived_document
+    return Retrieved(url, live, used, archived, (*notes, *_cut_notes(used)), gone=why_gone)
+
+
+def _gone(url: str, live: Fetched, document: Document | None) -> str:
+    if not live.ok:
+        return ""
+    return gone(url, live.final_url or url, document.title if document else "", document.heading if document else "")
 
 
 def _cut_notes(document: Document | None) -> tuple[str, ...]:

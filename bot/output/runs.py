@@ -27,6 +27,8 @@ from bot.runledger import Run, RunLedger
 from bot.runs import RunResult
 from bot.selection import endpoint_url
 from bot.selection.worklists import Worklist
+from bot.verifying.records import ReferenceCheck
+from bot.verifying.run import VerifyResult
 
 
 class RunParts(Protocol):
@@ -57,6 +59,9 @@ class TraceRecords:
     def statement(self, context: ItemContext, check: StatementCheck) -> str:
         return traces.to_string(traces.checked_statement_element(context, check, self.services))
 
+    def verification(self, context: ItemContext, check: ReferenceCheck) -> str:
+        return traces.to_string(traces.checked_verification_element(context, check, self.services))
+
 
 def run_trace(result: RunResult, ledger: RunLedger, parts: RunParts | traces.RunInfo) -> Any:
     """The run's trace (an lxml tree, valid against xslt/trace.xsd): every statement the run has finished, under
@@ -73,6 +78,20 @@ def run_trace(result: RunResult, ledger: RunLedger, parts: RunParts | traces.Run
              for _, element, statements in ledger.items(record, with_empty=not result.kept)]
     info = parts if isinstance(parts, traces.RunInfo) else run_info(result, parts)
     return traces.assemble(info, items)
+
+
+def verify_trace(result: VerifyResult, ledger: RunLedger, parts: RunParts) -> Any:
+    """A verify run's trace: every reference it has verified, under its item as first read in the run, in the
+    order they were recorded."""
+    record = ledger.run(result.run_id)
+    assert record is not None, f"run {result.run_id} is not in the ledger it ran in"
+    items = [(traces.from_string(element), [traces.from_string(text) for _, text in references])
+             for _, element, references in ledger.items(record, with_empty=not result.kept)]
+    info = replace(run_info(result, parts), mode="verify")  # type: ignore[arg-type]
+    tree = traces.assemble(info, items)
+    if result.kept:  # `refbot report --run` and `export --run` describe it as it was verified
+        ledger.record_run_element(record, traces.to_string(tree.getroot().find(traces.tag("run"))))
+    return tree
 
 
 def run_info(result: RunResult, parts: RunParts) -> traces.RunInfo:
@@ -139,7 +158,8 @@ def ledger_trace(ledger: RunLedger, run_id: int, options: Options, *, now: str) 
     element = ledger.run_element(run_id)
     if element is not None:
         recorded = recorded_info(traces.from_string(element))
-        info = replace(recorded, mode="run", run_id=str(run_id), started=record.started,
+        info = replace(recorded, mode="verify" if recorded.mode == "verify" else "run", run_id=str(run_id),
+                       started=record.started,
                        finished=finished or recorded.finished or now, duration_s=result.seconds,
                        complete=finished is not None)
     else:

@@ -25,6 +25,7 @@ from bot.properties.profile import PropertyProfile
 from bot.checking.ranking import match_spans
 from bot.references import StatedIn
 from bot.redaction import redact_text, redact_url
+from bot.verifying.records import FINDINGS, ReferenceCheck
 
 NS = "urn:refbot:trace:1"
 SCHEMA_VERSION = "1.0"
@@ -159,6 +160,55 @@ def statement_element(context: ItemContext, check: StatementCheck, services: Seq
     return _redacted(element, services)
 
 
+def verification_element(context: ItemContext, check: ReferenceCheck, services: Sequence[str] = ()) -> Any:
+    """One reference verified (``refbot verify``), its URLs redacted but the cited page's and its copy's."""
+    statement, citation = check.statement, check.citation
+    support = check.support
+    element = _element("verification", guid=statement.guid, reference=citation.hash,
+                       url=context.statement_url(statement.guid), property=statement.property_id,
+                       property_label=statement.property_label, datatype=statement.value.datatype,
+                       value=statement.value.raw, value_text=statement.value.text, outcome=check.finding.value,
+                       archived=check.archived.value if check.archived is not None else None,
+                       support=_number(support) if support is not None else None, started=check.started,
+                       elapsed_s=_number(check.elapsed_s), judgements=check.asked)
+    _element("reason", element, check.reason)
+    _qualifiers(element, statement)
+    _element("cited", element, url=citation.url, via=citation.via, identifier=citation.identifier or None,
+             stated_in=citation.stated_in or None,
+             retrieved=citation.retrieved.isoformat() if citation.retrieved else None,
+             archive_url=citation.archive_url or None,
+             archive_date=citation.archive_date.isoformat() if citation.archive_date else None)
+    if check.sentence:
+        _element("sentence", element, check.sentence)
+    if check.other_value:
+        _element("other-value", element, check.other_value)
+    for stage, seconds in check.stages:
+        _element("stage", element, name=stage, seconds=_number(seconds))
+    if check.profile is not None:
+        _relation(element, check.profile)
+    if check.document is not None:
+        _document(element, check.document, statement)
+    return _redacted(element, services)
+
+
+def checked_verification_element(context: ItemContext, check: ReferenceCheck, services: Sequence[str] = ()) -> Any:
+    """The reference's element, validated on its own; if it cannot be (a bug), an ``error`` finding saying so."""
+    element = verification_element(context, check, services)
+    checker = schema()
+    if checker.validate(etree.ElementTree(element)):
+        return element
+    problem = checker.error_log[0].message if len(checker.error_log) else "invalid"
+    statement, citation = check.statement, check.citation
+    fallback = _element("verification", guid=statement.guid, reference=citation.hash,
+                        url=context.statement_url(statement.guid), property=statement.property_id,
+                        property_label=statement.property_label, datatype=statement.value.datatype,
+                        value=statement.value.raw, value_text=statement.value.text, outcome="error",
+                        started=check.started, elapsed_s=_number(check.elapsed_s), judgements=check.asked)
+    _element("reason", fallback, f"refbot could not record this check ({problem}); this is a bug, please report it")
+    _element("cited", fallback, url=citation.url or "(none)", via=citation.via)
+    return _redacted(fallback, services)
+
+
 def _qualifiers(parent: Any, statement: Any) -> None:
     for qualifier in statement.qualifiers:
         _element("qualifier", parent, property=qualifier.property_id,
@@ -282,8 +332,10 @@ def _document(parent: Any, document: DocumentCheck, statement: Any) -> None:
     if retrieved is not None:
         if retrieved.used.reason:
             _element("reason", node, retrieved.used.reason)
-        for note in ((f"live page: {retrieved.live.outcome.value}: {retrieved.live.reason}",)
-                     if retrieved.archived is not None else ()) + retrieved.notes:
+        live = retrieved.live
+        said = f"live page: {live.outcome.value}: {live.reason}" if not retrieved.gone else \
+            f"live page: gone: {retrieved.gone}"
+        for note in ((said,) if retrieved.archived is not None or retrieved.gone else ()) + retrieved.notes:
             _element("note", node, note)
     for judged in document.judged:
         _judgement(node, judged)
@@ -357,6 +409,9 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
                "judgements": sum(1 for j in judgements if j.get("asked") == "true"),
                "prompt-tokens": sum(int(j.get("prompt-tokens")) for j in judgements),
                "completion-tokens": sum(int(j.get("completion-tokens")) for j in judgements)}
+    if info.mode == "verify":  # its elements are references verified: counted by finding
+        summary |= {"references": len(statements), **{finding: outcomes.count(finding) for finding in FINDINGS}}
+        summary["statements"] = len({statement.get("guid") for statement in statements})
     etree.SubElement(run, tag("summary"), {key: str(value) for key, value in summary.items()})
     for note in info.notes:
         _element("note", run, note)

@@ -22,13 +22,15 @@ ENTITY_PREFIX = "http://www.wikidata.org/entity/"
 # Each parameter our queries declare, and what may be bound to it.
 PARAMETERS = {
     "item": "item", "after": "item", "property": "property", "referenceProperty": "property",
-    "entity": "entity", "language": "language", "text": "text", "identifier": "identifier",
+    "entity": "entity", "language": "language", "text": "text", "identifier": "identifier", "domain": "domain",
 }
 # A name to look up as a label: words, digits and the punctuation names have; never quotes, backslashes, braces.
 TEXT_PATTERN = re.compile(r"^[\w .,'’&()/-]{1,120}$")
 # An external identifier (GND 4008233-0, ORCID 0000-0002-1825-0097, an ARK ark:/12148/cb11889551x): no quotes,
 # backslashes, spaces or braces.
 IDENTIFIER_PATTERN = re.compile(r"^[\w.:/+-]{1,200}\Z")
+# A web domain (example.org, www.bbc.co.uk, an IDN's Unicode labels): labels of letters, digits and hyphens.
+DOMAIN_PATTERN = re.compile(r"^(?=.{1,253}\Z)(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)*[^\W_](?:[\w-]{0,61}[^\W_])?\Z")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,10 @@ def _term(kind: str, value: str) -> str:
             raise InputError(f"cannot look up {value[:60]!r} as an identifier",
                              hint="identifiers hold letters, digits and . : _ / + - only")
         return f'"{value}"'
+    if kind == "domain":
+        if not DOMAIN_PATTERN.match(value):
+            raise InputError(f"not a web domain: {value[:60]!r}", hint="give a host name such as example.org")
+        return f'"{value.lower()}"'
     if kind == "language":
         if not LANGUAGE_PATTERN.match(value):
             raise ConfigError(f"not a language code: {value!r}", hint="use codes such as en, de, pt-br, mul")

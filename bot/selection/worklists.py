@@ -31,6 +31,8 @@ class Worklist:
     worklist_property: str = ""
     properties: tuple[str, ...] = ()
     limit: int | None = None
+    # `refbot verify --worklist PID --domain D`: only references to pages on this web domain.
+    domain: str = ""
 
     @classmethod
     def of_items(cls, items: Sequence[str], *, properties: Sequence[str] = (), limit: int | None = None,
@@ -72,11 +74,12 @@ class Worklist:
             return f"{self.source}: {self.query.text}"
         if self.items:
             return f"{self.source}: " + ",".join(self.items)
-        return self.source
+        return self.source + (f" on {self.domain}" if self.domain else "")
 
     @property
     def description(self) -> str:
-        return self.source + (f", limit {self.limit}" if self.limit else "")
+        return self.source + (f" on {self.domain}" if self.domain else "") + \
+            (f", limit {self.limit}" if self.limit else "")
 
 
 def _properties(properties: Sequence[str]) -> tuple[str, ...]:

@@ -1,0 +1,268 @@
+"""A verify run: the references a worklist's statements already have, each read and judged once, recorded in the
+run ledger as it finishes — what `refbot verify` does, as a library call::
+
+    with RunLedger(None) as ledger, VerifyRun.open(Wiring(options), Worklist.of_items(["Q42"]), ledger) as run:
+        result = run.verify()
+
+As for `refbot run`: a run kept in a ledger file resumes where it stopped when opened again with the same worklist
+and settings, references another verify run read less than ``[run] recheck_days`` ago are skipped, and each finished
+reference is committed on its own. References are taken in an order that alternates between sites, so that one
+site's pace (``[fetch] delay``, kept per host and, with a queue, across workers) never holds every worker.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Protocol
+
+from bot.checking import plan_from
+from bot.checking.batch import Breaker
+from bot.checking.items import ItemContext, read_item, wikidata_site
+from bot.checking.statement import Tools
+from bot.clock import Clock, stamp
+from bot.datamodel import Statement
+from bot.documents.politeness import host_key
+from bot.documents.services import ServiceClient
+from bot.errors import InputError, RefbotError
+from bot.options import Options
+from bot.pool import in_flight
+from bot.runledger import Run as LedgerRun
+from bot.runledger import RunLedger
+from bot.runs import run_key
+from bot.selection import selection_rules
+from bot.selection.endpoint import SparqlEndpoint
+from bot.selection.worklists import Worklist
+from bot.verifying.citations import Citation
+from bot.verifying.records import FINDINGS, Finding, ReferenceCheck
+from bot.verifying.reference import verify_reference
+from bot.verifying.selection import Cited, select_cited
+
+# What a verify run's key starts with: the same worklist checked and verified are two runs.
+KEY_PREFIX = "verify:"
+
+
+class Records(Protocol):
+    def item(self, context: ItemContext) -> str: ...
+
+    def verification(self, context: ItemContext, check: ReferenceCheck) -> str: ...
+
+
+class Parts(Protocol):
+    options: Options
+    clock: Clock
+
+    @property
+    def verify_tools(self) -> Tools: ...
+
+    @property
+    def services(self) -> ServiceClient: ...
+
+    @property
+    def records(self) -> Records: ...
+
+    def require_endpoint(self) -> SparqlEndpoint: ...
+
+
+@dataclass(frozen=True)
+class Progress:
+    check: ReferenceCheck
+    item: ItemContext
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """Where a verify run stands (as ``bot.runs.RunResult`` for a check run): ``counts`` by finding over the whole
+    run, ``checked`` this call's references in worklist order."""
+
+    run_id: int
+    worklist: Worklist
+    kept: bool
+    started: str
+    finished: str
+    seconds: float
+    selected: tuple[Cited, ...]
+    checked: tuple[ReferenceCheck, ...]
+    counts: dict[str, int]
+    skipped: int
+    left: int
+    notes: tuple[str, ...] = ()
+    failure: RefbotError | None = None
+
+    @property
+    def complete(self) -> bool:
+        return not self.left and self.failure is None
+
+    @property
+    def summary(self) -> str:
+        """``3 supports, 1 does-not-support, …``: every finding some reference ended with, in a fixed order."""
+        shown = [f"{self.counts[name]} {name}" for name in FINDINGS if self.counts.get(name)]
+        return ", ".join(shown) or "no reference verified"
+
+
+@dataclass
+class VerifyRun:
+    parts: Parts
+    worklist: Worklist
+    ledger: RunLedger
+    record: LedgerRun
+    selected: list[Cited]
+    todo: list[tuple[Statement, Citation]]
+    done_before: int
+    skipped: int
+    started: str
+    opened: float = field(default_factory=time.monotonic)
+    notes: list[str] = field(default_factory=list)
+    failure: RefbotError | None = None
+    _contexts: dict[str, ItemContext] = field(default_factory=dict)
+    _checked: list[ReferenceCheck] = field(default_factory=list)
+    _counted: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._counted = self._counted or self.opened
+
+    @classmethod
+    def open(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, *, new: bool = False) -> VerifyRun:
+        """Open (or resume) the verify run of ``worklist`` and select its references; the models load here."""
+        opened = time.monotonic()
+        options, kept = parts.options, ledger.path is not None
+        record = ledger.open_run(KEY_PREFIX + run_key(options, worklist), f"verify {worklist.description}",
+                                 new=new or not kept)
+        ledger.claim(record)
+        parts.verify_tools  # noqa: B018 (the models load before any reference is due)
+        done = ledger.done(record)
+        recent = ledger.recently_checked(record, options.run.recheck_days) \
+            if kept and options.run.recheck_days else set()
+        selected = [entry for selection in select_cited(parts.require_endpoint(), worklist, selection_rules(options),
+                                                        page_size=options.sparql.page_size)
+                    for entry in selection.cited]
+        every = [(entry.statement, citation) for entry in selected for citation in entry.citations]
+        todo = [pair for pair in every if pair[1].key not in done and pair[1].key not in recent]
+        if worklist.limit:
+            todo = todo[: max(0, worklist.limit - len(done))]
+        skipped = sum(1 for _, citation in every if citation.key in recent and citation.key not in done)
+        return cls(parts, worklist, ledger, record, selected, alternate_hosts(todo), len(done), skipped,
+                   started=record.started if kept else stamp(parts.clock()), opened=opened)
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def kept(self) -> bool:
+        return self.ledger.path is not None
+
+    @property
+    def resumed(self) -> bool:
+        return self.record.resumed
+
+    def __enter__(self) -> VerifyRun:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._account()
+
+    def verify(self, *, on_progress: Callable[[Progress], None] | None = None,
+               time_budget: float | None = None) -> VerifyResult:
+        """Verify the references left, ``[check] workers`` at once, each recorded as it finishes. A judge that
+        becomes unavailable, or refbot's own code failing alike on every reference, ends it early
+        (``VerifyResult.failure``); what finished is kept."""
+        options = self.parts.options
+        deadline = self.opened + time_budget if time_budget is not None else None
+        breaker = Breaker(statements=len(self.todo))
+        plan = plan_from(options.check, options.search, options.fetch.workers)
+        tools = self.parts.verify_tools
+        self.failure = None
+        self._checked = []
+
+        def tasks() -> Iterator[tuple[ItemContext, Callable[[], ReferenceCheck]]]:
+            for statement, citation in self.todo:
+                if breaker.tripped is not None:
+                    return
+                yield self._context(statement), partial(verify_reference, statement, citation, tools, plan)
+        try:
+            for context, check in in_flight(tasks(), options.check.workers, name="reference", deadline=deadline):
+                breaker.observe(check)  # type: ignore[arg-type]  # a reference's check reads as a statement's
+                self.ledger.record(self.record, check.key, check.statement.item, check.finding.value,
+                                   self.parts.records.verification(context, check))
+                self._account()
+                self._checked.append(check)
+                if on_progress is not None:
+                    on_progress(Progress(check, context, len(self._checked), len(self.todo)))
+            if breaker.tripped is not None:
+                raise breaker.tripped
+        except RefbotError as error:
+            self.failure = error
+            if error is breaker.tripped and self.kept:
+                suspects = set(breaker.suspects)
+                self.ledger.forget(self.record, [c.key for c in self._checked if c.statement.guid in suspects])
+        if not self.kept and self.failure is None:
+            for item in self.worklist.items:  # a dry run shows every item named, with nothing to verify too
+                if item not in self._contexts:
+                    label = next((e.statement.item_label for e in self.selected if e.statement.item == item), "")
+                    self._remember(self._read_item(item, label, strict=not self.selected))
+        left = self._left()
+        if left and self.failure is None:
+            self.notes.append(f"time budget spent; {left} reference(s) left for the next run")
+        if not left and self.failure is None:
+            self.ledger.finish(self.record)
+        return self.result()
+
+    def result(self) -> VerifyResult:
+        order = {citation.key: index for index, (_, citation) in enumerate(self.todo)}
+        checked = sorted(self._checked, key=lambda check: order[check.key])
+        return VerifyResult(self.id, self.worklist, self.kept, self.started, stamp(self.parts.clock()),
+                            self._account(), tuple(self.selected), tuple(checked), self.ledger.counts(self.record),
+                            self.skipped, self._left(), tuple(self.notes), self.failure)
+
+    def _left(self) -> int:
+        done = self.ledger.done(self.record)
+        return sum(1 for _, citation in self.todo if citation.key not in done)
+
+    def _account(self) -> float:
+        now = time.monotonic()
+        total = self.ledger.add_seconds(self.record, now - self._counted)
+        self._counted = now
+        return total
+
+    def _context(self, statement: Statement) -> ItemContext:
+        if statement.item not in self._contexts:
+            self._remember(self._read_item(statement.item, statement.item_label))
+        return self._contexts[statement.item]
+
+    def _remember(self, context: ItemContext) -> None:
+        self._contexts[context.item] = context
+        self.ledger.record_item(self.record, context.item, self.parts.records.item(context))
+
+    def _read_item(self, item: str, label: str, *, strict: bool = False) -> ItemContext:
+        """The item's revision (its article is not read: verify reads only the pages references name)."""
+        options = self.parts.options
+        try:
+            return read_item(self.parts.services, options.wikidata.api_url, item, label,
+                             wiki=options.wikipedia.wiki, article_url=options.wikipedia.article_url,
+                             chunk_chars=options.wikipedia.chunk_chars, want_article=False)
+        except InputError as error:
+            if strict:
+                raise
+            return ItemContext(item, label, wikidata_site(options.wikidata.api_url), error=str(error))
+
+
+def alternate_hosts(todo: Sequence[tuple[Statement, Citation]]) -> list[tuple[Statement, Citation]]:
+    """Pure: the references in an order that takes each site in turn (the first reference of every site, then the
+    second, …), each site's own in worklist order, so that references to one site are spread out and workers
+    fetching at once wait on different sites' turns."""
+    by_host: dict[str, list[tuple[Statement, Citation]]] = {}
+    for pair in todo:
+        by_host.setdefault(host_key(pair[1].url), []).append(pair)
+    queues = list(by_host.values())
+    ordered: list[tuple[Statement, Citation]] = []
+    for rank in range(max((len(queue) for queue in queues), default=0)):
+        ordered += [queue[rank] for queue in queues if rank < len(queue)]
+    return ordered
+
+
+__all__ = ["Finding", "Progress", "VerifyResult", "VerifyRun", "alternate_hosts"]
