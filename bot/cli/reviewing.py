@@ -10,11 +10,15 @@ from typing import Any
 
 from bot.cli.arguments import ledger_target, positive_int
 from bot.cli.exits import Ended
-from bot.errors import ConfigError, WriteError
+from bot.errors import ConfigError, InputError, WriteError
 from bot.options import Options
+from bot.output.report import naming
+from bot.redaction import write_private
+from bot.runledger import RunLedger
 from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, export_wrong_values, preview,
                                 report_too_large, reviewing)
 from bot.review.applying import Outcome, edit_lines, editgroups_url
+from bot.verifying import export as findings
 from bot.wiring import Wiring
 
 
@@ -85,6 +89,11 @@ def add_parsers(commands: Any) -> None:
     kind.add_argument("--wrong-values", action="store_true",
                       help="the statements curators marked as holding a wrong value, a table for editors (TSV)")
     kind.add_argument("--quickstatements", action="store_true", help="the references as QuickStatements V1 commands")
+    kind.add_argument("--jsonl", action="store_true",
+                      help="a verify run's findings, one JSON line per reference checked (statement GUID, reference "
+                           "hash, finding, support, checked date)")
+    kind.add_argument("--rdf", action="store_true",
+                      help="a verify run's findings as RDF (Turtle), with Wikidata's statement and reference IRIs")
     export.add_argument("--approved", action="store_true", help="only approved references not yet written")
     export.add_argument("--out", type=Path, metavar="FILE",
                         help="the file (default reports/run-ID-quickstatements.tsv, reports/run-ID-wrong-values.tsv)")
@@ -170,6 +179,9 @@ def run_export(args: argparse.Namespace, options: Options) -> Ended | None:
     """The run's batch; a reference QuickStatements would not write faithfully is left out, or written without the
     title or quotation it would change; either is said in the summary and named with its reason below it, and the
     export ends with status 1: a batch never silently lacks a reference or a snak."""
+    if args.jsonl or args.rdf:
+        _export_findings(args, options)
+        return None
     if args.wrong_values:
         with reviewing(options, run_id=args.run_id) as (store, run_id):
             out = args.out or options.check.reports / f"run-{run_id}-wrong-values.tsv"
@@ -194,6 +206,26 @@ def run_export(args: argparse.Namespace, options: Options) -> Ended | None:
         print(f"  written {note}: {proposal.shown} ({proposal.guid}); refbot apply writes the whole reference",
               file=sys.stderr)
     return Ended(failed=len(left_out) + len(trimmed)) if left_out or trimmed else None
+
+
+def _export_findings(args: argparse.Namespace, options: Options) -> None:
+    """A verify run's findings, one record per reference: JSON Lines or Turtle."""
+    with RunLedger.of(options.run, create=False) as ledger:
+        run_id = args.run_id or _latest(ledger)
+        found = findings.recorded(ledger, run_id)
+    suffix = "jsonl" if args.jsonl else "ttl"
+    out = args.out or options.check.reports / f"verify-{run_id}.{suffix}"
+    with naming(out):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_private(out, findings.jsonl(found) if args.jsonl else findings.turtle(found))
+    print(f"run {run_id}: {len(found)} reference(s) written to {out}")
+
+
+def _latest(ledger: RunLedger) -> int:
+    latest = ledger.latest_run()
+    if latest is None:
+        raise InputError(f"the ledger {ledger.path} has no run", hint="run refbot verify first")
+    return latest.id
 
 
 def run_apply(args: argparse.Namespace, options: Options) -> Ended:

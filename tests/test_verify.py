@@ -1,0 +1,222 @@
+"""`refbot verify` on a world of real parts: the Oxigraph store holding statements with their references, the cited
+pages and the Wayback stand-in on loopback (``verify_world``). The judge's model is scripted (it says yes to any
+paragraph it is asked about, and a relation is the one whose words the text writes): what is tested is what verify
+does with pages — dead, moved, "not found", paywalled, script-only, another value — not the model."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rdflib import Graph, URIRef
+
+from bot.judge.scripted import ScriptedBackend
+from bot.options import Options, ini_text
+from bot.output import trace as traces
+from bot.output.runs import verify_trace, write_run
+from bot.runledger import RunLedger
+from bot.selection.worklists import Worklist
+from bot.verifying import export
+from bot.verifying.records import Finding
+from bot.verifying.run import VerifyRun
+from bot.wiring import Wiring
+from verify_world import EXPECTED, ITEMS, SNAPSHOT_MOVED, SNAPSHOT_RIGHT, start
+
+NS = {"t": traces.NS}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    running = start(tmp_path_factory.mktemp("verify-world"))
+    yield running
+    running.stop()
+
+
+def read_off(prefix: str, continuation: str) -> list[float]:
+    text = prefix.lower()
+    return [0.0 if word.lower() in text else -3.0 for word in continuation.split()]
+
+
+def options_for(world, tmp_path: Path, **extra) -> Options:
+    return Options.flat(**world.options(), check_reports=tmp_path / "reports", run_ledger=tmp_path / "runs.sqlite",
+                        check_workers=1, check_embeddings=False, **extra)
+
+
+def parts_for(world, tmp_path: Path, support: object = 0.95, **extra) -> Wiring:
+    return Wiring(options_for(world, tmp_path, **extra), backend=ScriptedBackend(support=support, logprobs=read_off))
+
+
+def verified(parts: Wiring, items=ITEMS, **worklist):
+    with RunLedger(parts.options.run.ledger) as ledger, \
+            VerifyRun.open(parts, Worklist.of_items(list(items), **worklist), ledger) as run:
+        result = run.verify()
+        tree = verify_trace(result, ledger, parts)
+    return run, result, tree
+
+
+@pytest.fixture(scope="module")
+def verified_world(world, tmp_path_factory):
+    """One run over both items, shared by the tests that read what it found."""
+    folder = tmp_path_factory.mktemp("verified")
+    parts = parts_for(world, folder)
+    run, result, tree = verified(parts)
+    xml, html = write_run(tree, folder / "reports" / f"verify-{run.id}")
+    return parts, run, result, xml, html
+
+
+def by_hash(result) -> dict:
+    return {check.citation.hash: check for check in result.checked}
+
+
+def test_each_reference_ends_with_the_finding_its_page_gives(verified_world):
+    _, _, result, _, _ = verified_world
+    found = {key: check.finding.value for key, check in by_hash(result).items()}
+    assert found == EXPECTED
+    assert result.complete and result.failure is None
+    assert result.counts == {"supports": 2, "does-not-support": 1, "contradicts": 1, "dead-archived": 2,
+                             "dead-no-archive": 2, "unreadable": 2}
+
+
+def test_a_supporting_page_is_quoted_and_another_value_is_named_with_its_sentence(verified_world):
+    checks = by_hash(verified_world[2])
+    supports = checks["a1" * 20]
+    assert supports.sentence == "Jana Dvořáková was born on 2 May 1961 in Olomouc."
+    assert supports.best.judgement.supported and supports.read_url.endswith("/people/dvorakova.html")
+    contradicts = checks["b1" * 20]
+    assert contradicts.other_value == "3 March 1948"
+    assert contradicts.sentence == "Pavel Horák was born on 3 March 1948 in Zlín."
+    identifier = checks["a3" * 20]
+    assert identifier.citation.via == "P8901" and identifier.citation.identifier == "dvorakova-61"
+    assert identifier.citation.stated_in == "Q990420" and identifier.citation.url.endswith("/id/dvorakova-61.html")
+    assert identifier.finding is Finding.SUPPORTS
+
+
+def test_a_dead_page_is_read_from_the_snapshot_closest_before_its_retrieved_date(verified_world, world):
+    checks = by_hash(verified_world[2])
+    dead = checks["a4" * 20]  # retrieved 2019-06-01: snapshots of 2015 and of 2019-05-20
+    used = dead.document.retrieved.used
+    assert used.archive_timestamp == SNAPSHOT_RIGHT and dead.document.retrieved.live.status == 404
+    assert "HTTP 404" in dead.reason and dead.archived is not None
+    assert "Palacký University" in dead.document.retrieved.paragraphs[0].text
+    asked = [request for request in world.requests if request.site == "archive"
+             and request.path == "/wayback/available" and "gone.html" in request.query["url"][0]]
+    assert asked and asked[0].query["timestamp"] == ["20190601"]
+
+
+def test_a_moved_page_and_a_not_found_page_are_dead_whatever_their_status(verified_world):
+    checks = by_hash(verified_world[2])
+    moved = checks["a7" * 20]  # 301 to the front page
+    assert moved.finding is Finding.DEAD_ARCHIVED and "home page" in moved.reason
+    assert moved.document.retrieved.used.archive_timestamp == SNAPSHOT_MOVED
+    soft = checks["a6" * 20]  # "Page not found" with status 200, no snapshot
+    assert soft.finding is Finding.DEAD_NO_ARCHIVE and soft.document.retrieved.live.status == 200
+    assert 'its title says it is not there ("Page not found")' in soft.reason
+    assert not soft.document.judged, "a not-found page's own words are never judged"
+    vanished = checks["a5" * 20]  # a host that refuses connections
+    assert vanished.finding is Finding.DEAD_NO_ARCHIVE and "no archived copy" in vanished.reason
+
+
+def test_a_paywall_and_a_page_made_by_script_are_unreadable_not_unsupported(verified_world):
+    checks = by_hash(verified_world[2])
+    assert checks["a8" * 20].finding is Finding.UNREADABLE and "403" in checks["a8" * 20].reason
+    assert checks["a9" * 20].finding is Finding.UNREADABLE and "almost no text" in checks["a9" * 20].reason
+
+
+def test_the_trace_is_valid_and_the_report_lists_the_contradiction_first(verified_world):
+    _, run, result, xml, html = verified_world
+    tree = traces.read(xml)  # validated against the schema
+    run_element = tree.find("t:run", NS)
+    assert run_element.get("mode") == "verify"
+    summary = run_element.find("t:summary", NS)
+    assert summary.get("references") == "10" and summary.get("statements") == "9"
+    assert summary.get("contradicts") == "1" and summary.get("dead-archived") == "2"
+    elements = tree.findall("t:item/t:verification", NS)
+    assert {element.get("reference"): element.get("outcome") for element in elements} == EXPECTED
+    dead = next(element for element in elements if element.get("reference") == "a4" * 20)
+    assert dead.find("t:cited", NS).get("retrieved") == "2019-06-01"
+    assert dead.find("t:document", NS).get("archive-timestamp") == SNAPSHOT_RIGHT
+    page = html.read_text(encoding="utf-8")
+    assert page.index("References that give another value") < page.index("References verified")
+    rows = page.split('class="reference-row" data-outcome="')[1:]
+    assert [row.split('"')[0] for row in rows][:2] == ["contradicts", "dead-archived"]
+    assert "3 March 1948" in page
+
+
+def test_findings_export_as_json_lines_and_as_rdf_with_wikidatas_iris(verified_world):
+    parts, run, _, _, _ = verified_world
+    with RunLedger(parts.options.run.ledger) as ledger:
+        found = export.recorded(ledger, run.id)
+    assert len(found) == 10
+    lines = [json.loads(line) for line in export.jsonl(found).splitlines()]
+    contradiction = next(line for line in lines if line["reference"] == "b1" * 20)
+    assert contradiction["statement"] == "Q990402$0B000001-0000-4000-8000-000000000001"
+    assert contradiction["finding"] == "contradicts" and contradiction["other_value"] == "3 March 1948"
+    assert contradiction["checked"] and contradiction["support"] is not None
+    graph = Graph().parse(data=export.turtle(found), format="turtle")
+    dead = set(graph.query("""
+        PREFIX refbot: <https://www.wikidata.org/wiki/Wikidata:refbot/verify#>
+        SELECT ?statement ?reference WHERE { ?check refbot:finding refbot:dead-archived ;
+          refbot:statement ?statement ; refbot:reference ?reference . }"""))
+    assert (URIRef("http://www.wikidata.org/entity/statement/Q990401-0A000004-0000-4000-8000-000000000004"),
+            URIRef("http://www.wikidata.org/reference/" + "a4" * 20)) in dead
+
+
+def test_a_run_resumes_with_what_it_has_left_and_the_ledger_keeps_each_reference_once(world, tmp_path):
+    parts = parts_for(world, tmp_path)
+    worklist = Worklist.of_items(list(ITEMS))
+    with RunLedger(parts.options.run.ledger) as ledger, VerifyRun.open(parts, worklist, ledger) as run:
+        todo = [citation.key for _, citation in run.todo]
+        result = run.verify(time_budget=0)
+    assert len(todo) == 10 and result.left == 10 and result.checked == ()
+    # Sites in turn: the first references of the gazette, the journal and the vanished host are not all one site's.
+    hosts = [citation.url.split("/")[2] for _, citation in run.todo]
+    assert len(set(hosts[:3])) == 3
+    with RunLedger(parts.options.run.ledger) as ledger, VerifyRun.open(parts, worklist, ledger) as again:
+        assert again.id == run.id and again.resumed and [c.key for _, c in again.todo] == todo
+        finished = again.verify()
+    assert finished.complete and len(finished.checked) == 10
+    with sqlite3.connect(parts.options.run.ledger) as db:
+        keys = [row[0] for row in db.execute("SELECT guid FROM checks WHERE run_id = ?", (run.id,))]
+    assert sorted(keys) == sorted(todo)
+    with RunLedger(parts.options.run.ledger) as ledger, VerifyRun.open(parts, worklist, ledger) as later:
+        assert later.id != run.id and later.todo == [] and later.skipped == 10  # verified recently
+
+
+def test_refbots_own_failure_is_an_error_finding_never_the_pages(world, tmp_path):
+    def broken(prompt: str) -> float:
+        if "Zlín" in prompt:
+            raise KeyError("a bug in refbot's judge")
+        return 0.95
+
+    _, result, _ = verified(parts_for(world, tmp_path, support=broken), items=["Q990402"])
+    check, = result.checked
+    assert check.finding is Finding.ERROR and check.fault is not None and "KeyError" in check.reason
+
+
+def test_refbot_verify_on_the_command_line_prints_each_finding_and_exports(world, tmp_path):
+    config = tmp_path / "refbot.ini"
+    config.write_text(ini_text({**world.options(), "check_reports": tmp_path / "reports",
+                                "run_ledger": tmp_path / "runs.sqlite", "check_embeddings": False}), encoding="utf-8")
+    command = [sys.executable, "-m", "bot.cli", "--config", str(config)]
+    done = subprocess.run([*command, "verify", "Q990402", "Q990401", "--judge", "scripted", "--property", "P569"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "verify run 1: 3 reference(s) verified; 2 supports, 1 contradicts" in out
+    assert out.index("contradicts") < out.index("  supports")
+    assert 'Q990402 date of birth → 1950-01-10' in out and 'gives "3 March 1948"' in out
+    assert "ProVe score -1.00" in out and "ProVe score +1.00" in out
+    assert (tmp_path / "reports" / "verify-1.html").is_file()
+    exported = subprocess.run([*command, "export", "--run", "1", "--jsonl"], capture_output=True, text=True,
+                              timeout=120)
+    assert exported.returncode == 0, exported.stderr
+    written = tmp_path / "reports" / "verify-1.jsonl"
+    assert "3 reference(s) written" in exported.stdout
+    assert len(written.read_text(encoding="utf-8").splitlines()) == 3
+    bad = subprocess.run([*command, "verify", "--domain", "example.org", "Q990401"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode != 0 and "--domain narrows a property's worklist" in bad.stderr
