@@ -156,6 +156,21 @@ class StatedIn:
         return snaks
 
 
+@dataclass(frozen=True)
+class ArchivedCopy:
+    """What a reference whose page died lacks (`refbot verify`): its archived copy, the archive URL (P1065) and the
+    archive date (P2960), to be added to that reference — identified by its hash — and not beside it."""
+
+    url: str  # the reference's page (its P854, or the page its identifier names)
+    archive_url: str
+    archive_date: date
+    reference: str  # the hash of the reference to add them to
+
+    def snaks(self) -> list[Snak]:
+        return [Snak("P1065", quoted(self.archive_url), self.archive_url),
+                Snak("P2960", day(self.archive_date), self.archive_date.isoformat())]
+
+
 def wayback_date(timestamp: str) -> date | None:
     """``20190501000000`` → 2019-05-01."""
     try:

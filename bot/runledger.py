@@ -370,6 +370,13 @@ class RunLedger:
         return [(row.item, row.element, statements.get(row.item, [])) for row in recorded
                 if statements.get(row.item) or with_empty]
 
+    def outcomes(self, run: Run, guids: Sequence[str]) -> list[str]:
+        """The outcomes the run recorded for these GUIDs (or a verify run's reference keys), those it has."""
+        if not guids:
+            return []
+        return [row.outcome for row in self._rows(
+            select(checks.c.outcome).where(checks.c.run_id == run.id, checks.c.guid.in_(list(guids))))]
+
     def counts(self, run: Run) -> dict[str, int]:
         return {row.outcome: int(row.n) for row in self._rows(
             select(checks.c.outcome, func.count().label("n")).where(checks.c.run_id == run.id)

@@ -6,9 +6,12 @@ does with pages — dead, moved, "not found", paywalled, script-only, another va
 from __future__ import annotations
 
 import json
+import os
+import re
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ from bot.verifying import export
 from bot.verifying.records import Finding
 from bot.verifying.run import VerifyRun
 from bot.wiring import Wiring
+from conftest import ROOT
 from verify_world import EXPECTED, ITEMS, SNAPSHOT_MOVED, SNAPSHOT_RIGHT, start
 
 NS = {"t": traces.NS}
@@ -37,8 +41,9 @@ def world(tmp_path_factory):
 
 
 def read_off(prefix: str, continuation: str) -> list[float]:
-    text = prefix.lower()
-    return [0.0 if word.lower() in text else -3.0 for word in continuation.split()]
+    """A relation's words as a reader of the text weighs them: a word the text does not write is unlikely."""
+    return [0.0 if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", prefix, re.IGNORECASE) else -3.0
+            for word in continuation.split()]
 
 
 def options_for(world, tmp_path: Path, **extra) -> Options:
@@ -220,3 +225,127 @@ def test_refbot_verify_on_the_command_line_prints_each_finding_and_exports(world
     bad = subprocess.run([*command, "verify", "--domain", "example.org", "Q990401"], capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode != 0 and "--domain narrows a property's worklist" in bad.stderr
+
+
+# -- the fixes: proposed for review, exported, applied once --------------------------------------------------------
+
+def refbot(config: Path, *args: str, password: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    environ = {key: value for key, value in os.environ.items() if not key.startswith(("REFBOT_", "PYWIKIBOT"))}
+    environ["PYTHONPATH"] = str(ROOT)
+    if password is not None:
+        environ["REFBOT_APPLY_PASSWORD"] = password
+    return subprocess.run([sys.executable, "-m", "bot.cli", "--config", str(config), *args], cwd=config.parent,
+                          capture_output=True, text=True, timeout=timeout, env=environ)
+
+
+def write_config(world, folder: Path, **extra) -> Path:
+    config = folder / "refbot.ini"
+    config.write_text(ini_text({**world.options(), "check_reports": folder / "reports",
+                                "run_ledger": folder / "runs.sqlite", "check_embeddings": False,
+                                "apply_user": world.bot_login, "apply_edit_delay": 0,
+                                "apply_pywikibot_dir": folder / "pywikibot", **extra}), encoding="utf-8")
+    return config
+
+
+def test_a_dead_pages_archived_copy_is_added_to_its_own_reference_once_never_beside_it(tmp_path):
+    world = start(tmp_path / "world")
+    try:
+        config = write_config(world, tmp_path)
+        guid = "Q990401$0A000004-0000-4000-8000-000000000004"
+        before = world.wikibase.statement(guid)["references"]
+        assert [reference["hash"] for reference in before] == ["a4" * 20]
+        done = refbot(config, "verify", "Q990401", "--property", "P108", "--judge", "scripted")
+        assert done.returncode == 0, done.stderr
+        assert "1 dead-archived" in done.stdout and "1 fix(es) proposed" in done.stderr
+
+        exported = refbot(config, "export", "--run", "1", "--quickstatements")
+        assert exported.returncode == 1 and "0 command(s) written" in exported.stdout
+        assert "QuickStatements cannot add snaks to an existing reference" in exported.stderr
+
+        approved = refbot(config, "approve", "--run", "1", f"{guid}#{'a4' * 20}", "--curator", "Ada")
+        assert approved.returncode == 0, approved.stderr
+        simulated = refbot(config, "apply", "--dry-run")
+        assert f"add to reference {'a4' * 20} of {guid}" in simulated.stdout, simulated.stdout
+        applied = refbot(config, "apply", "--live", password=world.bot_password)
+        assert applied.returncode == 0, applied.stderr + applied.stdout
+        sent = [r.params for r in world.requests if r.site == "wikidata" and r.params.get("action") == "wbsetreference"]
+        assert len(sent) == 1 and sent[0]["reference"] == "a4" * 20 and sent[0]["statement"] == guid
+        snaks = json.loads(sent[0]["snaks"])
+        assert list(snaks)[-2:] == ["P1065", "P2960"] and set(snaks) == {"P854", "P813", "P1065", "P2960"}, \
+            "the reference's own snaks kept, the copy added after them"
+        assert snaks["P1065"][0]["datavalue"]["value"].endswith(f"/web/{SNAPSHOT_RIGHT}/"
+                                                                f"{world.base('gazette')}/people/gone.html")
+        assert snaks["P2960"][0]["datavalue"]["value"]["time"] == "+2019-05-20T00:00:00Z"
+        after = world.wikibase.statement(guid)["references"]
+        assert len(after) == 1, "added to the reference, never a second one beside it"
+        assert {"P854", "P813", "P1065", "P2960"} == set(after[0]["snaks"])
+
+        again = refbot(config, "apply", "--live", password=world.bot_password)
+        assert again.returncode == 0
+        assert len([r for r in world.requests if r.params.get("action") == "wbsetreference"]) == 1, "written once"
+    finally:
+        world.stop()
+
+
+def test_a_statement_no_reference_supports_gets_one_found_beside_them(world, tmp_path):
+    parts = parts_for(world, tmp_path, check_source="web")
+    with RunLedger(parts.options.run.ledger) as ledger, \
+            VerifyRun.open(parts, Worklist.of_items(["Q990401"], properties=["P19"]), ledger,
+                           find_support=True) as run:
+        result = run.verify()
+        tree = verify_trace(result, ledger, parts)
+    assert [check.finding for check in result.checked] == [Finding.DOES_NOT_SUPPORT]
+    found, = run.supported_by_check
+    assert found.outcome.value == "supported" and found.reference.url.endswith("/people/dvorakova.html")
+    assert found.quickstatements.startswith("Q990401\tP19\tQ990412\tS854\t")
+    items = tree.findall("t:item", NS)
+    assert [element.tag for element in items[0]] == [traces.tag("statement"), traces.tag("verification")]
+    traces.validate(tree)
+
+
+def test_two_workers_verify_a_worklist_as_one_process_does(world, redis_server, tmp_path):
+    items = tmp_path / "items.txt"
+    items.write_text("\n".join(ITEMS) + "\n", encoding="utf-8")
+    common = {"judge_backend": "scripted", "fetch_delay": 0.2}
+    (tmp_path / "alone").mkdir()
+    alone = write_config(world, tmp_path / "alone", **common)
+    single = refbot(alone, "verify", "--items", str(items))
+    assert single.returncode == 0, single.stderr
+    expected = findings_of(Path(re.search(r"^trace: (.+)$", single.stdout, re.M).group(1)))
+    assert expected == EXPECTED
+
+    (tmp_path / "shared").mkdir()
+    shared = write_config(world, tmp_path / "shared", queue_broker=redis_server.url("3"), **common)
+    enqueued = refbot(shared, "verify", "--enqueue", "--items", str(items))
+    assert enqueued.returncode == 0, enqueued.stderr
+    run_id = int(re.match(r"run (\d+) \(new\): 2 item\(s\), 2 left; 2 task\(s\) sent", enqueued.stdout).group(1))
+    logs = [tmp_path / "shared" / f"worker-{n}.log" for n in (1, 2)]
+    workers = [subprocess.Popen([sys.executable, "-m", "bot.cli", "--config", str(shared), "worker", "--name",
+                                 f"w{n}"], cwd=tmp_path / "shared", stdout=log.open("w"), stderr=subprocess.STDOUT,
+                                env={**{k: v for k, v in os.environ.items() if not k.startswith("REFBOT_")},
+                                     "PYTHONPATH": str(ROOT)})
+               for n, log in zip((1, 2), logs)]
+    try:
+        ledger = RunLedger(tmp_path / "shared" / "runs.sqlite")
+        deadline = time.monotonic() + 300
+        while not ledger.run_finished(ledger.run(run_id)):
+            assert time.monotonic() < deadline, "\n".join(log.read_text()[-2000:] for log in logs)
+            for process, log in zip(workers, logs):
+                assert process.poll() is None, log.read_text()[-3000:]
+            time.sleep(0.3)
+        ledger.close()
+    finally:
+        for process in workers:
+            process.terminate()
+        for process in workers:
+            process.wait(timeout=60)
+    report = refbot(shared, "report", "--run", str(run_id))
+    assert report.returncode == 0, report.stderr
+    xml = Path(re.search(r"^trace: (.+)$", report.stdout, re.M).group(1))
+    assert traces.read(xml).find("t:run", NS).get("mode") == "verify"
+    assert findings_of(xml) == expected, "the findings one process records"
+
+
+def findings_of(xml: Path) -> dict[str, str]:
+    tree = traces.read(xml)
+    return {element.get("reference"): element.get("outcome") for element in tree.iterfind("t:item/t:verification", NS)}

@@ -3,7 +3,8 @@ cite pages — one page for each finding a reference can end with — served on 
 
     Q990401 Jana Dvořáková
       date of birth 1961-05-02     ← gazette/people/dvorakova.html           supports
-      place of birth Brno          ← gazette/people/dvorakova-lab.html       does not support (Brno not written)
+      place of birth Olomouc       ← gazette/people/dvorakova-lab.html       does not support (Olomouc not written);
+                                     the search stand-in finds gazette/people/dvorakova.html, which states it
       date of birth 1961-05-02     ← gazette person ID dvorakova-61 (P8901)   supports (an external identifier)
       employer Palacký University  ← gazette/people/gone.html (404), retrieved 2019-06-01: two snapshots, the one
                                      of 2019-05-20 (closest before) says it; that of 2015 does not
@@ -36,7 +37,7 @@ SNAPSHOT_MOVED = "20200301000000"
 def page(title: str, *paragraphs: str) -> str:
     body = "".join(f"<p>{text}</p>" for text in paragraphs)
     return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>"
-            f"<body><header><nav><a href=\"/\">Olomouc Gazette</a></nav></header><main><article><h1>{title}</h1>"
+            f"<body><header><nav><a href=\"/\">City Gazette</a></nav></header><main><article><h1>{title}</h1>"
             f"{body}</article></main></body></html>")
 
 
@@ -104,9 +105,9 @@ wd:P101 a wikibase:Property ; rdfs:label "field of work"@en ;
   schema:description "specialization of a person or organization"@en ;
   wikibase:propertyType wikibase:WikibaseItem ; wikibase:claim p:P101 ; wikibase:statementProperty ps:P101 ;
   wikibase:statementValue psv:P101 ; wikibase:reference pr:P101 ; wikibase:directClaim wdt:P101 .
-wd:Q990420 a wikibase:Item ; rdfs:label "Olomouc Gazette"@en .
+wd:Q990420 a wikibase:Item ; rdfs:label "City Gazette"@en .
 wd:Q990411 a wikibase:Item ; rdfs:label "Palacký University Olomouc"@en ; skos:altLabel "Palacký University"@en .
-wd:Q990412 a wikibase:Item ; rdfs:label "Brno"@en .
+wd:Q990412 a wikibase:Item ; rdfs:label "Olomouc"@en .
 wd:Q990413 a wikibase:Item ; rdfs:label "Charles University"@en .
 wd:Q990414 a wikibase:Item ; rdfs:label "Olomouc Science Prize"@en .
 wd:Q990415 a wikibase:Item ; rdfs:label "chemist"@en .
@@ -199,6 +200,11 @@ def build(directory: Path) -> Path:
         snapshots.append({"url": f"{{site:{GAZETTE}}}/{name}", "timestamp": stamp,
                           "file": f"archive/{stamp}/{GAZETTE}/{name}"})
     (data / "wayback.json").write_text(json.dumps(snapshots), encoding="utf-8")
+    results = json.loads((data / "search.json").read_text(encoding="utf-8"))
+    results.append({"url": f"{{site:{GAZETTE}}}/people/dvorakova.html", "title": "Jana Dvořáková, chemist",
+                    "content": "Jana Dvořáková was born on 2 May 1961 in Olomouc.",
+                    "keywords": ["dvořáková", "olomouc"]})
+    (data / "search.json").write_text(json.dumps(results), encoding="utf-8")
     entities = json.loads((data / "entities.json").read_text(encoding="utf-8"))
     for number, item in enumerate(ITEMS):
         entities[item] = {"type": "item", "id": item, "lastrevid": 2301240000 + number, "sitelinks": {}}

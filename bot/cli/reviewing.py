@@ -162,7 +162,7 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
         if not args.dry_run:
             changed = set(decide(options, store, run_id, guids, decision, curator=options.review.curator,
                                  note=args.note))
-            would = [proposal for proposal in would if proposal.guid in changed]
+            would = [proposal for proposal in would if proposal.key in changed]
             too_large = report_too_large(store, run_id)
             if too_large:
                 print(f"refbot: {too_large}", file=sys.stderr)

@@ -10,12 +10,14 @@ from typing import Any
 
 from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, positive_int,
                                sparql_options, worklist_from)
+from bot.cli import workers
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
 from bot.doctor import preflight
 from bot.errors import InputError
 from bot.options import Options
 from bot.output.runs import verify_trace, writable_folder, write_run
+from bot.review.store import ReviewLedger, keep_for_review
 from bot.runledger import RunLedger
 from bot.selection.binding import DOMAIN_PATTERN
 from bot.selection.worklists import Worklist
@@ -52,6 +54,13 @@ def add_parsers(commands: Any) -> None:
                         help="the run ledger (default reports/runs.sqlite)")
     verify.add_argument("--recheck-days", dest="run_recheck_days", type=float, metavar="DAYS",
                         help="skip references another verify run read less than DAYS ago (30; 0: all again)")
+    verify.add_argument("--find-support", action="store_true",
+                        help="check each statement none of whose references supports it as `refbot check` does "
+                             "(--source: the web, the Wikipedia article's sources, authority records) and propose "
+                             "the reference found beside its own")
+    verify.add_argument("--enqueue", action="store_true",
+                        help="put the worklist on the queue ([queue] broker) for `refbot worker` processes instead "
+                             "of verifying it here")
     verify.add_argument("--new", action="store_true", help="start a new run even if one with this worklist is "
                                                            "unfinished")
     check_options(verify)
@@ -112,13 +121,18 @@ def statements(result: VerifyResult) -> list[str]:
     return lines
 
 
-def run_verify(args: argparse.Namespace, options: Options) -> Ended:
+def run_verify(args: argparse.Namespace, options: Options) -> Ended | None:
     worklist = worklist_of(args)
+    if args.enqueue:
+        if args.find_support:
+            raise InputError("--find-support is for a run verified here", hint="drop --find-support with --enqueue")
+        workers.run_enqueue(args, options, worklist=worklist, verify=True)
+        return None
     preflight()
     writable_folder(options.check.reports, "[check] reports (--reports)")
     parts = Wiring(options)
     with RunLedger.of(options.run, clock=parts.clock) as ledger, \
-            VerifyRun.open(parts, worklist, ledger, new=args.new) as run:
+            VerifyRun.open(parts, worklist, ledger, new=args.new, find_support=args.find_support) as run:
         if not args.quiet:
             state = f"resuming verify run {run.id} ({run.done_before} done)" if run.resumed else \
                 f"verify run {run.id}"
@@ -135,7 +149,9 @@ def run_verify(args: argparse.Namespace, options: Options) -> Ended:
         with bar:
             result = run.verify(on_progress=show, time_budget=args.time_budget)
         tree = verify_trace(result, ledger, parts)
+        keep_for_review(ledger, run.id, tree)  # its fixes go to the review queue, decisions shown
         xml, html = write_run(tree, options.check.reports / f"verify-{run.id}")
+        fixes = len(ReviewLedger(ledger).proposals(run.id))
     print(f"verify run {run.id}: {sum(result.counts.values())} reference(s) verified; {result.summary}; "
           f"{result.skipped} skipped; {result.left} left")
     for check in sorted(result.checked, key=lambda c: ORDER[c.finding]):
@@ -144,7 +160,14 @@ def run_verify(args: argparse.Namespace, options: Options) -> Ended:
     if lines:
         print("statements:")
         print("\n".join(lines))
+    for checked in run.supported_by_check:
+        found = f"  ({checked.reference.url})" if checked.reference is not None else ""
+        print(f"  checked for support: {checked.shown_outcome:<13} {checked.statement.item} "
+              f"{checked.statement.property_label} → {checked.statement.value.text}{found}")
     print(f"trace: {xml}\nreport: {html}")
+    if fixes and not args.quiet:
+        print(f"refbot: {fixes} fix(es) proposed (archived copies of dead pages, references found beside the ones "
+              f"that do not support): refbot review --run {run.id}, then refbot apply", file=sys.stderr)
     if result.counts and not args.quiet:
         print(f"refbot: publish the findings with refbot export --run {run.id} --jsonl (or --rdf)", file=sys.stderr)
     return Ended(failed=result.counts.get("error", 0), stopped=result.failure,

@@ -22,6 +22,7 @@ from bot.output.runs import ledger_trace, writable_folder, write_run
 from bot.review.proposals import export_problem
 from bot.review.store import keep_for_review
 from bot.runledger import RunLedger
+from bot.selection.worklists import Worklist
 from bot.wiring import Wiring
 
 
@@ -54,14 +55,17 @@ def run_worker(args: argparse.Namespace, options: Options) -> Ended | None:
     return None
 
 
-def run_enqueue(args: argparse.Namespace, options: Options) -> None:
+def run_enqueue(args: argparse.Namespace, options: Options, *, worklist: Worklist | None = None,
+                verify: bool = False) -> None:
+    """`refbot run --enqueue` (``verify``: `refbot verify --enqueue`, its references verified by the workers)."""
     _broker(options)
     parts = Wiring(options)
-    worklist = worklist_from(args, limit=args.limit)
+    worklist = worklist or worklist_from(args, limit=args.limit)
     with RunLedger.of(options.run, clock=parts.clock) as ledger:
         app = queue_app.make_app(options.queue, prefix=key_prefix(options), default_queue=idle_queue(ledger.identity))
         done = enqueue(parts, worklist, ledger, queue_app.CeleryBroker(app, options.queue.broker),
-                       batch=options.queue.batch, new=args.new, visibility_timeout=options.queue.visibility_timeout)
+                       batch=options.queue.batch, new=args.new, visibility_timeout=options.queue.visibility_timeout,
+                       verify=verify)
     state = "resumed" if done.run.resumed else "new"
     print(f"run {done.run.id} ({state}): {done.items} item(s), {done.left} left; {done.sent} task(s) sent to "
           f"queue {done.queue}")

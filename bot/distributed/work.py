@@ -34,6 +34,9 @@ from bot.runs import Parts, Run, run_key, settings_key
 from bot.selection import selection_rules
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist, select
+from bot.verifying.run import KEY_PREFIX as VERIFY_KEY
+from bot.verifying.run import VerifyRun
+from bot.verifying.selection import select_cited
 
 # The longest pause before a failed task is tried again.
 MAX_RETRY_DELAY_S = 3600.0
@@ -61,22 +64,31 @@ class Enqueued:
 
 
 def enqueue(parts: Parts, worklist: Worklist, ledger: RunLedger, broker: Broker, *, batch: int = 1,
-            new: bool = False, visibility_timeout: float = 3600.0) -> Enqueued:
+            new: bool = False, visibility_timeout: float = 3600.0, verify: bool = False) -> Enqueued:
     """The worklist's run opened (or an unfinished one resumed) in the shared ledger, its items and settings recorded,
     and a task sent to the run's queue for each ``batch`` of items that no pending task holds: enqueuing a worklist
     again sends only what is left and not on the queue already — also when two processes enqueue it at once. The
     broker is asked first and the worklist selected before the run is opened: an unreachable broker or endpoint leaves
     no run behind. The items are those with statements that need a reference (``--limit`` counts statements, a worker
-    checks each of its items' statements)."""
+    checks each of its items' statements); with ``verify``, those with statements that cite a page (a verify run,
+    ``--limit`` counting references), whose references the workers verify."""
     options = parts.options
     broker.ping()
-    statements = [statement for selection in select(parts.require_endpoint(), worklist, selection_rules(options),
-                                                    page_size=options.sparql.page_size)
-                  for statement in selection.statements]
-    if worklist.limit:
-        statements = statements[:worklist.limit]
-    items = list(dict.fromkeys(statement.item for statement in statements))
-    record = ledger.open_run(run_key(options, worklist), f"{worklist.description} (workers)", new=new)
+    if verify:
+        cited = [(entry.statement.item, citation) for selection in select_cited(
+                 parts.require_endpoint(), worklist, selection_rules(options), page_size=options.sparql.page_size)
+                 for entry in selection.cited for citation in entry.citations]
+        items = list(dict.fromkeys(item for item, _ in cited[:worklist.limit or None]))
+        key, description = VERIFY_KEY + run_key(options, worklist), f"verify {worklist.description} (workers)"
+    else:
+        statements = [statement for selection in select(parts.require_endpoint(), worklist, selection_rules(options),
+                                                        page_size=options.sparql.page_size)
+                      for statement in selection.statements]
+        if worklist.limit:
+            statements = statements[:worklist.limit]
+        items = list(dict.fromkeys(statement.item for statement in statements))
+        key, description = run_key(options, worklist), f"{worklist.description} (workers)"
+    record = ledger.open_run(key, description, new=new)
     ledger.enqueue(record, items, settings=settings_key(options), properties=worklist.properties,
                    shared=run_settings.shared(options))
     identity, name = ledger.identity, queue_name(ledger.identity, record.id)
@@ -143,9 +155,13 @@ def perform(parts: Parts, ledger: RunLedger, args: Sequence[Any], kwargs: Mappin
         return TaskEnd("refused", refusal, run=message.run, items=message.items)
     _, worklist = run_settings.recorded(shared.shared)
     run_parts = RunParts(parts, run_settings.with_worklist(parts.options, worklist))
+    verifying = shared.run.key.startswith(VERIFY_KEY)
     try:
-        counts = check_items(run_parts, ledger, shared.run, message.items, properties=shared.properties)
-        keep_run_settings(ledger, shared.run, run_parts)  # (once: `refbot report --run` reads it)
+        if verifying:
+            counts = verify_items(run_parts, ledger, shared.run, message.items, properties=shared.properties)
+        else:
+            counts = check_items(run_parts, ledger, shared.run, message.items, properties=shared.properties)
+        keep_run_settings(ledger, shared.run, run_parts, mode="verify" if verifying else "run")
     except (ConfigError, InputError) as error:  # another try would end alike
         return _failed(ledger, shared.run, message.items, str(error))
     except Exception as error:  # noqa: BLE001 (a part unavailable, or refbot's own failure: tried again)
@@ -214,6 +230,24 @@ def check_items(parts: Parts, ledger: RunLedger, record: LedgerRun, items: Seque
     return counts
 
 
+def verify_items(parts: Any, ledger: RunLedger, record: LedgerRun, items: Sequence[str], *,
+                 properties: Sequence[str] = ()) -> dict[str, int]:
+    """Each item of a verify run not finished yet, its references verified as `refbot verify` verifies them and
+    recorded in the shared ledger, the item marked finished. The findings recorded now."""
+    counts: dict[str, int] = {}
+    for item in items:
+        if not ledger.start_item(record, item):
+            continue
+        run = VerifyRun.part_of(parts, record, Worklist.of_items([item], properties=tuple(properties)), ledger)
+        result = run.verify()
+        if result.failure is not None:
+            raise result.failure
+        for check in result.checked:
+            counts[check.finding.value] = counts.get(check.finding.value, 0) + 1
+        ledger.finish_item(record, item)
+    return counts
+
+
 class RunParts:
     """A worker's parts, with the options its run recorded for its worklist (``[run] recheck_days``, …)."""
 
@@ -224,6 +258,10 @@ class RunParts:
     @property
     def tools(self) -> Tools:
         return self._parts.tools
+
+    @property
+    def verify_tools(self) -> Tools:
+        return self._parts.verify_tools  # type: ignore[attr-defined]
 
     @property
     def services(self) -> ServiceClient:

@@ -85,7 +85,8 @@ def verify_trace(result: VerifyResult, ledger: RunLedger, parts: RunParts) -> An
     order they were recorded."""
     record = ledger.run(result.run_id)
     assert record is not None, f"run {result.run_id} is not in the ledger it ran in"
-    items = [(traces.from_string(element), [traces.from_string(text) for _, text in references])
+    items = [(traces.from_string(element), sorted((traces.from_string(text) for _, text in references),
+                                                  key=lambda found: found.tag != traces.tag("statement")))
              for _, element, references in ledger.items(record, with_empty=not result.kept)]
     info = replace(run_info(result, parts), mode="verify")  # type: ignore[arg-type]
     tree = traces.assemble(info, items)
@@ -126,7 +127,7 @@ def described(result: RunResult, options: Options, *, model: str, template: Temp
         run_id=str(result.run_id) if result.kept else "", services=services)
 
 
-def keep_run_settings(ledger: RunLedger, record: Run, parts: RunParts) -> None:
+def keep_run_settings(ledger: RunLedger, record: Run, parts: RunParts, *, mode: str = "run") -> None:
     """The run element of a run that workers share, kept in its ledger by the first worker that finished one of its
     items (it built the judge): `refbot report --run` then describes the run as it was checked, loading nothing. It
     replaces one a report made from its own configuration before (:data:`UNRECORDED`)."""
@@ -134,7 +135,8 @@ def keep_run_settings(ledger: RunLedger, record: Run, parts: RunParts) -> None:
     if kept is not None and UNRECORDED not in kept:
         return
     result = RunResult(record.id, Worklist(f"run {record.id}"), True, record.started, "", 0.0, (), (), {}, 0, 0)
-    ledger.record_run_element(record, traces.to_string(traces.run_element(run_info(result, parts), [])))
+    info = replace(run_info(result, parts), mode=mode)
+    ledger.record_run_element(record, traces.to_string(traces.run_element(info, [])))
 
 
 # The note of a run's trace whose judge and settings are the configuration's that rendered it, not the run's own.

@@ -188,6 +188,14 @@ def verification_element(context: ItemContext, check: ReferenceCheck, services: 
         _relation(element, check.profile)
     if check.document is not None:
         _document(element, check.document, statement)
+    fix = check.fix
+    if fix is not None:
+        node = _element("reference", element, url=fix.url, archive_url=fix.archive_url, kind="archive",
+                        extends=fix.reference)
+        for snak in fix.snaks():
+            _element("snak", node, property=snak.property_id, label=REFERENCE_LABELS.get(snak.property_id, ""),
+                     value=snak.value, text=snak.text)
+        _element("quickstatements", node, "")
     return _redacted(element, services)
 
 
@@ -409,8 +417,9 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
                "judgements": sum(1 for j in judgements if j.get("asked") == "true"),
                "prompt-tokens": sum(int(j.get("prompt-tokens")) for j in judgements),
                "completion-tokens": sum(int(j.get("completion-tokens")) for j in judgements)}
-    if info.mode == "verify":  # its elements are references verified: counted by finding
-        summary |= {"references": len(statements), **{finding: outcomes.count(finding) for finding in FINDINGS}}
+    if info.mode == "verify":  # references verified, counted by finding (and statements checked for support)
+        verified = [element.get("outcome") for element in statements if element.tag == tag("verification")]
+        summary |= {"references": len(verified), **{finding: verified.count(finding) for finding in FINDINGS}}
         summary["statements"] = len({statement.get("guid") for statement in statements})
     etree.SubElement(run, tag("summary"), {key: str(value) for key, value in summary.items()})
     for note in info.notes:

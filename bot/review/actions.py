@@ -79,10 +79,10 @@ def chosen_guids(store: ReviewLedger, run_id: int, guids: Sequence[str], *, all_
     for one that names none: :func:`bot.review.guids.resolve`), or (``all_supported``) every proposal still in
     one of ``states`` with at least ``min_support``."""
     if not all_supported:
-        return resolve(list(guids), [proposal.guid for proposal in store.proposals(run_id)], run_id)
+        return resolve(list(guids), [proposal.key for proposal in store.proposals(run_id)], run_id)
     reviews = store.reviews(run_id)
-    return [proposal.guid for proposal in store.proposals(run_id)
-            if proposal.support >= min_support and reviews[proposal.guid].state in states]
+    return [proposal.key for proposal in store.proposals(run_id)
+            if proposal.support >= min_support and reviews[proposal.key].state in states]
 
 
 def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[str], decision: str, *,
@@ -99,7 +99,7 @@ def preview(store: ReviewLedger, run_id: int, guids: Sequence[str], decision: st
     """The proposals :func:`decide` would change, in order, recording nothing; InputError, as it raises, for one
     written or skipped already (its decision is final)."""
     reviews = store.reviews(run_id)
-    proposals = {proposal.guid: proposal for proposal in store.proposals(run_id)}
+    proposals = {proposal.key: proposal for proposal in store.proposals(run_id)}
     for guid in guids:
         if reviews[guid].state in ("written", "skipped"):
             raise InputError(f"statement {guid} was {reviews[guid].state} already; its decision is final")
@@ -116,7 +116,7 @@ def export_quickstatements(store: ReviewLedger, run_id: int, path: Path, *, appr
     that snak (:func:`quickstatements_dropped`)."""
     reviews = store.reviews(run_id)
     wanted = ("approved",) if approved_only else ("proposed", "approved")
-    chosen = [proposal for proposal in store.proposals(run_id, reviews) if reviews[proposal.guid].state in wanted]
+    chosen = [proposal for proposal in store.proposals(run_id, reviews) if reviews[proposal.key].state in wanted]
     left_out = [(proposal, problem) for proposal in chosen if (problem := quickstatements_problem(proposal))]
     batch = [proposal for proposal in chosen if not quickstatements_problem(proposal)]
     trimmed = [(proposal, export_note(proposal)) for proposal in batch if quickstatements_dropped(proposal)]

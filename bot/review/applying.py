@@ -46,13 +46,16 @@ class Edit:
     snaks_order: list[str]
     base_revision: int
     summary: str
+    # The hash of the statement's reference these snaks replace (its own snaks and the ones added): "" for a new
+    # reference.
+    reference: str = ""
 
     def parameters(self) -> dict[str, str]:
         """The API parameters (without the token, maxlag, assert and bot flag the writer adds)."""
         return {"action": "wbsetreference", "statement": self.statement,
                 "snaks": json.dumps(self.snaks, ensure_ascii=False, separators=(",", ":")),
                 "snaks-order": json.dumps(self.snaks_order), "baserevid": str(self.base_revision),
-                "summary": self.summary}
+                **({"reference": self.reference} if self.reference else {}), "summary": self.summary}
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,8 @@ class Wiki(Protocol):
 def edit_lines(proposal: Proposal, edit: Edit) -> list[str]:
     """An edit as the review card shows it, for people: each snak of the reference with its property's label, the
     revision it is based on and the summary (``--live`` sends exactly these, as ``wbsetreference``)."""
-    lines = [f"add a reference to {edit.statement}, based on revision {edit.base_revision}:"]
+    lines = [f"add to reference {edit.reference} of {edit.statement}, based on revision {edit.base_revision}:"
+             if edit.reference else f"add a reference to {edit.statement}, based on revision {edit.base_revision}:"]
     lines += [f"  {snak.label or snak.property_id} ({snak.property_id}): {snak.shown}" for snak in proposal.snaks]
     lines.append(f"  edit summary: {edit.summary}")
     return lines
@@ -103,6 +107,8 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
     statement will not take this reference."""
     if current is None:
         return "the statement is no longer on the item"
+    if proposal.extends:
+        return _extension_skip(proposal, current)
     if withheld(proposal.url):
         return "the reference URL had a secret-looking parameter withheld from the trace; add the reference by hand"
     if len(proposal.url) > URL_MAX:
@@ -122,6 +128,46 @@ def skip_reason(proposal: Proposal, current: dict[str, Any] | None) -> str:
         where = f" (stated in {stated.text})" if stated is not None else ""
         return f"the statement already has a reference to {identifier.property_id} {identifier.text}{where}"
     return ""
+
+
+def _extension_skip(proposal: Proposal, current: dict[str, Any]) -> str:
+    """Why the snaks must not be added to the reference they extend: the statement's value changed, the reference
+    has an archived copy already, or it is not on the statement any more (edited or removed since the verify run:
+    verify it again)."""
+    mainsnak = current.get("mainsnak") or {}
+    if not same_value(proposal.datatype, proposal.value, mainsnak):
+        return f"the statement's value changed since the check (now {value_text(proposal.datatype, mainsnak)})"
+    archive = proposal.snak("P1065")
+    if archive is not None and any(same_url(url, archive.text) for url in reference_urls(current)):
+        return f"the statement already has a reference to {archive.text}"
+    reference = extended(proposal, current)
+    if reference is None:
+        return (f"reference {proposal.extends} is no longer on the statement (it was edited or removed since it was "
+                f"verified); verify the item again")
+    if (reference.get("snaks") or {}).get("P1065"):
+        return f"reference {proposal.extends} has an archive URL already"
+    return ""
+
+
+def extended(proposal: Proposal, current: dict[str, Any]) -> dict[str, Any] | None:
+    """The statement's reference the proposal adds snaks to (Wikibase JSON), by its hash."""
+    return next((reference for reference in current.get("references") or []
+                 if reference.get("hash") == proposal.extends), None)
+
+
+def extension_snaks(proposal: Proposal, current: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """The extended reference's snaks as they are on the wiki, with the proposal's added after them: what
+    ``wbsetreference`` with ``reference`` sets (nothing of the reference is lost, whatever refbot read of it)."""
+    reference = extended(proposal, current) or {}
+    snaks = {property_id: [{key: part for key, part in snak.items() if key != "hash"} for snak in values]
+             for property_id, values in (reference.get("snaks") or {}).items()}
+    order = list(reference.get("snaks-order") or snaks)
+    added, added_order = reference_snaks(proposal.snaks)
+    for property_id in added_order:
+        snaks.setdefault(property_id, []).extend(added[property_id])
+        if property_id not in order:
+            order.append(property_id)
+    return snaks, order
 
 
 def _time_changed(proposal: Proposal, current: dict[str, Any]) -> str:
@@ -149,9 +195,9 @@ def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, 
     for run_id, proposal in chosen:
         if limit is not None and attempts >= limit:
             break
-        if live and store.decision(run_id, proposal.guid) != "approved":
+        if live and store.decision(run_id, proposal.key) != "approved":
             continue  # a curator changed their mind while this apply ran
-        written_as = summary(proposal, model=model_of(run_id), curator=curator_of(run_id, proposal.guid),
+        written_as = summary(proposal, model=model_of(run_id), curator=curator_of(run_id, proposal.key),
                              report_url=report_url(run_id), documentation=documentation, batch=batch)
         outcome = _apply_one(store, wiki, run_id, proposal, live=live, edit_summary=written_as)
         outcomes.append(outcome)
@@ -166,13 +212,14 @@ def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal,
                edit_summary: str) -> Outcome:
     def record(state: str, **details: Any) -> None:
         if live:
-            store.record_write(run_id, proposal.guid, state, site=wiki.api_url, **details)
+            store.record_write(run_id, proposal.key, state, site=wiki.api_url, **details)
 
-    interrupted = store.last_attempt(run_id, proposal.guid) == "sending"
+    interrupted = store.last_attempt(run_id, proposal.key) == "sending"
     try:
         revision, current = wiki.statement(proposal.item, proposal.guid)
         reason = skip_reason(proposal, current)
-        snaks, order = reference_snaks(proposal.snaks)
+        snaks, order = extension_snaks(proposal, current or {}) if proposal.extends and not reason else \
+            reference_snaks(proposal.snaks)
     except (ValueFormError, KeyError, TypeError) as error:  # refbot could not read a value: not the wiki's state
         reason = f"refbot could not compare or build the values: {error}"
         record("failed", reason=reason)
@@ -190,7 +237,7 @@ def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal,
     if reason:
         record("skipped", reason=reason)
         return Outcome(run_id, proposal, "skipped", reason=reason)
-    edit = Edit(proposal.item, proposal.guid, snaks, order, revision, edit_summary)
+    edit = Edit(proposal.item, proposal.guid, snaks, order, revision, edit_summary, proposal.extends)
     if not live:
         return Outcome(run_id, proposal, "simulated", edit=edit)
     record("sending")

@@ -43,6 +43,15 @@ class Proposal:
     # The statement's qualifiers when it was checked: (property, value as QuickStatements writes it, as people read
     # it), from the trace's <qualifier> elements (none in traces of refbot before qualifiers were recorded).
     qualifiers: tuple[tuple[str, str, str], ...] = ()
+    # The hash of the statement's reference the snaks are added to (`refbot verify`'s archived copy of a dead page);
+    # "" for a reference of its own.
+    extends: str = ""
+
+    @property
+    def key(self) -> str:
+        """What decisions and writes record it under: the statement's GUID, and the reference's hash for snaks added
+        to one (as the verify run's ledger keys its references)."""
+        return f"{self.guid}#{self.extends}" if self.extends else self.guid
 
     def without(self, property_ids: Sequence[str]) -> Proposal:
         """The proposal with these snaks left out (of its snaks and its QuickStatements line)."""
@@ -65,6 +74,9 @@ def quickstatements_problem(proposal: Proposal) -> str:
     """Why the proposal's QuickStatements line cannot add this reference to exactly this statement at all (""
     when it can, perhaps without an optional snak: :func:`quickstatements_dropped`): a value QuickStatements cannot
     match, or a required snak it would change (see :func:`bot.references.quickstatements_hazard`)."""
+    if proposal.extends:
+        return (f"QuickStatements cannot add snaks to an existing reference (it would add a second reference beside "
+                f"reference {proposal.extends}); refbot apply adds them to it")
     if '\\"' in proposal.value:
         return "its value holds a double quote, which QuickStatements cannot match (it has no escapes)"
     hazard = quickstatements_hazard(proposal.value)
@@ -165,6 +177,33 @@ def statement_proposal(item: Any, statement: Any, source: str = "the run ledger"
     return proposal
 
 
+def verification_proposal(item: Any, verification: Any) -> Proposal | None:
+    """The fix a verify run proposes for one reference (a ``verification`` element): the archived copy of its dead
+    page, added to that reference; None when it proposes none."""
+    reference = verification.find(tag("reference"))
+    if reference is None or reference.get("kind") != "archive":
+        return None
+    revision = item.get("revision")
+    snaks = tuple(Snak(snak.get("property"), snak.get("value"), snak.get("text"), snak.get("label"),
+                       snak.get("datatype") or "") for snak in reference.iter(tag("snak")))
+    return Proposal(
+        guid=verification.get("guid"), item=item.get("id"), item_label=item.get("label"),
+        property_id=verification.get("property"), property_label=verification.get("property-label"),
+        datatype=verification.get("datatype"), value=verification.get("value"),
+        value_text=verification.get("value-text"), item_revision=int(revision) if revision else None,
+        support=float(verification.get("support") or 0.0), url=reference.get("url"), snaks=snaks, quickstatements="",
+        qualifiers=tuple((qualifier.get("property"), qualifier.get("value"), qualifier.get("value-text") or "")
+                         for qualifier in verification.iterfind(tag("qualifier"))),
+        extends=reference.get("extends") or verification.get("reference"))
+
+
+def element_proposal(item: Any, element: Any, source: str = "the run ledger") -> Proposal | None:
+    """The proposal of a statement element (a reference found for it) or of a verification element (a fix)."""
+    if element.tag == tag("verification"):
+        return verification_proposal(item, element)
+    return statement_proposal(item, element, source)
+
+
 def export_problem(item: Any, statement: Any) -> tuple[str, str]:
     """What `refbot export` does with the statement's reference other than write its line as it is, by the export's
     own rule — (why, the line it writes instead: "" when it leaves the reference out); ("", "") when it writes it as
@@ -182,8 +221,10 @@ def export_problem(item: Any, statement: Any) -> tuple[str, str]:
 def proposals(root: Any, source: str = "the trace") -> Iterator[Proposal]:
     """Every proposal of a trace, in the trace's order (InputError as :func:`statement_proposal` says)."""
     for item in root.iter(tag("item")):
-        for statement in item.iter(tag("statement")):
-            proposal = statement_proposal(item, statement, source)
+        for element in item:
+            if element.tag not in (tag("statement"), tag("verification")):
+                continue
+            proposal = element_proposal(item, element, source)
             if proposal is not None:
                 yield proposal
 

@@ -181,8 +181,49 @@ def cards(root: Any) -> list[Card]:
 
 def card_of(item: Any, statement: Any, model: str) -> Card | None:
     """The card of one statement element (under its item element; ``model``: the run's judge), None when it shows
-    none (nothing proposed, no evidence against). Its review state is the trace's, if the trace has one."""
+    none (nothing proposed, no evidence against). Its review state is the trace's, if the trace has one. A verify
+    run's reference (a ``verification`` element) has a card when a fix is proposed for it (its dead page's archived
+    copy) or its page gives another value; its guid is the reference's key in the run (``GUID#hash``)."""
+    if statement.tag == tag("verification"):
+        return _verification_card(item, statement, model)
     return _card(item, statement, model)
+
+
+def _verification_card(item: Any, element: Any, model: str) -> Card | None:
+    reference = element.find(tag("reference"))
+    proposed = reference is not None and reference.get("kind") == "archive"
+    outcome = element.get("outcome")
+    against = tuple(_against(element))
+    if not proposed and outcome != "contradicts":
+        return None
+    review = element.find(tag("review"))
+    document = element.find(tag("document"))
+    snaks = tuple(_snak(snak) for snak in reference.iter(tag("snak"))) if proposed else ()
+    source = _source(document, reference) if proposed else None
+    if source is not None:
+        source = replace(source, read=f"{source.read}; the reference's page is dead")
+    paragraph = None
+    judgement = next((j for j in element.iter(tag("judgement")) if j.get("supports") == "true"), None)
+    if judgement is not None:
+        paragraph = _with_quotation(judgement, element.findtext(tag("sentence")) or "")
+    said = (element.get("archived") or "").replace("-", " ")
+    support = float(element.get("support") or 0.0)
+    how = (f"the cited page is dead; its archived copy {said or 'was read'} the statement (judged by "
+           f"{model or 'the judge'}, support {support:.2f}): add the copy to the reference") if proposed else \
+        f"the cited page gives another value: {element.findtext(tag('other-value')) or ''}"
+    return Card(
+        guid=f"{element.get('guid')}#{element.get('reference')}", item=item.get("id"),
+        item_label=item.get("label") or "", statement_url=web(element.get("url")),
+        property_id=element.get("property"), property_label=element.get("property-label") or "",
+        value_text=element.get("value-text") or "", rank="normal", qualifiers=tuple(_qualifiers(element)),
+        outcome="contradicted" if outcome == "contradicts" else outcome, reason=element.findtext(tag("reason")) or "",
+        state=review.get("state") if review is not None else ("proposed" if proposed else ""),
+        curator=review.get("curator", "") if review is not None else "",
+        decided=review.get("decided", "") if review is not None else "",
+        decision_id=int(review.get("decision-id") or 0) if review is not None else 0,
+        kind="archive" if proposed else "", source=source, paragraph=paragraph, snaks=snaks, support=support,
+        how=how, against=against, note=(review.findtext(tag("note")) or "") if review is not None else "",
+        found_by="archived copy of the reference's dead page" if proposed else "")
 
 
 PUBLIC_ARCHIVE = "https://web.archive.org"

@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection
 
 from bot.ledger.tables import card_runs, cards, checks, decisions, items, runs, writes
 from bot.output.trace import from_string, tag
-from bot.review.proposals import statement_proposal
+from bot.review.proposals import element_proposal
 from bot.review.queue import DEFAULT_FILTER, Card, card_from_json, card_json, card_of
 from bot.runledger import RunLedger
 
@@ -117,7 +117,7 @@ class Shelf:
             if item is None:
                 item = parsed[row.item_order] = from_string(row.item_element)
             statement = from_string(row.element)
-            statement_proposal(item, statement, source)  # InputError: what a curator reads is not what apply writes
+            element_proposal(item, statement, source)  # InputError: what a curator reads is not what apply writes
             card = card_of(item, statement, model)
             values.append({
                 "run_id": self.run_id, "guid": row.guid, "item_order": row.item_order, "check_order": row.id,

@@ -25,7 +25,7 @@ from bot.errors import InputError
 from bot.ledger.tables import cards, checks, decisions, items, writes
 from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
 from bot.review.alternatives import with_paragraph
-from bot.review.proposals import OPTIONAL_SNAKS, Proposal, statement_proposal
+from bot.review.proposals import OPTIONAL_SNAKS, Proposal, element_proposal
 from bot.review.proposals import proposals as trace_proposals
 from bot.review.shelf import Shelf
 from bot.runledger import Run, RunLedger
@@ -318,12 +318,12 @@ class ReviewLedger:
         for run_id in sorted(run_ids):
             reviews = self.reviews(run_id)
             for proposal in self.proposals(run_id, reviews):
-                if reviews[proposal.guid].state == "approved" and proposal.guid not in seen:
+                if reviews[proposal.key].state == "approved" and proposal.key not in seen:
                     chosen.append((run_id, proposal))
-                    seen.add(proposal.guid)
+                    seen.add(proposal.key)
         with self.ledger.transaction() as connection:
             written = {row.guid for row in connection.execute(select(writes.c.guid).where(writes.c.state == "written"))}
-        return [(run_id, proposal) for run_id, proposal in chosen if proposal.guid not in written]
+        return [(run_id, proposal) for run_id, proposal in chosen if proposal.key not in written]
 
     def last_attempt(self, run_id: int, guid: str) -> str:
         """The state of the last write attempt of a statement in this run ("" when none)."""
@@ -369,7 +369,7 @@ def _as_approved(item: Any, statement: Any, source: str, review: Review | None) 
     if review is not None and review.paragraph:
         proposal: Proposal | None = with_paragraph(item, statement, review.paragraph, source)
     else:
-        proposal = statement_proposal(item, statement, source)
+        proposal = element_proposal(item, statement, source)
     return proposal.without(review.dropped) if proposal is not None and review is not None else proposal
 
 
@@ -380,8 +380,10 @@ def diff_url(api_url: str, revision: int) -> str:
 
 def annotate(root: Any, reviews: dict[str, Review]) -> None:
     """Put each proposal's review state into the trace: a ``<review>`` element after its ``<reference>``."""
-    for statement in root.iter(tag("statement")):
-        review = reviews.get(statement.get("guid"))
+    for statement in (*root.iter(tag("statement")), *root.iter(tag("verification"))):
+        key = statement.get("guid") if statement.tag == tag("statement") else \
+            f"{statement.get('guid')}#{statement.get('reference')}"
+        review = reviews.get(key)
         if review is not None and statement.find(tag("reference")) is not None:
             review_element(statement, review.state, curator=review.curator, decided=review.decided,
                            note=review.note, reason=review.reason, revision=review.revision, written=review.written,

@@ -40,6 +40,9 @@ def summary_of(property_id: str, property_label: str, found: str, *, curator: st
 def found_by(proposal: Proposal, model: str) -> str:
     """``page judged by MODEL, support 0.87``, or for an authority record's reference (stated in, an identifier)
     ``stated in Integrated Authority File, GND ID 1099020101``: no model wrote it."""
+    if proposal.extends:
+        archive = proposal.snak("P2960")
+        return f"archived copy{f' of {archive.text}' if archive else ''} of the reference's dead page"
     stated = proposal.snak("P248")
     identifier = next((snak for snak in proposal.snaks if snak.datatype == "external-id"), None)
     if stated is None and identifier is None:

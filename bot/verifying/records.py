@@ -17,6 +17,7 @@ from bot.checking.records import DocumentCheck, Judged
 from bot.datamodel import Statement
 from bot.faults import Fault
 from bot.properties.profile import PropertyProfile
+from bot.references import ArchivedCopy, wayback_date
 from bot.verifying.citations import Citation
 
 
@@ -121,6 +122,19 @@ class ReferenceCheck:
             return self.citation.url
         used = retrieved.used
         return used.archive_url or used.final_url or used.url
+
+    @property
+    def fix(self) -> ArchivedCopy | None:
+        """The archived copy to add to the reference: for a dead page whose copy was read, the copy's address and
+        date (None otherwise)."""
+        retrieved = self.document.retrieved if self.document is not None else None
+        if self.finding is not Finding.DEAD_ARCHIVED or retrieved is None or retrieved.archived is None:
+            return None
+        copy = retrieved.archived
+        when = wayback_date(copy.archive_timestamp)
+        if not copy.archive_url or when is None:
+            return None
+        return ArchivedCopy(self.citation.url, copy.archive_url, when, self.citation.hash)
 
     @property
     def asked(self) -> int:

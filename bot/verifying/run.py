@@ -14,20 +14,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Protocol
 
 from bot.checking import plan_from
 from bot.checking.batch import Breaker
 from bot.checking.items import ItemContext, read_item, wikidata_site
-from bot.checking.statement import Tools
+from bot.checking.records import StatementCheck
+from bot.checking.statement import Plan, Tools, check_statement
 from bot.clock import Clock, stamp
 from bot.datamodel import Statement
 from bot.documents.politeness import host_key
 from bot.documents.services import ServiceClient
-from bot.errors import InputError, RefbotError
-from bot.options import Options
+from bot.errors import InputError, InternalError, RefbotError
+from bot.faults import FIX
+from bot.options import Options, uses
 from bot.pool import in_flight
 from bot.runledger import Run as LedgerRun
 from bot.runledger import RunLedger
@@ -47,6 +49,8 @@ KEY_PREFIX = "verify:"
 class Records(Protocol):
     def item(self, context: ItemContext) -> str: ...
 
+    def statement(self, context: ItemContext, check: StatementCheck) -> str: ...
+
     def verification(self, context: ItemContext, check: ReferenceCheck) -> str: ...
 
 
@@ -56,6 +60,9 @@ class Parts(Protocol):
 
     @property
     def verify_tools(self) -> Tools: ...
+
+    @property
+    def tools(self) -> Tools: ...
 
     @property
     def services(self) -> ServiceClient: ...
@@ -118,15 +125,22 @@ class VerifyRun:
     opened: float = field(default_factory=time.monotonic)
     notes: list[str] = field(default_factory=list)
     failure: RefbotError | None = None
+    # Check each statement none of whose references supports it (as `refbot check` does: the web, the Wikipedia
+    # article's sources, authority records) and propose the reference found beside the ones it has.
+    find_support: bool = False
+    partial: bool = False  # some items of a run that workers share: the ledger finishes the run, not this
     _contexts: dict[str, ItemContext] = field(default_factory=dict)
     _checked: list[ReferenceCheck] = field(default_factory=list)
     _counted: float = 0.0
+    # The statements checked for a supporting reference in this call (``find_support``).
+    supported_by_check: list[StatementCheck] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._counted = self._counted or self.opened
 
     @classmethod
-    def open(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, *, new: bool = False) -> VerifyRun:
+    def open(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, *, new: bool = False,
+             find_support: bool = False) -> VerifyRun:
         """Open (or resume) the verify run of ``worklist`` and select its references; the models load here."""
         opened = time.monotonic()
         options, kept = parts.options, ledger.path is not None
@@ -145,8 +159,28 @@ class VerifyRun:
         if worklist.limit:
             todo = todo[: max(0, worklist.limit - len(done))]
         skipped = sum(1 for _, citation in every if citation.key in recent and citation.key not in done)
+        if find_support:
+            parts.tools  # noqa: B018 (the search engine and the records are wired before anything is read)
         return cls(parts, worklist, ledger, record, selected, alternate_hosts(todo), len(done), skipped,
-                   started=record.started if kept else stamp(parts.clock()), opened=opened)
+                   started=record.started if kept else stamp(parts.clock()), opened=opened, find_support=find_support)
+
+    @classmethod
+    def part_of(cls, parts: Parts, record: LedgerRun, worklist: Worklist, ledger: RunLedger) -> VerifyRun:
+        """Some items of a verify run that workers share (``refbot worker``): their references verified within the
+        run ``record``, what the ledger holds of these items only; the ledger finishes the run with its last item."""
+        options = parts.options
+        parts.verify_tools  # noqa: B018
+        done = ledger.done(record, worklist.items)
+        recent = ledger.recently_checked(record, options.run.recheck_days, worklist.items) \
+            if options.run.recheck_days else set()
+        selected = [entry for selection in select_cited(parts.require_endpoint(), worklist, selection_rules(options),
+                                                        page_size=options.sparql.page_size)
+                    for entry in selection.cited]
+        every = [(entry.statement, citation) for entry in selected for citation in entry.citations]
+        todo = [pair for pair in every if pair[1].key not in done and pair[1].key not in recent]
+        skipped = sum(1 for _, citation in every if citation.key in recent and citation.key not in done)
+        return cls(parts, worklist, ledger, record, selected, alternate_hosts(todo), len(done), skipped,
+                   started=record.started, partial=True)
 
     @property
     def id(self) -> int:
@@ -195,6 +229,8 @@ class VerifyRun:
                     on_progress(Progress(check, context, len(self._checked), len(self.todo)))
             if breaker.tripped is not None:
                 raise breaker.tripped
+            if self.find_support:
+                self._find_support(plan, deadline)
         except RefbotError as error:
             self.failure = error
             if error is breaker.tripped and self.kept:
@@ -208,9 +244,42 @@ class VerifyRun:
         left = self._left()
         if left and self.failure is None:
             self.notes.append(f"time budget spent; {left} reference(s) left for the next run")
-        if not left and self.failure is None:
+        if not left and self.failure is None and not self.partial:
             self.ledger.finish(self.record)
         return self.result()
+
+    def _find_support(self, plan: Plan, deadline: float | None) -> None:
+        """Each statement of the run none of whose references supports it, checked as `refbot check` checks it,
+        once per run (recorded under its GUID): a supporting reference found is proposed beside its own."""
+        done = self.ledger.done(self.record)
+        wanting = [entry.statement for entry in self.selected if entry.statement.guid not in done
+                   and needs_support(self.ledger.outcomes(self.record, [c.key for c in entry.citations]))]
+        tools = self.parts.tools
+        for statement in wanting:
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            context = self._article(statement)
+            check = check_statement(statement, tools, plan, context.article, context.error, websites=context.websites)
+            if check.fault is not None:
+                raise InternalError(f"checking {statement.guid} for a supporting reference failed: {check.fault}",
+                                    component=check.fault.component, hint=FIX)
+            self.ledger.record(self.record, statement.guid, statement.item, check.outcome.value,
+                               self.parts.records.statement(context, check))
+            self._account()
+            self.supported_by_check.append(check)
+
+    def _article(self, statement: Statement) -> ItemContext:
+        """The item with its Wikipedia article, for a statement checked as `refbot check` checks it."""
+        options = self.parts.options
+        context = self._context(statement)
+        if not uses(options.check.source, "wikipedia") or context.error:
+            return context
+        try:
+            return read_item(self.parts.services, options.wikidata.api_url, statement.item, statement.item_label,
+                             wiki=options.wikipedia.wiki, article_url=options.wikipedia.article_url,
+                             chunk_chars=options.wikipedia.chunk_chars, want_article=True)
+        except InputError as error:
+            return replace(context, error=str(error))
 
     def result(self) -> VerifyResult:
         order = {citation.key: index for index, (_, citation) in enumerate(self.todo)}
@@ -220,7 +289,7 @@ class VerifyRun:
                             self.skipped, self._left(), tuple(self.notes), self.failure)
 
     def _left(self) -> int:
-        done = self.ledger.done(self.record)
+        done = self.ledger.done(self.record, self.worklist.items if self.partial else ())
         return sum(1 for _, citation in self.todo if citation.key not in done)
 
     def _account(self) -> float:
@@ -249,6 +318,13 @@ class VerifyRun:
             if strict:
                 raise
             return ItemContext(item, label, wikidata_site(options.wikidata.api_url), error=str(error))
+
+
+def needs_support(findings: Sequence[str]) -> bool:
+    """Whether a statement's references, verified (their findings), leave it without one that supports it and
+    without one that gives another value (a contradiction is for curators, not for another source)."""
+    return bool(findings) and not any(finding in (Finding.SUPPORTS.value, Finding.CONTRADICTS.value, "error")
+                                      for finding in findings)
 
 
 def alternate_hosts(todo: Sequence[tuple[Statement, Citation]]) -> list[tuple[Statement, Citation]]:
