@@ -20,13 +20,15 @@ from servers import sparql_json
 QUERIES = asset_names("queries")
 SAMPLE = {"item": ["Q36233"], "after": ["Q1"], "property": ["P166"], "referenceProperty": ["P143"],
           "entity": ["Q36233", "P166"], "language": ["en", "pt-br"],
-          "text": ["Charles University", "charles university"], "identifier": ["118540238", "0000-0002-1825-0097"]}
+          "text": ["Charles University", "charles university"], "identifier": ["118540238", "0000-0002-1825-0097"],
+          "domain": ["bbc.co.uk"]}
 
 
 def test_the_expected_queries_exist():
     assert QUERIES == ["citation-needed-properties", "defining-triples", "entity-search", "equivalent-properties",
-                       "identifier-counts", "identifier-items", "item-identifiers", "labels", "property-index",
-                       "property-links", "rdf-identifier-properties", "same-value-properties", "statement-qualifiers",
+                       "identifier-counts", "identifier-items", "item-identifiers", "labels", "oldest-references",
+                       "property-index", "property-links", "rdf-identifier-properties", "referenced-statements",
+                       "referenced-worklist", "same-value-properties", "statement-qualifiers", "statement-references",
                        "unsourced-statements", "value-names", "value-usage", "worklist"]
 
 

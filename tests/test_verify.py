@@ -349,3 +349,80 @@ def test_two_workers_verify_a_worklist_as_one_process_does(world, redis_server, 
 def findings_of(xml: Path) -> dict[str, str]:
     tree = traces.read(xml)
     return {element.get("reference"): element.get("outcome") for element in tree.iterfind("t:item/t:verification", NS)}
+
+
+# -- worklists, and the pure parts ---------------------------------------------------------------------------------
+
+def test_a_propertys_worklist_on_one_domain_selects_its_references_to_that_domain(world):
+    from dataclasses import replace as changed
+
+    from bot.selection.unsourced import SelectionRules
+    from bot.verifying.selection import select_cited
+
+    endpoint = Wiring(Options.flat(**world.options())).require_endpoint()
+    worklist = Worklist.for_property("P569")
+    found = [(entry.statement.item, citation.hash) for selection in select_cited(endpoint, worklist, SelectionRules())
+             for entry in selection.cited for citation in entry.citations]
+    assert found == [("Q990401", "a1" * 20), ("Q990401", "a3" * 20), ("Q990402", "b1" * 20)]
+    on_loopback = [citation.hash for selection in select_cited(endpoint, changed(worklist, domain="127.0.0.1"),
+                                                               SelectionRules(), page_size=1)
+                   for entry in selection.cited for citation in entry.citations]
+    assert on_loopback == [hash for _, hash in found], "every page of the world is on 127.0.0.1, a page at a time"
+    elsewhere = list(select_cited(endpoint, changed(worklist, domain="example.org"), SelectionRules()))
+    assert not any(selection.cited for selection in elsewhere)
+
+
+@pytest.mark.parametrize("requested, final, title, heading, gone", [
+    ("https://a.org/news/2019/obit.html", "https://a.org/news/2019/obit.html", "Obituary: Pavel Horák", "", ""),
+    ("https://a.org/news/2019/obit.html", "https://a.org/index.php", "A news", "", "front page"),
+    ("https://a.org/news/2019/obit.html", "https://a.org/news", "News", "", "higher in the site"),
+    ("https://a.org/news/2019/obit.html", "https://a.org/news/2019/obit/", "Obituary", "", ""),
+    ("https://a.org/", "https://a.org/index.html", "A news", "", ""),
+    ("https://a.org/p/1", "https://a.org/p/1", "404 - Page Not Found | A news", "", "title says"),
+    ("https://a.org/p/1", "https://a.org/p/1", "A news", "Sorry, this page does not exist", "heading says"),
+    ("https://a.org/p/1", "https://a.org/p/1", "Seite nicht gefunden", "", "title says"),
+    ("https://a.org/p/1", "https://a.org/p/1", "Not Found (album) by The Losts, reviewed by our critics in the "
+     "long-form review section of the weekend edition", "", ""),
+    ("https://a.org/p/1", "https://a.org/p/1", "Found objects: an exhibition", "", ""),
+])
+def test_a_page_that_answered_is_gone_when_it_moved_up_its_site_or_says_it_is_not_found(requested, final, title,
+                                                                                        heading, gone):
+    from bot.documents.gone import gone as why
+
+    reason = why(requested, final, title, heading)
+    assert (gone in reason) if gone else reason == "", reason
+
+
+def test_citations_fold_a_references_rows_into_one_naming_its_page():
+    from bot.selection.endpoint import Term
+    from bot.selection.unsourced import guid_of
+    from bot.verifying.citations import build_citations
+
+    statement = Term("http://www.wikidata.org/entity/statement/Q1-ABC")
+    reference = Term("http://www.wikidata.org/reference/ff00")
+    rows = [{"statement": statement, "reference": reference, "url": Term("https://b.org/2", "uri")},
+            {"statement": statement, "reference": reference, "url": Term("https://a.org/1", "uri")},
+            {"statement": statement, "reference": reference,
+             "retrieved": Term("2020-02-03T00:00:00Z", "literal")},
+            {"statement": statement, "reference": Term("http://www.wikidata.org/reference/0a"),
+             "identifierProperty": Term("http://www.wikidata.org/entity/P214"), "identifier": Term("113230702"),
+             "formatter": Term("https://viaf.org/viaf/$1/")},
+            {"statement": statement, "reference": Term("http://www.wikidata.org/reference/0b"),
+             "statedIn": Term("http://www.wikidata.org/entity/Q36578")}]
+    citations = build_citations(rows, guid_of)["Q1$ABC"]
+    assert [(c.hash, c.url, c.via, c.retrieved and c.retrieved.isoformat()) for c in citations] == [
+        ("0a", "https://viaf.org/viaf/113230702/", "P214", None), ("ff00", "https://a.org/1", "P854", "2020-02-03")]
+
+
+def test_references_are_taken_site_by_site_in_turn():
+    from bot.datamodel import Statement, Value
+    from bot.verifying.citations import Citation
+    from bot.verifying.run import alternate_hosts
+
+    statement = Statement("Q1", "One", "Q1$A", "P569", "date of birth", Value("time", "+1961", "1961"))
+    urls = ["https://a.org/1", "https://a.org/2", "https://a.org/3", "https://b.org/1", "https://c.org/1",
+            "https://b.org/2"]
+    ordered = alternate_hosts([(statement, Citation("Q1$A", str(n), url)) for n, url in enumerate(urls)])
+    assert [citation.url for _, citation in ordered] == [
+        "https://a.org/1", "https://b.org/1", "https://c.org/1", "https://a.org/2", "https://b.org/2",
+        "https://a.org/3"]
