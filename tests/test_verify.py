@@ -426,3 +426,37 @@ def test_references_are_taken_site_by_site_in_turn():
     assert [citation.url for _, citation in ordered] == [
         "https://a.org/1", "https://b.org/1", "https://c.org/1", "https://a.org/2", "https://b.org/2",
         "https://a.org/3"]
+
+
+def test_the_review_queue_shows_the_archive_fix_and_the_contradiction(verified_world):
+    from lxml import etree
+    import requests
+
+    from bot.review.queue import cards
+    from bot.review.store import ReviewLedger, keep_for_review
+    from test_review_browser import start_server
+
+    parts, run, result, _, _ = verified_world
+    with RunLedger(parts.options.run.ledger) as ledger:
+        keep_for_review(ledger, run.id, verify_trace(result, ledger, parts))
+        every = {card.guid: card for card in cards(ReviewLedger(ledger).trace(run.id).getroot())}
+    fix = every[f"Q990401$0A000004-0000-4000-8000-000000000004#{'a4' * 20}"]
+    assert fix.kind == "archive" and fix.state == "proposed"
+    assert [snak.property_id for snak in fix.snaks] == ["P1065", "P2960"] and fix.snaks[1].text == "2019-05-20"
+    assert "the reference's page is dead" in fix.source.read
+    contradiction = every[f"Q990402$0B000001-0000-4000-8000-000000000001#{'b1' * 20}"]
+    assert contradiction.resolvable and "3 March 1948" in contradiction.how
+    assert {guid.split("#")[1][:2] for guid in every} == {"a4", "a7", "b1"}, "a card for each fix and contradiction"
+
+    server = start_server(parts.options.replaced(review_curator="Ada"), run.id)
+    try:
+        token = server.page.split("token=")[1]
+        at = fix.guid.replace("$", "%24").replace("#", "%23")
+        page = etree.HTML(requests.get(f"{server.url}queue?show=all&at={at}&token={token}", timeout=20).text)
+        assert page.xpath("string(//article/@data-guid)") == fix.guid
+        assert "Added to the reference the statement has" in page.xpath("string(//div[@class='reference']/h2)")
+        assert page.xpath("//button[@id='approve']"), "a curator approves it with one key"
+        shown = etree.HTML(requests.get(f"{server.url}queue?show=contradicted&token={token}", timeout=20).text)
+        assert "3 March 1948" in shown.xpath("string(//article)")
+    finally:
+        server.stop()

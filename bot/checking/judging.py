@@ -25,7 +25,8 @@ from bot.documents.blocks import PARAGRAPH
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
-from bot.checking.subject_check import PAGE_RULES, admitting_rule, page_context, page_rule, stated_for_another
+from bot.checking.subject_check import (PAGE_RULES, admitting_rule, named_in, page_context, page_rule,
+                                        stated_for_another)
 from bot.judge.contradictions import candidates as contradiction_candidates
 
 
@@ -57,14 +58,16 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     claim (its property's phrases tell which sentences name the property), by default the statement's labels with
     ``single_valued``: the property takes one value (another proper name on a page that does not write the value
     is then a candidate contradiction)."""
+    names = subject_names(statement)
+    # A cited page is about the subject where it names the subject somewhere: one that never does (a ship's page
+    # under the name it bears now) gives its reader no way to tell, and is read as any other page.
+    cited = cited and any(named_in(paragraph.text, names)[0] for paragraph in paragraphs)
     if strategy.name == "paper":
         ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
-        names = subject_names(statement)
         opening = ranked[0].paragraph.text if ranked else ""
         page = page_rule(names, title=title, opening=opening, official=official, heading=heading, cited=cited)
         context = page_context(names, title=title, opening=opening, heading=heading)
         return [_about(entry, names, page, context) for entry in ranked]
-    names = subject_names(statement)
     # The opening paragraph is the page's first prose (not a heading's lines, a table or its title) where it has any.
     opening = min(paragraphs, key=lambda paragraph: (paragraph.kind != "paragraph", paragraph.position)).text \
         if paragraphs else ""

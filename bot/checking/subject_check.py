@@ -22,8 +22,8 @@ FAMILY_NAME = "family name"
 TITLE = "page title"
 OFFICIAL = "official website"
 OPENING = "opening paragraph"
-# The page is the reference a statement already cites (``refbot verify``): whoever cited it for the statement
-# says it is about the subject, as an official website is.
+# The page is the reference a statement already cites (``refbot verify``) and names the subject somewhere: whoever
+# cited it for the statement says it is about the subject, as an official website is.
 CITED = "cited for the statement"
 NO_LABEL = "subject has no label"
 

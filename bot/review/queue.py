@@ -172,8 +172,10 @@ def cards(root: Any) -> list[Card]:
     model = judge.get("model", "") if judge is not None else ""
     found = []
     for item in root.iter(tag("item")):
-        for statement in item.iter(tag("statement")):
-            card = _card(item, statement, model)
+        for element in item:
+            if element.tag not in (tag("statement"), tag("verification")):
+                continue
+            card = card_of(item, element, model)
             if card is not None:
                 found.append(card)
     return found
