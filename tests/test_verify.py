@@ -460,3 +460,19 @@ def test_the_review_queue_shows_the_archive_fix_and_the_contradiction(verified_w
         assert "3 March 1948" in shown.xpath("string(//article)")
     finally:
         server.stop()
+
+
+def test_a_cited_page_is_about_the_subject_only_where_it_names_it_somewhere():
+    from bot.checking.judging import Strategy, queue
+    from bot.checking.subject_check import CITED
+    from bot.datamodel import Paragraph, Statement, Value
+
+    died = Statement("Q1", "Jacques-Nicolas Billaud-Varenne", "Q1$A", "P570", "date of death",
+                     Value("time", "+1819-06-03T00:00:00Z/11", "3 June 1819"))
+    page = [Paragraph("Jean-Nicolas Billaud-Varenne sat on the Committee of Public Safety.", "u", 0),
+            Paragraph("He died on 3 June 1819 in Port-au-Prince.", "u", 1)]
+    assert [entry.subject_rule for entry in queue(page, died, Strategy())] == [], "read as any page: not about him"
+    assert [entry.subject_rule for entry in queue(page, died, Strategy(), cited=True)] == [CITED]
+    ship = Statement("Q2", "HMS Wakeful", "Q2$A", "P2043", "length", Value("quantity", "+44.43U11573", "44.43 metre"))
+    renamed = [Paragraph("AEGEAN PELAGOS length overall (LOA) is 44.43 m, beam is 10.65 m.", "u", 0)]
+    assert queue(renamed, ship, Strategy(), cited=True) == [], "a page that never names the ship is not about it"

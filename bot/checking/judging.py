@@ -25,7 +25,7 @@ from bot.documents.blocks import PARAGRAPH
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
-from bot.checking.subject_check import (PAGE_RULES, admitting_rule, named_in, page_context, page_rule,
+from bot.checking.subject_check import (PAGE_RULES, admitting_rule, named_somewhere, page_context, page_rule,
                                         stated_for_another)
 from bot.judge.contradictions import candidates as contradiction_candidates
 
@@ -59,9 +59,10 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     ``single_valued``: the property takes one value (another proper name on a page that does not write the value
     is then a candidate contradiction)."""
     names = subject_names(statement)
-    # A cited page is about the subject where it names the subject somewhere: one that never does (a ship's page
-    # under the name it bears now) gives its reader no way to tell, and is read as any other page.
-    cited = cited and any(named_in(paragraph.text, names)[0] for paragraph in paragraphs)
+    # A cited page is about the subject where it names the subject somewhere (by a name, or by its family name, even
+    # after another given name: "Jean-Nicolas Billaud-Varenne" for Jacques-Nicolas): one that never does (a ship's
+    # page under the name it bears now) gives its reader no way to tell, and is read as any other page.
+    cited = cited and any(named_somewhere(paragraph.text, names) for paragraph in paragraphs)
     if strategy.name == "paper":
         ranked = sorted(rank(paragraphs, statement), key=lambda entry: entry.paragraph.position)
         opening = ranked[0].paragraph.text if ranked else ""

@@ -81,6 +81,16 @@ def named_in(text: str, names: Sequence[str]) -> tuple[str, str]:
     return "", ""
 
 
+def named_somewhere(text: str, names: Sequence[str]) -> bool:
+    """Whether ``text`` names the subject at all: by one of ``names``, or by the family name of a personal name
+    written as a name (capitalised), whatever stands before it."""
+    if named_in(text, names)[0]:
+        return True
+    surname = family_name(names[0]) if names else ""
+    return bool(surname) and any(match.group()[0].isupper() for match in
+                                 re.finditer(rf"(?<!\w){re.escape(surname)}(?!\w)", text, re.IGNORECASE))
+
+
 # Middle names a text may write between a person's given name and family name ("Kenneth Harry Clarke" for
 # Kenneth Clarke), at most.
 MIDDLE_NAMES = 2

@@ -208,7 +208,8 @@ class VerifyRun:
         options = self.parts.options
         deadline = self.opened + time_budget if time_budget is not None else None
         breaker = Breaker(statements=len(self.todo))
-        plan = plan_from(options.check, options.search, options.fetch.workers)
+        checking = plan_from(options.check, options.search, options.fetch.workers)
+        plan = reading_plan(checking)
         tools = self.parts.verify_tools
         self.failure = None
         self._checked = []
@@ -230,7 +231,7 @@ class VerifyRun:
             if breaker.tripped is not None:
                 raise breaker.tripped
             if self.find_support:
-                self._find_support(plan, deadline)
+                self._find_support(checking, deadline)
         except RefbotError as error:
             self.failure = error
             if error is breaker.tripped and self.kept:
@@ -318,6 +319,18 @@ class VerifyRun:
             if strict:
                 raise
             return ItemContext(item, label, wikidata_site(options.wikidata.api_url), error=str(error))
+
+
+# Paragraphs about the subject a cited page is read in for an item value it never writes as refbot knows it: the
+# model names the words stating the property, which must name the value (``bot.judge.naming``). Off by default in
+# `check`, whose pages are many; a verify reads one page a reference, so the cost is bounded by the page.
+VERIFY_NAMING = 3
+
+
+def reading_plan(plan: Plan) -> Plan:
+    """How verify reads a cited page: as `check` reads a page, items named another way looked for in its best
+    paragraphs about the subject (``VERIFY_NAMING``, or ``[check] naming`` when it is more)."""
+    return replace(plan, strategy=replace(plan.strategy, naming=max(plan.strategy.naming, VERIFY_NAMING)))
 
 
 def needs_support(findings: Sequence[str]) -> bool:
