@@ -301,6 +301,18 @@ def test_a_statement_no_reference_supports_gets_one_found_beside_them(world, tmp
     items = tree.findall("t:item", NS)
     assert [element.tag for element in items[0]] == [traces.tag("statement"), traces.tag("verification")]
     traces.validate(tree)
+    from bot.review.actions import export_quickstatements
+    from bot.review.store import ReviewLedger, keep_for_review
+
+    with RunLedger(parts.options.run.ledger) as ledger:
+        keep_for_review(ledger, run.id, tree)
+        chosen, left_out, trimmed = export_quickstatements(ReviewLedger(ledger), run.id, tmp_path / "qs.tsv",
+                                                           approved_only=False)
+    assert [proposal.key for proposal in chosen] == ["Q990401$0A000002-0000-4000-8000-000000000002"]
+    assert not left_out and not trimmed
+    line, = (tmp_path / "qs.tsv").read_text(encoding="utf-8").splitlines()
+    assert line.startswith("Q990401\tP19\tQ990412\tS854\t") and "/people/dvorakova.html" in line, \
+        "a new reference beside the statement's own, which QuickStatements adds"
 
 
 def test_two_workers_verify_a_worklist_as_one_process_does(world, redis_server, tmp_path):
