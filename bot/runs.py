@@ -278,18 +278,24 @@ class Run:
         self.ledger.record_item(self.record, context.item, self.parts.records.item(context))
 
     def _read_item(self, item: str, label: str, *, strict: bool = False) -> ItemContext:
-        """The item's revision and article. Unless ``strict``, an item the Wikidata API does not know (deleted
-        since the SPARQL service saw it) is recorded as the item's error, and its statements are still checked."""
-        options = self.parts.options
-        try:
-            return read_item(self.parts.services, options.wikidata.api_url, item, label,
-                             wiki=options.wikipedia.wiki, article_url=options.wikipedia.article_url,
-                             chunk_chars=options.wikipedia.chunk_chars,
-                             want_article=uses(options.check.source, "wikipedia"))
-        except InputError as error:
-            if strict:
-                raise
-            return ItemContext(item, label, wikidata_site(options.wikidata.api_url), error=str(error))
+        return item_context(self.parts, item, label, strict=strict,
+                            want_article=uses(self.parts.options.check.source, "wikipedia"))
+
+
+def item_context(parts: Parts, item: str, label: str, *, strict: bool = False, want_article: bool = True
+                 ) -> ItemContext:
+    """The item's revision (and, ``want_article``, its Wikipedia article). Unless ``strict``, an item the Wikidata API
+    does not know (deleted since the SPARQL service saw it) is recorded as the item's error, and its statements are
+    still checked."""
+    options = parts.options
+    try:
+        return read_item(parts.services, options.wikidata.api_url, item, label, wiki=options.wikipedia.wiki,
+                         article_url=options.wikipedia.article_url, chunk_chars=options.wikipedia.chunk_chars,
+                         want_article=want_article)
+    except InputError as error:
+        if strict:
+            raise
+        return ItemContext(item, label, wikidata_site(options.wikidata.api_url), error=str(error))
 
 
 def run_key(options: Options, worklist: Worklist) -> str:

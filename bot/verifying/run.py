@@ -20,20 +20,20 @@ from typing import Protocol
 
 from bot.checking import plan_from
 from bot.checking.batch import Breaker
-from bot.checking.items import ItemContext, read_item, wikidata_site
+from bot.checking.items import ItemContext
 from bot.checking.records import StatementCheck
 from bot.checking.statement import Plan, Tools, check_statement
 from bot.clock import Clock, stamp
 from bot.datamodel import Statement
 from bot.documents.politeness import host_key
 from bot.documents.services import ServiceClient
-from bot.errors import InputError, InternalError, RefbotError
+from bot.errors import InternalError, RefbotError
 from bot.faults import FIX
 from bot.options import Options, uses
 from bot.pool import in_flight
 from bot.runledger import Run as LedgerRun
 from bot.runledger import RunLedger
-from bot.runs import run_key
+from bot.runs import item_context, run_key
 from bot.selection import selection_rules
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist
@@ -141,46 +141,42 @@ class VerifyRun:
     @classmethod
     def open(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, *, new: bool = False,
              find_support: bool = False) -> VerifyRun:
-        """Open (or resume) the verify run of ``worklist`` and select its references; the models load here."""
+        """Open (or resume) the verify run of ``worklist`` and select its references; the models load here (with
+        ``find_support``, the search engine and the records too)."""
         opened = time.monotonic()
-        options, kept = parts.options, ledger.path is not None
-        record = ledger.open_run(KEY_PREFIX + run_key(options, worklist), f"verify {worklist.description}",
-                                 new=new or not kept)
+        record = ledger.open_run(KEY_PREFIX + run_key(parts.options, worklist), f"verify {worklist.description}",
+                                 new=new or ledger.path is None)
         ledger.claim(record)
+        if find_support:
+            parts.tools  # noqa: B018 (wired before anything is read)
+        return cls._selected(parts, worklist, ledger, record, opened, find_support=find_support)
+
+    @classmethod
+    def part_of(cls, parts: Parts, record: LedgerRun, worklist: Worklist, ledger: RunLedger) -> VerifyRun:
+        """Some items of a verify run that workers share (``refbot worker``): their references verified within the
+        run ``record``, what the ledger holds of these items only; the ledger finishes the run with its last item."""
+        return cls._selected(parts, worklist, ledger, record, time.monotonic(), partial=True)
+
+    @classmethod
+    def _selected(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, record: LedgerRun, opened: float, *,
+                  partial: bool = False, find_support: bool = False) -> VerifyRun:
+        options, kept = parts.options, ledger.path is not None
         parts.verify_tools  # noqa: B018 (the models load before any reference is due)
-        done = ledger.done(record)
-        recent = ledger.recently_checked(record, options.run.recheck_days) \
+        among = worklist.items if partial else ()
+        done = ledger.done(record, among)
+        recent = ledger.recently_checked(record, options.run.recheck_days, among) \
             if kept and options.run.recheck_days else set()
         selected = [entry for selection in select_cited(parts.require_endpoint(), worklist, selection_rules(options),
                                                         page_size=options.sparql.page_size)
                     for entry in selection.cited]
         every = [(entry.statement, citation) for entry in selected for citation in entry.citations]
         todo = [pair for pair in every if pair[1].key not in done and pair[1].key not in recent]
-        if worklist.limit:
+        if worklist.limit and not partial:  # at most N verified in a run, counting those before a resume
             todo = todo[: max(0, worklist.limit - len(done))]
         skipped = sum(1 for _, citation in every if citation.key in recent and citation.key not in done)
-        if find_support:
-            parts.tools  # noqa: B018 (the search engine and the records are wired before anything is read)
         return cls(parts, worklist, ledger, record, selected, alternate_hosts(todo), len(done), skipped,
-                   started=record.started if kept else stamp(parts.clock()), opened=opened, find_support=find_support)
-
-    @classmethod
-    def part_of(cls, parts: Parts, record: LedgerRun, worklist: Worklist, ledger: RunLedger) -> VerifyRun:
-        """Some items of a verify run that workers share (``refbot worker``): their references verified within the
-        run ``record``, what the ledger holds of these items only; the ledger finishes the run with its last item."""
-        options = parts.options
-        parts.verify_tools  # noqa: B018
-        done = ledger.done(record, worklist.items)
-        recent = ledger.recently_checked(record, options.run.recheck_days, worklist.items) \
-            if options.run.recheck_days else set()
-        selected = [entry for selection in select_cited(parts.require_endpoint(), worklist, selection_rules(options),
-                                                        page_size=options.sparql.page_size)
-                    for entry in selection.cited]
-        every = [(entry.statement, citation) for entry in selected for citation in entry.citations]
-        todo = [pair for pair in every if pair[1].key not in done and pair[1].key not in recent]
-        skipped = sum(1 for _, citation in every if citation.key in recent and citation.key not in done)
-        return cls(parts, worklist, ledger, record, selected, alternate_hosts(todo), len(done), skipped,
-                   started=record.started, partial=True)
+                   started=record.started if kept else stamp(parts.clock()), opened=opened, find_support=find_support,
+                   partial=partial)
 
     @property
     def id(self) -> int:
@@ -271,16 +267,10 @@ class VerifyRun:
 
     def _article(self, statement: Statement) -> ItemContext:
         """The item with its Wikipedia article, for a statement checked as `refbot check` checks it."""
-        options = self.parts.options
         context = self._context(statement)
-        if not uses(options.check.source, "wikipedia") or context.error:
+        if not uses(self.parts.options.check.source, "wikipedia") or context.error:
             return context
-        try:
-            return read_item(self.parts.services, options.wikidata.api_url, statement.item, statement.item_label,
-                             wiki=options.wikipedia.wiki, article_url=options.wikipedia.article_url,
-                             chunk_chars=options.wikipedia.chunk_chars, want_article=True)
-        except InputError as error:
-            return replace(context, error=str(error))
+        return item_context(self.parts, statement.item, statement.item_label)
 
     def result(self) -> VerifyResult:
         order = {citation.key: index for index, (_, citation) in enumerate(self.todo)}
@@ -310,15 +300,7 @@ class VerifyRun:
 
     def _read_item(self, item: str, label: str, *, strict: bool = False) -> ItemContext:
         """The item's revision (its article is not read: verify reads only the pages references name)."""
-        options = self.parts.options
-        try:
-            return read_item(self.parts.services, options.wikidata.api_url, item, label,
-                             wiki=options.wikipedia.wiki, article_url=options.wikipedia.article_url,
-                             chunk_chars=options.wikipedia.chunk_chars, want_article=False)
-        except InputError as error:
-            if strict:
-                raise
-            return ItemContext(item, label, wikidata_site(options.wikidata.api_url), error=str(error))
+        return item_context(self.parts, item, label, strict=strict, want_article=False)
 
 
 # Paragraphs about the subject a cited page is read in for an item value it never writes as refbot knows it: the
