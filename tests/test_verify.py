@@ -488,3 +488,15 @@ def test_a_cited_page_is_about_the_subject_only_where_it_names_it_somewhere():
     ship = Statement("Q2", "HMS Wakeful", "Q2$A", "P2043", "length", Value("quantity", "+44.43U11573", "44.43 metre"))
     renamed = [Paragraph("AEGEAN PELAGOS length overall (LOA) is 44.43 m, beam is 10.65 m.", "u", 0)]
     assert queue(renamed, ship, Strategy(), cited=True) == [], "a page that never names the ship is not about it"
+
+
+@pytest.mark.parametrize("label, head", [("Park Staromiejski w Łodzi", "Park Staromiejski"),
+                                         ("Old Town Hall in Prague", "Old Town Hall"), ("University of Oxford", ""),
+                                         ("HMS Wakeful", ""), ("The Presentation of Crimean Medals", ""),
+                                         ("Frankfurt am Main", "")])
+def test_a_labels_own_words_name_it_without_the_place_it_adds(label, head):
+    from bot.checking.subject_check import name_head, named_somewhere
+
+    assert name_head(label) == head
+    if head:
+        assert named_somewhere(f"{head} lies next to the square.", [label])

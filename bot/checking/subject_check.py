@@ -82,13 +82,42 @@ def named_in(text: str, names: Sequence[str]) -> tuple[str, str]:
 
 
 def named_somewhere(text: str, names: Sequence[str]) -> bool:
-    """Whether ``text`` names the subject at all: by one of ``names``, or by the family name of a personal name
-    written as a name (capitalised), whatever stands before it."""
+    """Whether ``text`` names the subject at all: by one of ``names``; by the family name of a personal name written
+    as a name (capitalised), whatever stands before it; or by a name's own words without the place or the like a
+    label adds after them (:func:`name_head`: "Park Staromiejski" for *Park Staromiejski w Łodzi*)."""
     if named_in(text, names)[0]:
         return True
     surname = family_name(names[0]) if names else ""
-    return bool(surname) and any(match.group()[0].isupper() for match in
-                                 re.finditer(rf"(?<!\w){re.escape(surname)}(?!\w)", text, re.IGNORECASE))
+    if surname and any(match.group()[0].isupper() for match in
+                       re.finditer(rf"(?<!\w){re.escape(surname)}(?!\w)", text, re.IGNORECASE)):
+        return True
+    heads = [head for head in (name_head(name) for name in names) if head]
+    return bool(heads) and named_in(text, heads)[0] != ""
+
+
+# A name's head: two or more capitalised words, before the first word in lower case that a label adds to tell it from
+# others ("w Łodzi", "in Prague", "am Main"); short heads name too many things.
+_HEAD = re.compile(r"^((?:[^\W\d_][\w'’.-]*\s+){1,5}?[^\W\d_][\w'’.-]*)\s+[^\W\d_A-Z]\w*\s+\S")
+HEAD_MIN_CHARS = 8
+
+
+def name_head(name: str) -> str:
+    """The capitalised words a label begins with, when a word in lower case follows them ("Park Staromiejski w
+    Łodzi" → "Park Staromiejski"); "" when it has no such head or the head is short or one word ("University of
+    Oxford" → "")."""
+    match = _HEAD.match(name.strip())
+    if match is None:
+        return ""
+    head = match.group(1)
+    words = head.split()
+    if len(words) < 2 or len(head) < HEAD_MIN_CHARS or not all(word[0].isupper() for word in words) \
+            or words[0].casefold() in _ARTICLES:
+        return ""
+    return head
+
+
+# An article begins a title ("The Presentation of …"), not a name's own words.
+_ARTICLES = frozenset("the a an der die das ein eine le la les un une el los las il lo gli i de het een".split())
 
 
 # Middle names a text may write between a person's given name and family name ("Kenneth Harry Clarke" for
