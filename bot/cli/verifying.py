@@ -100,7 +100,7 @@ def line(check: ReferenceCheck) -> str:
         said = f': "{sentence[:117] + "…" if len(sentence) > 118 else sentence}"'
     elif check.finding.value not in ("supports", "does-not-support"):
         said = f" — {check.reason[:160]}"
-    copy = f" (the copy {check.archived.value})" if check.archived is not None else ""
+    copy = f" (the copy: {check.archived.value.replace('-', ' ')})" if check.archived is not None else ""
     return f"  {check.finding.value:<17}{copy} {statement.item} {statement.property_label} → {statement.value.text}  " \
            f"{check.citation.url}{said}"
 
