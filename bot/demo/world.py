@@ -390,7 +390,9 @@ class DemoWorld:
             rest = raw_path[len("/web/"):] if raw_path else path[len("/web/"):]
             stamp, _, original = rest.partition("/")
             stamp = stamp.removesuffix("id_")
-            found = next((s for s in snapshots if s["timestamp"] == stamp and s["url"] == unquote(original)), None)
+            # The original's own query string arrives as the request's (/web/TS/http://host/page?id=1).
+            found = next((s for s in snapshots if s["timestamp"] == stamp
+                          and _same_page(s["url"], unquote(original), query)), None)
             if found is not None:
                 return self._file(self.data, "/" + found["file"])
         return Reply(404, b"<!doctype html><title>Wayback Machine</title><p>Not in archive.</p>")
@@ -415,3 +417,9 @@ def _seconds(timestamp: str) -> float:
     except ValueError:
         return 0.0
     return moment.replace(tzinfo=timezone.utc).timestamp()
+
+
+def _same_page(snapshot: str, original: str, query: dict[str, list[str]]) -> bool:
+    """Whether a snapshot's URL is the page asked for: its address, and its query as the request's."""
+    address, _, asked = snapshot.partition("?")
+    return address == original and parse_qs(asked) == query
