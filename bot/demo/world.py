@@ -422,4 +422,4 @@ def _seconds(timestamp: str) -> float:
 def _same_page(snapshot: str, original: str, query: dict[str, list[str]]) -> bool:
     """Whether a snapshot's URL is the page asked for: its address, and its query as the request's."""
     address, _, asked = snapshot.partition("?")
-    return address == original and parse_qs(asked) == query
+    return unquote(address) == original and parse_qs(asked) == query
