@@ -327,7 +327,7 @@ class Judge:
     def _compare(self, claim: Claim, snippet: str) -> tuple[tuple[Compared, ...], int]:
         """How likely the model, reading the text, finds each relation — the claim's first, then its contrasts —
         as the continuation of the text's summary: "<subject> <phrase> <object>", the phrase's and the object's
-        tokens summed (the whole statement's log-probability). Two summaries are read (``_summary_prefixes``): the
+        tokens summed (the whole statement's log-probability). Two summaries are read (``summary_prefixes``): the
         text's own, "In summary, <subject>" written right after the text, and the model's, the assistant's answer
         to a request for one; a relation scores the mean of its two log-probabilities. Each view errs on its own:
         the text's continuation hesitates between "studied at" and "taught at" for a teacher's paragraph, the
@@ -347,7 +347,7 @@ class Judge:
                       for phrase in (relation.phrase, *relation.other_phrases)] for relation in relations]
         continuations = tuple(continuation for group in phrasings for continuation in group)
         views = [self.backend.continuation_logprobs(prefix, continuations, rendered=rendered)
-                 for prefix, rendered in self._summary_prefixes(claim, snippet)]
+                 for prefix, rendered in self.summary_prefixes(claim, snippet)]
         by_continuation = {continuation: sum(sum(view.logprobs[index]) for view in views) / len(views)
                            for index, continuation in enumerate(continuations)}
         best = [max(group, key=lambda continuation: by_continuation[continuation]) for group in phrasings]
@@ -359,7 +359,7 @@ class Judge:
                          for relation, continuation, score, weight in zip(relations, best, scores, weights))
         return compared, sum(view.tokens for view in views)
 
-    def _summary_prefixes(self, claim: Claim, snippet: str) -> list[tuple[str, bool]]:
+    def summary_prefixes(self, claim: Claim, snippet: str) -> list[tuple[str, bool]]:
         """The summaries the relations continue, each with whether it is a rendered chat prompt. A backend that
         renders chat prompts gets two, both beginning with the system prompt and the text as the question does:
         the template's request for a summary cut right after the text, then "In summary, <subject>" (the text's
