@@ -17,6 +17,7 @@ import pytest
 import requests
 
 from bot import modelstore
+from bot.judge.vllm_server import cpu_dtype
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -87,6 +88,36 @@ def private_llama_server(smollm_gguf: Path):
 
 
 VLLM_PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
+# The arithmetic the tests' vLLM servers compute in: `serve-judge --dtype auto` as production runs it (bfloat16 where
+# the CPU multiplies it natively, float32 elsewhere), or the one REFBOT_TEST_VLLM_DTYPE forces, so that one machine
+# runs the tests in both.
+VLLM_DTYPE = os.environ.get("REFBOT_TEST_VLLM_DTYPE", "auto")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far one of the judge's numbers may move between two computations of the same weights in one arithmetic:
+    by another implementation (vLLM against transformers), in a batch of another shape (a generated token's
+    log-probability against the same token's echoed in a prompt), on another server.
+
+    In float32 they agree to 1e-4. In bfloat16 each computation rounds its activations to 8 significant bits, in an
+    order its kernels choose by the CPU (AVX512-BF16, AMX) and the batch's shape, and lands within a measured
+    distance of the float32 answer; two computations then lie within twice that distance of each other.
+    ``benchmarks/arithmetic.py`` measures both (benchmarks/README.md has the figures these come from)."""
+
+    token: float  # one token's log-probability
+    phrase: float  # a relation's phrase: its tokens' log-probabilities summed
+    probability: float  # P(yes), the judge's support
+
+
+TOLERANCES = {
+    # measured (vLLM against transformers, 40 texts): 1e-4 in a log-probability, 8e-4 in P(yes) and the support
+    "float32": Tolerance(token=0.01, phrase=0.01, probability=0.005),
+    # measured, bfloat16 against float32 (40 texts, AVX512-BF16): a token 0.197 at most (p95 0.110), a phrase 0.298
+    # (p95 0.216), P(yes) and the support 0.022; twice each, rounded up. Seen between two bfloat16 computations: a
+    # token 0.046 (generated against echoed; 0.093 on an AMX core), a phrase 0.373, P(yes) 0.023.
+    "bfloat16": Tolerance(token=0.4, phrase=0.6, probability=0.05),
+}
 
 
 @dataclass
@@ -98,6 +129,7 @@ class VllmServer:
     port: int
     judge_lines: str
     log: Path
+    dtype: str  # the weights' arithmetic: "float32" or "bfloat16"
 
     @property
     def url(self) -> str:
@@ -123,7 +155,7 @@ def start_vllm_server(log: Path, *, port: int | None = None, context: int = 2048
     process = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "serve-judge", "--model", "smollm2-135m", "--eager", "--port", str(port),
          "--context", str(context), "--kv-cache", "1", "--in-flight", "4", "--log", str(log),
-         "--ready-timeout", "900"],
+         "--ready-timeout", "900", "--dtype", VLLM_DTYPE],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
     lines = []
     for line in process.stdout:  # printed once the server lists the model
@@ -133,7 +165,7 @@ def start_vllm_server(log: Path, *, port: int | None = None, context: int = 2048
     if process.poll() is not None or not lines:
         process.kill()
         raise RuntimeError(f"refbot serve-judge ended ({process.wait()}): see {log}")
-    return VllmServer(process, port, "".join(lines), log)
+    return VllmServer(process, port, "".join(lines), log, cpu_dtype() if VLLM_DTYPE == "auto" else VLLM_DTYPE)
 
 
 @pytest.fixture(scope="session")
