@@ -94,6 +94,11 @@ VLLM_PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 VLLM_DTYPE = os.environ.get("REFBOT_TEST_VLLM_DTYPE", "auto")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    if VLLM_DTYPE not in ("auto", "float32", "bfloat16"):
+        raise pytest.UsageError(f"REFBOT_TEST_VLLM_DTYPE={VLLM_DTYPE!r}: use auto (the default), float32 or bfloat16")
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """How far one of the judge's numbers may move between two computations of the same weights in one arithmetic:
