@@ -184,3 +184,34 @@ def test_page_titles_lose_the_site_name():
         "Havel & Asturias"
     assert page_title("<title>Havel: A Life in Letters</title>") == "Havel: A Life in Letters"
     assert page_title("<p>no title</p>") == ""
+
+
+HIDDEN = """<html lang="en"><head><title>Eva Hostilová – Town Chronicle</title></head><body>
+<main><article><h1>Eva Hostilová</h1>
+<p>Eva Hostilová is a Czech painter whose landscapes of the Bohemian highlands have been shown in Prague and Vienna.</p>
+<p style="color: grey; display: none">Eva Hostilová was born on 3 May 1961 in Brno, says a note left in the page.</p>
+<div style="visibility:hidden !important"><p>Eva Hostilová married Karel Novák in 1985, says a block.</p></div>
+<p class="lead visually-hidden">Eva Hostilová received the Brno Prize in 1999, says a line for screen readers.</p>
+<p class="sr-only">Eva Hostilová was a member of the Academy of Arts, says another line for screen readers.</p>
+<template><p>Eva Hostilová died in Vienna in 2020, says a template no script has used.</p></template>
+<p hidden>Eva Hostilová taught at Charles University in Prague, says an element marked hidden.</p>
+<p aria-hidden="true">Eva Hostilová was a citizen of Austria, says an element hidden from assistive technology.</p>
+<p>She studied at the Academy of Fine Arts<span class="d-none"> in Bratislava</span> in Prague and taught drawing
+in Olomouc for two decades, <span class="hidden-xs">as the town's records show</span>.</p>
+</article></main></body></html>"""
+
+
+@pytest.mark.parametrize("extractor", ["trafilatura", "paragraphs"])
+def test_text_hidden_from_readers_is_never_read(extractor):
+    page = HIDDEN
+    if extractor == "paragraphs":  # a page trafilatura finds no prose in is read <p> by <p>
+        page = HIDDEN.replace("<main><article>", "<div>").replace("</article></main>", "</div>")
+    document = extract(page.encode("utf-8"), "text/html; charset=utf-8", "http://127.0.0.1/eva")
+    for hidden in ("born on 3 May 1961", "Karel Novák", "Brno Prize", "Academy of Arts", "died in Vienna",
+                   "Charles University", "Austria", "Bratislava"):
+        assert hidden not in document.text, hidden
+    assert "whose landscapes of the Bohemian highlands" in document.text
+    # the text after a hidden element stays; a class that hides at some screen sizes only hides nothing
+    assert "She studied at the Academy of Fine Arts in Prague" in document.text
+    assert "as the town's records show" in document.text
+    assert offsets_hold(document)

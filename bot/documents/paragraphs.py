@@ -35,6 +35,7 @@ from lxml import etree
 from bot.datamodel import Paragraph
 from bot.documents.blocks import PARAGRAPH, Block, main_blocks, main_heading, normalise, page_blocks, prose_blocks
 from bot.documents.decoding import decode
+from bot.documents.hidden import without_hidden
 from bot.documents.sentences import sentence_spans, split_long
 from bot.faults import blames_the_page, signature_of
 
@@ -152,7 +153,7 @@ def html_blocks(text: str, url: str = "", rules: ParagraphRules = ParagraphRules
 
     title = page_title(text)
     text, cut = bounded_html(text, rules.max_text, rules.max_chars)
-    text = scripts_as_characters(text)
+    text = without_hidden(scripts_as_characters(text))
     blocks: list[Block] = []
     kept: list[str] = []
     # Without trafilatura's metadata: its date search costs more than the extraction on large pages.
