@@ -297,3 +297,22 @@ def test_refbot_fetch_names_a_malformed_url_in_one_line(capsys):
     assert stop.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert error.startswith("refbot fetch: error: argument url: malformed URL: Invalid IPv6 URL")
+
+
+def test_a_page_whose_main_heading_alone_says_it_does_not_exist_is_read_from_its_archived_copy(archive):
+    from bot.documents.retrieval import Wanted, retrieve_many
+
+    url = archive.server.url + "/obituary"
+    archive.pages["/obituary"] = Reply(200, b"<html><head><title>The Prague Courier</title></head><body><main>"
+                                       b"<h1>404: this page does not exist</h1><p>Try the search box, or go back to "
+                                       b"the front page of the Courier to find the story you were looking for.</p>"
+                                       b"</main></body></html>", HTML)
+    archive.snapshots[("20190501000000", url)] = Reply(200, NEWS, HTML)
+    options = world_options(archive_availability_url=archive.server.url + "/wayback/available",
+                            archive_cdx_url=archive.server.url + "/cdx/search/cdx", archive_web_url=archive.server.url)
+    parts = Wiring(options)
+    (result,) = retrieve_many([Wanted(url, date(2019, 5, 3))], parts.fetcher, paragraph_rules(options.paragraph),
+                              parts.wayback)
+    assert result.live.status == 200 and "main heading says it is not there" in result.gone
+    assert result.archived.archive_timestamp == "20190501000000"
+    assert prose(result.paragraphs) == NEWS_PARAGRAPHS, "the copy is read, never the page that says it is gone"

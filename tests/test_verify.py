@@ -393,6 +393,13 @@ def test_a_propertys_worklist_on_one_domain_selects_its_references_to_that_domai
     ("https://a.org/p/1", "https://a.org/p/1", "404 - Page Not Found | A news", "", "title says"),
     ("https://a.org/p/1", "https://a.org/p/1", "A news", "Sorry, this page does not exist", "heading says"),
     ("https://a.org/p/1", "https://a.org/p/1", "Seite nicht gefunden", "", "title says"),
+    ("https://a.org/p/1", "https://a.org/p/1", "A news", "404: this page does not exist", "heading says"),
+    ("https://a.org/p/1", "https://a.org/p/1", "A news", "Sorry, the page you requested could not be found",
+     "heading says"),
+    ("https://a.org/p/1", "https://a.org/p/1", "A news", "We couldn't find the page you were looking for",
+     "heading says"),
+    ("https://a.org/p/1", "https://a.org/p/1", "A news", "The page you are looking for: Brno's archives", ""),
+    ("https://a.org/p/1", "https://a.org/p/1", "A news", "Why we cannot find the right page in old registers", ""),
     ("https://a.org/p/1", "https://a.org/p/1", "Not Found (album) by The Losts, reviewed by our critics in the "
      "long-form review section of the weekend edition", "", ""),
     ("https://a.org/p/1", "https://a.org/p/1", "Found objects: an exhibition", "", ""),

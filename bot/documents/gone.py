@@ -24,6 +24,11 @@ _NOT_FOUND = re.compile(
     r"|(?:cannot|can't|can’t|could\s+not|couldn't)\s+be\s+found|missing|removed|has\s+been\s+removed)"
     r"|\b(?:error\s*)?(?:404|410)\b[\s:–—-]*(?:error|not\s+found|page|gone)?"
     r"|^\s*not\s+found\s*$|\bnot\s+found\s*[|:–—-]|[|:–—-]\s*not\s+found\s*$"
+    r"|\bpage\s+you(?:'re|’re|\s+are|\s+were)?\s+(?:looking\s+for|requested|tried\s+to\s+(?:reach|open|access))"
+    r"\s+(?:does\s+not|doesn't|doesn’t|did\s+not|cannot|can't|can’t|could\s+not|couldn't|is\s+not|isn't|was\s+not"
+    r"|wasn't|no\s+longer)\b"
+    r"|\b(?:can't|can’t|cannot|could\s+not|couldn't|couldn’t|unable\s+to)\s+(?:be\s+)?find\s+(?:that|this|the|your)"
+    r"(?:\s+requested)?\s+page\b"
     r"|\bseite\s+nicht\s+gefunden\b|\bpage\s+introuvable\b|\bp[aá]gina\s+no\s+encontrada\b"
     r"|\bpagina\s+non\s+trovata\b|\bstr[aá]nka\s+nenalezena\b|\bstrona\s+nie\s+(?:zosta[lł]a\s+)?znaleziona\b"
     r"|\bp[aá]gina\s+n[aã]o\s+encontrada\b|\bpagina\s+niet\s+gevonden\b|\bsidan\s+hittades\s+inte\b",

@@ -160,7 +160,9 @@ def retrieve_many(wanted: Sequence[Wanted], fetcher: Fetcher, rules: ParagraphRu
                   *, workers: int = 8) -> list[Retrieved]:
     """Retrieve documents in parallel across hosts and one after another within a host, in the given order.
 
-    Grouping by host keeps a slow or paced host from occupying every worker while other hosts wait.
+    Grouping by host keeps a slow or paced host from occupying every worker while other hosts wait. A page that
+    answered but is not the page asked for (a soft 404, a redirect to the front page: ``notice_gone``) is dead, and
+    its archived copy is read: a page saying it does not exist is evidence of nothing.
     """
     groups: dict[str, list[int]] = {}
     for index, item in enumerate(wanted):
@@ -171,7 +173,7 @@ def retrieve_many(wanted: Sequence[Wanted], fetcher: Fetcher, rules: ParagraphRu
         for index in indices:
             item = wanted[index]
             results[index] = retrieve(item.url, fetcher, rules, wayback, access_date=item.access_date,
-                                      archive_url=item.archive_url)
+                                      archive_url=item.archive_url, notice_gone=True)
 
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(groups)))) as pool:
         for future in [pool.submit(run_host, indices) for indices in groups.values()]:
