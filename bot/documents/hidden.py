@@ -49,8 +49,10 @@ def without_hidden(html: str) -> str:
     hides nothing or cannot be parsed."""
     if not _MARKERS.search(html):
         return html
-    try:  # as UTF-8 bytes: the text is decoded already, whatever its XML declaration or meta charset says
-        root = lxml_html.document_fromstring(html.encode("utf-8"), parser=lxml_html.HTMLParser(encoding="utf-8"))
+    # As UTF-8 bytes: the text is decoded already, whatever its XML declaration or meta charset says.
+    encoded = html.encode("utf-8", "replace")  # a lone surrogate, which no page's bytes decode to, as "?"
+    try:
+        root = lxml_html.document_fromstring(encoded, parser=lxml_html.HTMLParser(encoding="utf-8"))
     except (etree.ParserError, ValueError):  # text lxml takes for no HTML
         return html
     hidden = [element for element in root.iter() if is_hidden(element)]
