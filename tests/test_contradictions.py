@@ -105,6 +105,9 @@ def test_another_date_of_birth_in_a_sentence_about_the_subject_still_contradicts
 
 @pytest.mark.parametrize("sentence, value, whose", [
     ("Smith's first wife, Mary Jones, died in 1950.", "1950", "Smith's first wife"),
+    ("John Smith's brother Karel was born in 1925.", "1925", "John Smith's brother"),  # the owner named whole
+    ("In Leeds, John Smith's cousin died in 1950.", "1950", "John Smith's cousin"),
+    ("John Smith's brother said he was born in 1921.", "1921", ""),
     ("He and his friend Karel Novák, who died in a fall in 1960, climbed.", "1960", "Karel Novák"),
     ("His friend, who died in a fall in 1960, was a climber.", "1960", "His friend"),
     ("In 1950, his wife died.", "1950", "his wife"),

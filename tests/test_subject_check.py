@@ -139,13 +139,26 @@ def test_a_value_stated_in_a_relative_clause_about_someone_else_is_not_the_subje
                "there for several years, founded Beneš Vlček Architekti in 2009.")
     assert stated_for_another(partner, university, names) == "Vlček"
     assert stated_for_another(f"Beneš, who studied at the {university}, founded a practice.", university, names) == ""
-    assert stated_for_another(f"His partner, who studied at the {university}, helps.", university, names) == ""
+    assert stated_for_another(f"His partner, who studied at the {university}, helps.", university,
+                              names) == "His partner"
     both = f"Beneš studied at the {university} with Vlček, who studied at the {university} too."
     assert stated_for_another(both, university, names) == ""  # stated for him as well
     # "which" is about a thing: not someone else of a person's kind.
     assert stated_for_another(f"Beneš lectures at Dejvice, which is part of the {university}.", university, names) == ""
     entries = queue(_paragraphs([partner]), ARCHITECT, Strategy(), title="Tomáš Beneš: Prague forgot how to build")
     assert entries == []
+
+
+@pytest.mark.parametrize("text, whose", [
+    ("Eva's cousin Jan was born on 15 March 1970. Eva herself was born in 1975.", "Eva's cousin"),
+    ("Eva Hostilová's brother Karel was born on 15 March 1970.", "Eva Hostilová's brother"),
+    ("In Brno her brother Karel was born on 15 March 1970.", "her brother"),
+    ("Eva Hostilová was born on 15 March 1970 in Brno. Her brother Karel was born on 15 March 1970 too.", ""),
+    ("Eva Hostilová's brother says she was born on 15 March 1970.", ""),
+    ("Eva Hostilová was born on 15 March 1970 at the Faculty Hospital of Brno.", ""),
+])
+def test_a_value_whose_clause_is_about_a_relative_is_not_the_subjects(text, whose):
+    assert stated_for_another(text, "15 March 1970", ["Eva Hostilová"]) == whose
 
 
 def test_a_page_about_another_ship_with_the_same_tonnage_is_no_evidence_and_an_obituary_saying_he_is():

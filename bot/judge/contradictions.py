@@ -50,6 +50,8 @@ _TIED = re.compile(rf"(?<![\w'’]){_OWNER}\s+(?:[\w-]+\s+){{0,2}}?{_TIE}(?![\w-
                    rf"|(?<![\w'’])(?i:the|a|an)\s+(?:[\w-]+\s+){{0,2}}?{_TIE}\s+of(?!\w)")
 # Where a clause starts: a stop, a bracket or a dash, a comma before a conjunction or a relative pronoun, and the
 # words that open a subordinate clause ("after her husband's death in 1950").
+# The given names right before a possessive's family name ("Eva " before "Hostilová's brother").
+_OWNER_NAME = re.compile(r"(?:[A-Z][\w.'’-]*\s+)*\Z")
 _CLAUSE_START = re.compile(r"[;:()\[\]—–\n]|,(?=\s+(?:and|but|who|whose|which)\b)"
                            r"|\b(?i:while|whereas|although|though|when|after|before|until)\b")
 _RELATIVE = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+)(?:,\s+|\s+(?=who))(who|whose|which)\s")
@@ -91,10 +93,12 @@ def distinctive(value: Value) -> bool:
         and any(char.isdigit() for char in text) and not text.isdigit()
 
 
-def stated_for(sentence: str, start: int, end: int, subject: str) -> str:
+def stated_for(sentence: str, start: int, end: int, subject: str, *, by_name_alone: bool = True) -> str:
     """Who else ``sentence`` gives the value at ``sentence[start:end]`` for — the words naming them ("his friend
     Karel Novák", "Smith's first wife", "Jane Smith") — or "" when its clause is about the subject, or says nothing
-    of whom."""
+    of whom. ``by_name_alone``: a clause opened by capitalised words that are not the subject's name is someone
+    else's ("Jane Smith died in 1950"), which holds for a sentence naming the property beside a date, not for any
+    sentence (an organisation's name opens many)."""
     relative = _antecedent(sentence, start, subject) or _bracketed(sentence, start, subject)
     if relative:
         return relative
@@ -102,13 +106,17 @@ def stated_for(sentence: str, start: int, end: int, subject: str) -> str:
     clause_start = max((match.end() for match in _CLAUSE_START.finditer(before)), default=0)
     clause = before[clause_start:]
     for tied in _TIED.finditer(clause):
-        if not _refers_to(clause[:tied.start()], subject) and not _refers_to(clause[tied.end():], subject):
-            return tied.group(0)
+        # a possessive's owner is named whole: "Eva Hostilová's brother", not "Eva" and then "Hostilová's brother"
+        given = _OWNER_NAME.search(clause, 0, tied.start()) if clause[tied.start():tied.start() + 1].isupper() \
+            else None
+        owner = given.start() if given is not None else tied.start()
+        if not _refers_to(clause[:owner], subject) and not _refers_to(clause[tied.end():], subject):
+            return clause[owner:tied.end()]
     if _OPENING.fullmatch(clause):  # "In 1950, his wife died": the clause's subject follows the value
         after = _TIED.match(sentence, end + len(sentence[end:]) - len(sentence[end:].lstrip(" ,")))
         if after is not None:
             return after.group(0)
-    return _another_person(clause, subject)
+    return _another_person(clause, subject) if by_name_alone else ""
 
 
 def _antecedent(sentence: str, at: int, subject: str) -> str:
