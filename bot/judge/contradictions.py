@@ -48,10 +48,10 @@ _OWNER = r"(?:(?i:his|her|their|its|my|our|your|whose)|[\w.-]+['’]s?)"
 # "his first wife", "Smith's late husband", "whose father", "the widow of", "a close friend of".
 _TIED = re.compile(rf"(?<![\w'’]){_OWNER}\s+(?:[\w-]+\s+){{0,2}}?{_TIE}(?![\w-])"
                    rf"|(?<![\w'’])(?i:the|a|an)\s+(?:[\w-]+\s+){{0,2}}?{_TIE}\s+of(?!\w)")
-# Where a clause starts: a stop, a bracket or a dash, a comma before a conjunction or a relative pronoun, and the
-# words that open a subordinate clause ("after her husband's death in 1950").
 # The given names right before a possessive's family name ("Eva " before "Hostilová's brother").
 _OWNER_NAME = re.compile(r"(?:[A-Z][\w.'’-]*\s+)*\Z")
+# Where a clause starts: a stop, a bracket or a dash, a comma before a conjunction or a relative pronoun, and the
+# words that open a subordinate clause ("after her husband's death in 1950").
 _CLAUSE_START = re.compile(r"[;:()\[\]—–\n]|,(?=\s+(?:and|but|who|whose|which)\b)"
                            r"|\b(?i:while|whereas|although|though|when|after|before|until)\b")
 _RELATIVE = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+)(?:,\s+|\s+(?=who))(who|whose|which)\s")
