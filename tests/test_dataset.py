@@ -115,3 +115,19 @@ def test_a_rows_datatype_makes_its_value_found_as_texts_write_it(tmp_path):
     assert rows[1].datatype is None and rows[1].claim.value is None  # looked for as a name, as before
     with pytest.raises(InputError, match="datatype must be"):
         read_dataset(write(tmp_path, [json.dumps(born | {"datatype": 7})]))
+
+
+def test_labels_in_the_texts_language_state_the_claim_when_asked_for(tmp_path):
+    row = ROW | {"subject": "Munich", "object": "Germany", "subject_local": "München", "object_local": "Deutschland",
+                 "text": "München liegt in Deutschland.", "language": "de"}
+    path = write(tmp_path, [json.dumps(row), json.dumps(ROW | {"id": "2"})])
+    given, local = read_dataset(path), read_dataset(path, labels="local")
+    assert (given[0].claim.subject, given[0].claim.object) == ("Munich", "Germany")
+    assert (local[0].claim.subject, local[0].claim.object) == ("München", "Deutschland")
+    assert (local[1].claim.subject, local[1].claim.object) == ("s", "o")  # a row without local labels keeps its own
+    assert [row.language for row in local] == ["de", None]
+
+
+def test_a_blank_local_label_is_refused(tmp_path):
+    with pytest.raises(InputError, match=r":1: object_local must be a non-empty string"):
+        read_dataset(write(tmp_path, [json.dumps(ROW | {"object_local": " "})]))

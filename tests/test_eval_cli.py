@@ -21,8 +21,8 @@ def test_a_judged_data_set_is_rescored_with_the_new_measures(tmp_path, capsys, m
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     data, out = tmp_path / "set.jsonl", tmp_path / "judged.jsonl"
     data.write_text("".join(json.dumps({"id": id_, "subject": "s", "predicate": "p", "object": "o", "text": "t",
-                                        "label": label, "kind": kind}) + "\n"
-                            for id_, label, kind, *_ in ROWS))
+                                        "label": label, "kind": kind, "language": "de" if id_[1] == "1" else "fr"})
+                            + "\n" for id_, label, kind, *_ in ROWS))
     argv = ["--quiet", "eval", str(data), "--out", str(out), "--no-profiles", "--threshold", "0.6"]
     options = options_from(build_parser().parse_args(argv))
     writer = LedgerWriter(out)
@@ -42,3 +42,7 @@ def test_a_judged_data_set_is_rescored_with_the_new_measures(tmp_path, capsys, m
     assert summary["by_kind"]["wrong-value:date"]["contradicted"] == 0.5
     assert summary["calibration"]["score"] == "calibrated, else support"
     assert summary["calibration"]["roc_auc_calibrated"] == 0.75
+    by_language = summary["metrics"]["language"]["refbot"]
+    assert (by_language["de"]["tp"], by_language["de"]["tn"]) == (1, 1)  # t1 supported, f1 contradicted
+    assert (by_language["fr"]["fn"], by_language["fr"]["fp"]) == (1, 1)
+    assert any(line.startswith("by language") for line in printed)

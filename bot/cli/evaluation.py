@@ -11,6 +11,7 @@ from bot.cli.arguments import id_list, judge_options, positive_int, sparql_optio
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
 from bot.errors import JudgeError
+from bot.evaluation.dataset import LABELS
 from bot.evaluation.measure import default_out, measure, write_summary
 from bot.evaluation.report import format_table
 from bot.options import Options
@@ -28,7 +29,8 @@ def add_parsers(commands: Any) -> None:
                     "kind of row.")
     evaluate.add_argument("dataset", type=Path, metavar="DATASET.jsonl",
                           help="one JSON object a line with id, subject, predicate, object, text, label (and "
-                               "optionally datatype, kind, concept1/concept2, property_id)")
+                               "optionally datatype, kind, language, concept1/concept2, property_id, subject_local/"
+                               "object_local)")
     evaluate.add_argument("--out", type=Path, metavar="FILE.jsonl",
                           help="judgements, one JSON line each; an existing file is resumed (judged ids are "
                                "skipped). Default: reports/eval-<dataset>-<template>.jsonl")
@@ -42,6 +44,10 @@ def add_parsers(commands: Any) -> None:
                           help="what each predicate means, as a JSON object predicate → description or → "
                                "{description, phrase, contrasts}; overrides the property profiles for the "
                                "predicates it names")
+    evaluate.add_argument("--labels", choices=LABELS, default="given",
+                          help="state each claim with the row's subject and object ('given', default) or with its "
+                               "subject_local and object_local where it has them ('local': the forms the text "
+                               "itself uses, as labels in the page's language give them)")
     relations = evaluate.add_mutually_exclusive_group()
     relations.add_argument("--look-up-properties", action="store_true",
                            help="look up the profiles of properties refbot's catalogue and cache lack on the "
@@ -66,7 +72,7 @@ def add_parsers(commands: Any) -> None:
 
 
 def run_eval(args: argparse.Namespace, options: Options) -> Ended | None:
-    out = args.out or default_out(args.dataset, options.judge.template)
+    out = args.out or default_out(args.dataset, options.judge.template, args.labels)
     profiles = "none" if args.no_profiles else "look-up" if args.look_up_properties else "catalogue"
     bar: Bar | None = None
 
@@ -79,7 +85,8 @@ def run_eval(args: argparse.Namespace, options: Options) -> Ended | None:
     try:
         evaluation = measure(options, args.dataset, out, judge=lambda: parts.judge,
                              profiles=None if profiles == "none" else parts.profiles, profiles_from=profiles,
-                             descriptions=args.descriptions, sample=args.sample, limit=args.limit, on_judged=judged)
+                             descriptions=args.descriptions, sample=args.sample, limit=args.limit, labels=args.labels,
+                             on_judged=judged)
     except JudgeError as error:
         return Ended(stopped=error, then=f"judgements made so far are saved in {out}; run the same command again "
                                          "to resume")

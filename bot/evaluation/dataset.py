@@ -3,7 +3,10 @@
 Optional fields refine the report: ``concept1``/``concept2`` (grouping by concept pair), ``property_id``,
 ``predicate_description`` (what the predicate means, as a Wikidata property description says), the published
 method's ``paper_verdict``/``paper_answer``, the value's ``datatype``, and the row's ``kind``: how a row was made
-("original", or from one: "wrong-value:date", "other-subject", "relation-swap"…), by which verdicts are broken down.
+("original", or from one: "wrong-value:date", "other-subject", "relation-swap"…), by which verdicts are broken down,
+and the text's ``language`` (a BCP 47 code such as "de"), by which the scores are broken down. A row may also give
+the labels in the text's own language, ``subject_local``/``object_local`` (as labels asked in the page's language
+give them); ``read_dataset(..., labels="local")`` states the claims with those.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
     from bot.properties import PropertyProfiles
 
 REQUIRED = ("id", "subject", "predicate", "object", "text", "label")
+# Which labels a claim is stated with: the row's subject/object, or its subject_local/object_local where it has them.
+LABELS = ("given", "local")
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,8 @@ class LabelledStatement:
     datatype: str | None = None
     # How the row was made ("original", "wrong-value:date", "other-subject", …) when the row says.
     kind: str | None = None
+    # The text's language when the row says ("de", "ru").
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,13 +57,16 @@ class PredicateInfo:
 
 
 def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = None,
-                 profiles: PropertyProfiles | None = None) -> list[LabelledStatement]:
+                 profiles: PropertyProfiles | None = None, labels: str = "given") -> list[LabelledStatement]:
     """Rows with their claims. A predicate described in ``descriptions`` is shown as described there; any
     other is looked up in ``profiles`` by the row's ``property_id`` (by its label when it has none), as
     ``refbot check`` would, so that it is judged against its contrasting properties. A predicate that is no
     Wikidata property refbot knows (a biomedical data set's "Positive_Correlation") gets a phrase made from its
     label and no contrasts: the data set's other predicates, tried as contrasts with phrases made from their
-    labels, cost BioRED-Verify most of its recall (benchmarks/README.md)."""
+    labels, cost BioRED-Verify most of its recall (benchmarks/README.md). ``labels`` "local" states each claim with
+    the row's ``subject_local``/``object_local`` where it gives them (its subject/object otherwise)."""
+    if labels not in LABELS:
+        raise ValueError(f"labels must be one of {LABELS}, not {labels!r}")
     descriptions = descriptions or {}
     rows: list[LabelledStatement] = []
     seen: dict[str, int] = {}
@@ -82,6 +92,8 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
                              line=number)
         parsed.append(row)
     for row in parsed:
+        if labels == "local":
+            row = row | {name: row[f"{name}_local"] for name in ("subject", "object") if row.get(f"{name}_local")}
         predicate = str(row["predicate"])
         property_id = str(row.get("property_id") or "")
         if predicate in descriptions or profiles is None:
@@ -114,6 +126,7 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
             paper_answer=row.get("paper_answer"),
             datatype=datatype,
             kind=str(row["kind"]) if row.get("kind") else None,
+            language=str(row["language"]) if row.get("language") else None,
         ))
     if not rows:
         raise InputError("the data set holds no statements", path=str(path))
@@ -142,6 +155,9 @@ def _parse_line(line: str, path: Path, number: int) -> dict:
     if "datatype" in row and row["datatype"] is not None and not isinstance(row["datatype"], str):
         raise InputError(f"datatype must be a Wikidata datatype name such as \"time\", not {row['datatype']!r}",
                          path=str(path), line=number)
+    for field in ("subject_local", "object_local", "language"):
+        if row.get(field) is not None and (not isinstance(row[field], str) or not row[field].strip()):
+            raise InputError(f"{field} must be a non-empty string when given", path=str(path), line=number)
     if "kind" in row and row["kind"] is not None and not isinstance(row["kind"], str):
         raise InputError(f"kind must be a string such as \"wrong-value:date\", not {row['kind']!r}", path=str(path),
                          line=number)

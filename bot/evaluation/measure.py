@@ -30,28 +30,32 @@ from bot.values import matching_digest
 PROFILES = ("catalogue", "look-up", "none")
 
 
-def default_out(dataset: Path, template: str) -> Path:
-    return Path("reports") / f"eval-{dataset.parent.name}-{dataset.stem}-{template}.jsonl"
+def default_out(dataset: Path, template: str, labels: str = "given") -> Path:
+    local = "-local" if labels == "local" else ""
+    return Path("reports") / f"eval-{dataset.parent.name}-{dataset.stem}{local}-{template}.jsonl"
 
 
 def measure(options: Options, dataset: Path, out: Path, *, judge: Callable[[], Judge],
             profiles: PropertyProfiles | None, profiles_from: str = "catalogue", descriptions: Path | None = None,
-            sample: int | None = None, limit: int | None = None,
+            sample: int | None = None, limit: int | None = None, labels: str = "given",
             on_judged: Callable[[int, int], None] | None = None) -> Evaluation:
     """Judge the dataset's rows not already in ``out`` and score all of them. ``judge`` gives the judge when a row
     is left to judge (its model loads only then); ``profiles`` states each claim's relation and contrasts (None:
     each claim alone), ``profiles_from`` says where they come from (one of PROFILES), for the saved settings.
+    ``labels``: which of the rows' labels state the claims (``bot.evaluation.dataset.LABELS``).
     Raises JudgeError when the judge fails part-way (what was judged is saved in ``out``; the same call resumes)."""
     if profiles_from not in PROFILES:
         raise ValueError(f"profiles_from must be one of {PROFILES}, not {profiles_from!r}")
     described = read_descriptions(descriptions) if descriptions else None
-    rows = read_dataset(dataset, described, profiles)
+    rows = read_dataset(dataset, described, profiles, labels)
     if sample:
         rows = stratified_sample(rows, sample)
     if limit:
         rows = rows[:limit]
     evaluation = evaluate(rows, judge, out, template=template_by_id(options.judge.template).id,
-                          settings=settings(options, descriptions, profiles_from), on_judged=on_judged)
+                          settings=settings(options, descriptions, profiles_from) | (
+                              {"labels": labels} if labels != "given" else {}),
+                          on_judged=on_judged)
     return decided_now(evaluation, rows, options)
 
 

@@ -41,6 +41,7 @@ class Evaluation:
             "concept pair": lambda row: row.concept_pair,
             "relation": lambda row: row.relation,
             "datatype": lambda row: row.datatype,
+            "language": lambda row: row.language,
             "micro average": lambda row: "all",
         }
         self.groups = {name: {system: grouped(judged, key, predict) for system, predict in predictions.items()}
