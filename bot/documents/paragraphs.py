@@ -38,6 +38,7 @@ from bot.documents.decoding import decode
 from bot.documents.hidden import without_hidden
 from bot.documents.sentences import sentence_spans, split_long
 from bot.faults import blames_the_page, signature_of
+from bot.values.language import text_language
 
 PAGE_DATE_CHARS = 500_000  # of a page's HTML searched for its date (its head and byline come first)
 _HTML_LANG = re.compile(r"""<(?:html|body)\b[^>]*?\blang\s*=\s*["']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)""", re.I)
@@ -52,6 +53,10 @@ _NOT_TEXT = frozenset(("script", "style", "noscript", "template"))
 # (``benchmarks/large_page.py``).
 MAX_PARAGRAPHS = 5_000
 MAX_TEXT = 1_000_000
+
+
+# Characters of a page's text its language is identified from, when it declares none.
+IDENTIFIED_CHARS = 5000
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,8 @@ class Document:
     text: str
     paragraphs: tuple[Paragraph, ...]
     title: str = ""
+    # The language the page declares (``<html lang>``, lowercase), else the one its text is identified as
+    # (``bot.values.language``); "" when neither says.
     language: str = ""
     extractor: str = ""
     encoding: str = ""
@@ -118,6 +125,14 @@ def reads_its_sample(content_type: str) -> bool:
 
 
 def _extract(content: bytes, content_type: str, url: str, rules: ParagraphRules, charset: str) -> Document:
+    document = _read(content, content_type, url, rules, charset)
+    if document.language:
+        return document
+    # A page that does not declare its language (a PDF, plain text, HTML without lang) says it by its words.
+    return replace(document, language=text_language(document.text[:IDENTIFIED_CHARS]) or "")
+
+
+def _read(content: bytes, content_type: str, url: str, rules: ParagraphRules, charset: str) -> Document:
     if content_type == "application/pdf":
         pdf, title = pdf_blocks(content)
         return assemble(pdf, rules, url=url, kind="pdf", title=title, extractor="pdfminer")

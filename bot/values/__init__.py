@@ -21,7 +21,10 @@ states it (``Found``, its ``how`` one of the constants below):
   Easton", "Murphy, R. C.": ``INITIALS``); "&" and "and" alike in any item's name;
 - a country, for a property that takes one, by its ISO 3166 names and codes and its top-level subdivisions
   ("Kerala" for India: ``COUNTRY_NAME``, ``PLACE_IN_COUNTRY``, ``bot.values.countries``);
-- the values male and female of sex or gender by the pronouns and titles English texts use (``GENDERED``).
+- the values male and female of sex or gender by the pronouns and titles English texts use (``GENDERED``);
+- in a text in another language (``bot.values.language``), a date with that language's month names, a country,
+  region, language or currency by its name there (``COMMON_NAME``, ``bot.values.common_names``), and an item's
+  names as the language declines them (``INFLECTED``, ``bot.values.inflection``).
 
 A text must write the value for the judge to accept its support. ``other_values`` (``bot.values.others``)
 returns the values of the same kind a text writes instead (another date of birth, another tonnage, another
@@ -39,7 +42,10 @@ from pathlib import Path
 
 from bot.datamodel import Statement, Value
 from bot.values.amounts import find_amount, parse_amount, whole_number
-from bot.values.dates import DATE_LANGUAGES, date_pattern, parse_time
+from bot.values.common_names import COMMON_NAME, names_in
+from bot.values.dates import DATE_LANGUAGES, date_pattern, month_names, parse_time
+from bot.values.inflection import INFLECTED, inflected_finder
+from bot.values.language import text_language
 from bot.values.countries import COUNTRY_NAME, COUNTRY_VALUED, PLACE_IN_COUNTRY, country_finder
 from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS, STRING,
                               SURNAME_FIRST, WITHOUT_PREFIX, Found)
@@ -49,8 +55,8 @@ from bot.values.strings import (find_normalised, find_normalised_pattern, initia
                                 personal_name_words, surname_first, without_type_prefix)
 from bot.values.words import find_amount_words
 
-__all__ = ["ALIAS", "AMOUNT", "COUNTRY_NAME", "COUNTRY_VALUED", "DATE", "GENDERED", "INITIALS", "LITERAL",
-           "OTHER_SEPARATORS", "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
+__all__ = ["ALIAS", "AMOUNT", "COMMON_NAME", "COUNTRY_NAME", "COUNTRY_VALUED", "DATE", "GENDERED", "INFLECTED",
+           "INITIALS", "LITERAL", "OTHER_SEPARATORS", "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
            "Finder", "Found", "matching_digest",
            "other_names", "other_values", "statement_finder", "value_finder"]
 
@@ -62,8 +68,62 @@ def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: floa
     """A function finding ``value`` in a text; built once per statement, called for each paragraph.
 
     ``country``: the statement's property takes a country (``COUNTRY_VALUED``), so the value is also found by its
-    ISO 3166 names and the places in it (``bot.values.countries``)."""
+    ISO 3166 names and the places in it (``bot.values.countries``). Where the value is not written as any language
+    writes it, the text's own language (``bot.values.language``) is read: a date with its month names, a number in
+    its words, an item by the names CLDR gives it there and by its names' declined forms (``in_text_language``)."""
     searched = tuple(dict.fromkeys((*languages, *DATE_LANGUAGES)))
+    written = _written_finder(value, searched, threshold, country)
+    local = in_text_language(value, searched, threshold)
+    return lambda text: written(text) or local(text)
+
+
+def in_text_language(value: Value, searched: tuple[str, ...], threshold: float = 90.0) -> Finder:
+    """A function finding ``value`` as the language of the text writes it, where that is neither English nor
+    among ``searched`` for dates: a date with the language's month names, a whole number in its words; an item by
+    the names CLDR gives it in the language (a country, region, language or currency: ``bot.values.common_names``)
+    and by the declined forms of its names (``bot.values.inflection``). Built per language on first need."""
+    by_language: dict[str, Finder | None] = {}
+
+    def find(text: str) -> Found | None:
+        language = text_language(text)
+        if language is None or language == "en":
+            return None
+        if language not in by_language:
+            by_language[language] = _language_finder(value, language, searched, threshold)
+        finder = by_language[language]
+        return finder(text) if finder is not None else None
+    return find
+
+
+def _language_finder(value: Value, language: str, searched: tuple[str, ...], threshold: float) -> Finder | None:
+    if value.datatype == "time":
+        time = parse_time(value.raw, value.text)
+        if time is None or language in searched or not month_names(1, (language,)):
+            return None
+        pattern = date_pattern(time, (language,))
+        return lambda text: _first(pattern.search(text), DATE)
+    if value.datatype == "quantity":
+        amount = parse_amount(value.raw, value.text)
+        worded = whole_number(amount) if amount is not None and language not in searched else None
+        if worded is None:
+            return None
+
+        def find_words(text: str) -> Found | None:
+            span = next(find_amount_words(worded, (language,), text), None)
+            return Found(text[span[0]:span[1]], span[0], span[1], AMOUNT) if span else None
+        return find_words
+    if value.datatype not in ("wikibase-item", "wikibase-property", "wikibase-lexeme") and value.datatype:
+        return None
+    names = [(name, how) for name, how in ((value.text, LITERAL), *((alias, ALIAS) for alias in value.aliases),
+                                           *value.related) if name]
+    common = [(name, COMMON_NAME) for name in names_in(value.text, language)]
+    inflected = inflected_finder([*common, *names], language)
+    if inflected is not None:
+        return inflected
+    return (lambda text: _find_name(common, text, threshold)) if common else None
+
+
+def _written_finder(value: Value, searched: tuple[str, ...], threshold: float, country: bool) -> Finder:
     if value.datatype == "time":
         time = parse_time(value.raw, value.text)
         if time is not None:

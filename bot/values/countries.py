@@ -51,6 +51,13 @@ def country_finder(label: str) -> Callable[[str], Found | None] | None:
     return find
 
 
+def country_code(label: str) -> str | None:
+    """The ISO 3166 two-letter code of the country called ``label`` ("Republic of Ireland" → "IE"); None when it
+    names no country pycountry knows."""
+    country = _country(" ".join(label.split()))
+    return country.alpha_2 if country is not None else None
+
+
 @lru_cache(maxsize=256)
 def _patterns(label: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None] | None:
     country = _country(label)

@@ -1,0 +1,57 @@
+"""The names of countries, regions, languages and currencies in another language, as CLDR gives them. Pure.
+
+A bot asking Wikidata in English gets "Denmark", "English language", "Euro"; a Russian page writes "Дания",
+"английский", "евро", a Turkish one "Danimarka", "İngilizce". These are names the Unicode CLDR holds for every
+language (Babel ships it; refbot already reads month names there). ``names_in(label, language)`` gives the names
+of the country, region, language or currency whose English name is ``label`` — a country also by the names
+ISO 3166 gives it ("Republic of Ireland", "Russian Federation": ``bot.values.countries``), a language by the label
+Wikidata gives languages ("English language") — so that a page in any language states such a value as plainly as
+an English one. Any other label has none: an item's own name in a language is Wikidata's to give (its labels and
+aliases in the page's language), not a table's.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from babel import Locale, UnknownLocaleError
+
+from bot.values.countries import country_code
+
+COMMON_NAME = "name in the text's language (CLDR)"
+# Wikidata labels a language "English language", "Irish language": the name CLDR gives it, then this word.
+_LANGUAGE_WORD = " language"
+
+
+def names_in(label: str, language: str) -> tuple[str, ...]:
+    """The names CLDR gives in ``language`` to what ``label`` names in English; () when it names none of them or
+    CLDR does not know ``language``."""
+    try:
+        locale = Locale.parse(language)
+    except (UnknownLocaleError, ValueError):
+        return ()
+    key = " ".join(label.split()).casefold()
+    names: list[str] = []
+    territory = _english("territories").get(key) or country_code(label)
+    if territory and territory in locale.territories:
+        names.append(locale.territories[territory])
+    if key.endswith(_LANGUAGE_WORD) and (code := _english("languages").get(key[:-len(_LANGUAGE_WORD)])):
+        if code in locale.languages:
+            names.append(locale.languages[code])
+    if (currency := _english("currencies").get(key)) and currency in locale.currencies:
+        names.append(locale.currencies[currency])
+    return tuple(dict.fromkeys(name for name in names if name.casefold() != key))
+
+
+@lru_cache(maxsize=3)
+def _english(kind: str) -> dict[str, str]:
+    """English name (casefolded) → code, for "territories", "languages" or "currencies"; a name two codes share
+    (an old and a new one) is left out."""
+    names: dict[str, str] = {}
+    shared: set[str] = set()
+    for code, name in getattr(Locale("en"), kind).items():
+        key = name.casefold()
+        if key in names and names[key] != code:
+            shared.add(key)
+        names[key] = code
+    return {key: code for key, code in names.items() if key not in shared}
