@@ -169,3 +169,50 @@ def test_several_paragraphs_giving_another_value_are_asked_bounded_by_unnamed():
     obituary = [Paragraph("June 14, 1987 — Marta Novotná, the violinist, was born in Brno.", "u", 0),
                 Paragraph("Her brother was born on 2 May 1925.", "u", 1)]
     assert queue(obituary, STATEMENT, Strategy(), claim=BORN, title="Marta Novotná") == []
+
+
+# -- whose fact: a relative's value is not the subject's; the subject's other value beside it is a finding ---------
+
+EVA = Claim("Eva Hostilová", "date of birth", "1970-03-15", "", (Relation("date of death", "", "died on"),),
+            "was born on", as_sentence=True, value=Value("time", "+1970-03-15T00:00:00Z/11", "1970-03-15"))
+
+
+@pytest.mark.parametrize("text, whose", [
+    ("Eva Hostilová grew up in Brno. Eva's cousin Jan was born on 15 March 1970.", "Eva's cousin"),
+    ("Eva Hostilová's brother Karel was born on 15 March 1970 in Brno.", "Eva Hostilová's brother"),
+])
+def test_the_value_written_only_for_a_relative_is_never_support(text, whose):
+    backend = ScriptedBackend(0.95, logprobs=lambda prefix, continuation: (-0.5,))
+    judgement = Judge(backend, REFBOT, justify=False).judge(EVA, text)
+    assert judgement.verdict is Verdict.NOT_INFERRABLE and backend.questions == []
+    assert judgement.answer == f'not asked: it writes "15 March 1970" only for {whose}' and not judgement.written
+
+
+def test_the_subjects_own_value_given_in_the_same_breath_as_a_relatives_contradicts():
+    text = "Eva Hostilová grew up in Brno. Eva's cousin Jan was born on 15 March 1970. Eva herself was born in 1975."
+    verdict, questions = judged(EVA, text)
+    assert verdict is Verdict.CONTRADICTS
+    assert len(questions) == 1 and "Eva Hostilová was born on 1975" in questions[0]
+
+
+def test_the_value_written_for_the_subject_as_well_as_for_a_relative_is_asked():
+    text = "Eva Hostilová was born on 15 March 1970. Her cousin Jan was born on 15 March 1970 too."
+    verdict, questions = judged(EVA, text)
+    assert verdict is Verdict.SUPPORTS and len(questions) == 1
+
+
+@pytest.mark.parametrize("text", [
+    "Marta Novotná was sentenced to death on 2 May 1950; the sentence was commuted to life imprisonment.",
+    "On 2 May 1950 the court passed a death sentence on Marta Novotná.",
+    "Marta Novotná faced the death penalty from 2 May 1950 until her pardon.",
+])
+def test_a_death_sentence_is_no_date_of_death(text):
+    verdict, questions = judged(DIED, text)
+    assert verdict is Verdict.NOT_INFERRABLE and questions == []
+
+
+def test_a_birth_dated_by_another_event_gives_that_events_date_not_the_birth():
+    verdict, questions = judged(BORN, "Marta Novotná was born in the year of the great flood, which began on "
+                                      "3 March 1921 in Brno.")
+    assert verdict is Verdict.NOT_INFERRABLE and questions == []
+    assert judged(DIED, "Marta Novotná died on 2 May 1950 in Prague.")[0] is Verdict.CONTRADICTS

@@ -17,7 +17,8 @@ from bot.errors import BackendUnavailable, JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.calibration import Calibration, decide
-from bot.judge.contradictions import candidates as contradiction_candidates
+from bot.documents.sentences import sentence_spans
+from bot.judge.contradictions import candidates as contradiction_candidates, stated_for
 from bot.judge.focus import focus
 from bot.judge.naming import Naming, checked
 from bot.judge.periods import occurrences, timing
@@ -94,6 +95,10 @@ class Judge:
         ``CONTRADICTS``, ``Judgement.contradiction``)."""
         justify = self.justify if justify is None else justify and self.justify
         found = _finder(claim)(snippet) if claim.value is not None else None
+        whose = _written_for_another(claim, snippet) if found is not None else ""
+        if whose:  # "Eva's cousin Jan was born on 15 March 1970": the value, but not the subject's
+            unnamed = self._not_written(claim, snippet, f'it writes "{found.form}" only for {whose}')
+            return replace(unnamed, written="", written_form="")
         named = found is not None if claim.value is not None else mentions(claim.object, snippet)
         costs: tuple[int, int, float] = (0, 0, 0.0)
         if self.template.require_object_mention and not named:
@@ -163,11 +168,13 @@ class Judge:
                        prompt_tokens=sum(j.prompt_tokens for j in judgements),
                        completion_tokens=sum(j.completion_tokens for j in judgements))
 
-    def _not_written(self, claim: Claim, snippet: str) -> Judgement:
-        """The text does not write the value: not supported. Another value it gives for the property about the
-        subject (``bot.judge.contradictions``: in a sentence naming the property, in a clause about the subject,
-        not one of the page's own dates) is asked about, the likeliest ``CONTRADICTION_CANDIDATES`` of them."""
-        refused = f'not asked: the text does not write "{claim.object}" in any form refbot knows'
+    def _not_written(self, claim: Claim, snippet: str, why: str = "") -> Judgement:
+        """The text does not write the value (or, ``why``, writes it for someone else only): not supported.
+        Another value it gives for the property about the subject (``bot.judge.contradictions``: in a sentence
+        naming the property, in a clause about the subject, not one of the page's own dates) is asked about, the
+        likeliest ``CONTRADICTION_CANDIDATES`` of them."""
+        refused = f"not asked: {why}" if why else \
+            f'not asked: the text does not write "{claim.object}" in any form refbot knows'
         candidates = contradiction_candidates(claim, snippet) if self.template.mode == "yes-no" else []
         if not candidates:
             return self._judgement("c", 0.0, refused, "", 0, 0, attempts=0)
@@ -396,6 +403,24 @@ def _with_costs(judgement: Judgement, costs: tuple[int, int, float]) -> Judgemen
     return replace(judgement, prompt_tokens=judgement.prompt_tokens + costs[0],
                    completion_tokens=judgement.completion_tokens + costs[1],
                    latency_s=judgement.latency_s + costs[2])
+
+
+def _written_for_another(claim: Claim, snippet: str) -> str:
+    """Whom else the snippet gives the claim's value for, where every place it writes the value is in a clause
+    about someone else ("Eva's cousin Jan was born on 15 March 1970", "his partner, who studied at …":
+    ``bot.judge.contradictions.stated_for``); "" when one place is about the subject or says nothing of whom."""
+    spans = occurrences(_finder(claim), snippet)
+    if not spans:
+        return ""
+    sentences = sentence_spans(snippet)
+    whose = ""
+    for start, end in spans:
+        first, last = next(((s, e) for s, e in sentences if s <= start < e), (0, len(snippet)))
+        other = stated_for(snippet[first:last], start - first, end - first, claim.subject, by_name_alone=False)
+        if not other:
+            return ""
+        whose = whose or other
+    return whose
 
 
 def _finder(claim: Claim) -> Callable[[str], Found | None]:

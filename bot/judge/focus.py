@@ -158,6 +158,13 @@ def _dated_life_span(snippet: str, subject: str, wanted: Sequence[int]) -> set[i
 # Place of Birth Krakow … Date of Death 1944") names other properties for its other values.
 WORDS_BEFORE, WORDS_AFTER = 12, 6
 _BOUNDARY = re.compile(r"[;()\[\]|—–\n]")
+# Phrases in which a property's word names another event than the property's: a sentence passed ("sentenced to
+# death", "a death sentence", "the death penalty"), a threat, a toll; a birth dated by another event ("born in the
+# year of the flood"). The date beside them is the other event's, never the property's cue.
+_OTHER_EVENTS = re.compile(
+    r"\b(?:sentenced|condemned|sentencing|sentence|sentences)\s+(?:him\s+|her\s+|them\s+)?to\s+death\b"
+    r"|\bdeath[\s-]+(?:sentences?|penalty|penalties|warrants?|row|threats?|squads?|toll|camps?|march(?:es)?)\b"
+    r"|\bborn\s+in\s+the\s+year\s+of\b", re.IGNORECASE)
 
 
 def _around(snippet: str, sentence_start: int, sentence_end: int, other: Found) -> str:
@@ -203,7 +210,7 @@ def ranked_others(claim: Claim, snippet: str, others: Sequence[Found]) -> list[O
     spans = [(start, end) for start, end in sentence_spans(snippet)]
 
     def names_property(text: str) -> bool:
-        words = re.findall(r"\w+", text.casefold())
+        words = re.findall(r"\w+", _OTHER_EVENTS.sub(" ", text).casefold())
         return any(word.startswith(stem) for stem in stems for word in words) or any(
             re.search(rf"(?<!\w){short}\.\s", text, re.IGNORECASE) for short in abbreviations)
 
