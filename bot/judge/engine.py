@@ -96,7 +96,7 @@ class Judge:
         justify = self.justify if justify is None else justify and self.justify
         found = _finder(claim)(snippet) if claim.value is not None else None
         whose = _written_for_another(claim, snippet) if found is not None else ""
-        if whose:  # "Eva's cousin Jan was born on 15 March 1970": the value, but not the subject's
+        if found is not None and whose:  # "Eva's cousin Jan was born on 15 March 1970": not the subject's value
             unnamed = self._not_written(claim, snippet, f'it writes "{found.form}" only for {whose}')
             return replace(unnamed, written="", written_form="")
         named = found is not None if claim.value is not None else mentions(claim.object, snippet)
