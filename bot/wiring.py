@@ -63,6 +63,7 @@ from bot.redaction import redact_url
 from bot.review.wikibase import PywikibotWiki
 from bot.selection import ENDPOINTS, endpoint_url
 from bot.selection.endpoint import SparqlEndpoint
+from bot.selection.page_language import SubjectNames
 from bot.selection.related import RelatedLookup
 
 # scripted: no model — every paragraph asked about supports its claim (P(yes) 0.9), a relation is the one whose
@@ -206,6 +207,13 @@ class Wiring:
         return self._part("related", build)
 
     @property
+    def subject_names(self) -> SubjectNames | None:
+        def build() -> SubjectNames | None:
+            endpoint = self.endpoint
+            return SubjectNames(endpoint, self.options.languages) if endpoint is not None else None
+        return self._part("subject_names", build)
+
+    @property
     def corroborator(self) -> Corroborator | None:
         """Authority records, when the options take evidence from them and an endpoint is wired."""
         def build() -> Corroborator | None:
@@ -236,7 +244,8 @@ class Wiring:
         ranked = options.check.strategy == "ranked"
         return Tools(judge, self.fetcher, paragraph_rules(options.paragraph), self.wayback,
                      self.search if uses(options.check.source, "web") else None,
-                     self.embedder if ranked else None, self.profiles, self.corroborator, self.clock, self.related)
+                     self.embedder if ranked else None, self.profiles, self.corroborator, self.clock, self.related,
+                     self.subject_names)
 
     @property
     def verify_tools(self) -> Tools:
@@ -247,7 +256,8 @@ class Wiring:
             options = self.options
             ranked = options.check.strategy == "ranked"
             return Tools(self.judge, self.fetcher, paragraph_rules(options.paragraph), self.wayback, None,
-                         self.embedder if ranked else None, self.profiles, None, self.clock, self.related)
+                         self.embedder if ranked else None, self.profiles, None, self.clock, self.related,
+                         self.subject_names)
         return self._part("verify_tools", build)
 
     def wiki(self, *, live: bool) -> PywikibotWiki:

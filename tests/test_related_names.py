@@ -232,3 +232,15 @@ def test_a_run_looks_each_value_up_once_and_a_failing_endpoint_leaves_the_statem
             raise QueryError("the endpoint timed out", query="value-names", endpoint="http://127.0.0.1:9")
 
     assert RelatedLookup(Failing(), ("en",))(town) == town
+
+
+def test_a_label_in_each_language_refbot_reads_is_kept_however_many_languages_label_the_value():
+    # A country is labelled in hundreds of languages; a page in Russian or Turkish names it as its language does.
+    codes = [f"b{n:02}" for n in range(60)] + ["ar", "de", "ru", "tr", "zh"]
+    rows = [row("label", f"name in {code}", code) for code in codes] + [row("alias", "Danmark", "da")]
+    names = dict((how, name) for name, how in related_names("Q1", rows, ("en",), []))
+    assert names["label (ru)"] == "name in ru" and names["label (tr)"] == "name in tr"
+    # The other languages' labels fill the room the other kinds leave (all of it here), before their aliases.
+    assert sum(how.startswith("label (b") for how in names) == related.MOST_NAMES
+    assert "alias (da)" not in names
+    assert [how for how in names][:5] == ["label (ar)", "label (de)", "label (ru)", "label (tr)", "label (zh)"]

@@ -70,6 +70,9 @@ class Tools:
     # The other names Wikidata links to an item value (bot.selection.related), so that a text naming it another way
     # is found, and shown how; without it a value is looked for by its label and aliases only.
     related: Callable[[Statement], Statement] | None = None
+    # The statement with its subject's names in a page's language (bot.selection.page_language), for a page in a
+    # language the run's labels are not in; without it such a page is read by the names the statement has.
+    names_in: Callable[[Statement, str], Statement] | None = None
 
 
 def check_statement(statement: Statement, tools: Tools, plan: Plan, article: Article | None = None,
@@ -267,18 +270,21 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
     with watch.stage("fetch"):
         retrieved = retrieve_many([Wanted(c.url, c.access_date, c.archive_url) for c in wanted], tools.fetcher,
                                   tools.rules, tools.wayback, workers=plan.fetch_workers)
+    # Each page read with the subject's names in its language too, where the run's labels are in others.
+    as_named = [tools.names_in(statement, result.document.language)
+                if tools.names_in is not None and result.document is not None else statement for result in retrieved]
     with watch.stage("rank"):
-        queues = [queue(result.paragraphs, statement, plan.strategy, tools.embed,
+        queues = [queue(result.paragraphs, named, plan.strategy, tools.embed,
                         title=result.document.title if result.document else "",
                         heading=result.document.heading if result.document else "",
                         official=on_official_site(candidate.url, websites), claim=claim)
-                  for candidate, result in zip(wanted, retrieved)]
+                  for candidate, result, named in zip(wanted, retrieved, as_named)]
     with watch.stage("judge"):
         judged = judge_in_rounds(tools.judge, claim, queues, justify=False,
                                  first_only=plan.strategy.name == "ranked")
-    return [DocumentCheck(candidate, result, tuple(read_against(statement, claim, answers)),
+    return [DocumentCheck(candidate, result, tuple(read_against(named, claim, answers)),
                           len(result.paragraphs) - len(answers), not_ranked(len(result.paragraphs), plan.strategy))
-            for candidate, result, answers in zip(wanted, retrieved, judged)]
+            for candidate, result, answers, named in zip(wanted, retrieved, judged, as_named)]
 
 
 def read_against(statement: Statement, claim: Claim, answers: Sequence[Judged]) -> Iterator[Judged]:

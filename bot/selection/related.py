@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from bot.datamodel import Statement
 from bot.selection.binding import entity_id, entity_order
+from bot.values.language import LANGUAGES
 
 if TYPE_CHECKING:
     from bot.selection.endpoint import Row, SparqlEndpoint
@@ -30,7 +31,11 @@ if TYPE_CHECKING:
 # has hundreds), and so does every subclass of it.
 BATCH = 50
 MOST_NAMES = 40
+# Labels and aliases in other languages kept at most, besides the labels in the languages refbot reads (below).
 MOST_FOREIGN = 24
+# A label in each language refbot identifies a text as (``bot.values.language.LANGUAGES``) is always kept: a page
+# in Russian names Denmark "Дания", whatever room the other 300 languages' labels leave ("mul" counts as one).
+READ_LANGUAGES = frozenset({"mul", *LANGUAGES})
 # Places located in a value kept at most (a country's regions, a region's towns), the lowest ids first.
 MOST_PLACES = 100
 MOST_SPECIFIC_ITEMS = 20
@@ -46,11 +51,13 @@ Related = tuple[tuple[str, str], ...]
 
 def related_names(value_qid: str, rows: Iterable[Row], languages: Sequence[str],
                   own_names: Iterable[str]) -> Related:
-    """Pure: (name, how) pairs from ``value-names.rq`` rows of one value, in this order — labels, then aliases,
-    in languages other than ``languages`` ("mul" first, then by code); labels of more general items; labels of
-    at most :data:`MOST_SPECIFIC_ITEMS` more specific items (the lowest ids); demonyms in ``languages``. Each
-    run in id, language and name order, so that the same graph gives the same names whatever order the
-    endpoint answered in; at most :data:`MOST_NAMES` in all."""
+    """Pure: (name, how) pairs from ``value-names.rq`` rows of one value, in this order — labels in the languages
+    refbot reads (:data:`READ_LANGUAGES`), each kept; then labels, then aliases, in the other languages than
+    ``languages`` ("mul" first, then by code), :data:`MOST_FOREIGN` or the room the rest leaves; labels of more
+    general items; labels of at most :data:`MOST_SPECIFIC_ITEMS` more specific items (the lowest ids); demonyms in
+    ``languages``. Each run in id, language and name order, so that the same graph gives the same names whatever
+    order the endpoint answered in; at most :data:`MOST_NAMES` in all besides the labels in languages refbot
+    reads."""
     preferred = [language.lower() for language in languages]
     found: dict[str, list[tuple[str, str, str]]] = {}  # kind → (other item, language, text)
     for row in rows:
@@ -60,9 +67,9 @@ def related_names(value_qid: str, rows: Iterable[Row], languages: Sequence[str],
         other = entity_id(row["other"].value) if "other" in row else ""
         found.setdefault(row["kind"].value, []).append((other, text.lang.lower(), text.value))
 
-    def foreign(kind: str) -> list[tuple[str, str]]:
+    def foreign(kind: str, read: bool | None = None) -> list[tuple[str, str]]:
         entries = sorted((language != "mul", language, text) for _, language, text in found.get(kind, [])
-                         if language not in preferred)
+                         if language not in preferred and read in (None, language in READ_LANGUAGES))
         return [(text, f"{kind} ({language})") for _, language, text in entries]
 
     def linked(kind: str, how: str, most: int | None = None) -> list[tuple[str, str]]:
@@ -88,8 +95,10 @@ def related_names(value_qid: str, rows: Iterable[Row], languages: Sequence[str],
     places = _kept(linked("place", "place in it", MOST_PLACES), [*own, *(name for name, _ in others)])
     others = (*others, *places)
     room = max(MOST_FOREIGN, MOST_NAMES - len(others))
-    in_other_languages = _kept(foreign("label") + foreign("alias"), [*own, *(name for name, _ in others)], room)
-    return (in_other_languages + others)[:MOST_NAMES + MOST_PLACES]
+    read = _kept(foreign("label", read=True), [*own, *(name for name, _ in others)], len(READ_LANGUAGES))
+    rest = _kept(foreign("label", read=False) + foreign("alias"),
+                 [*own, *(name for name, _ in (*others, *read))], room)
+    return (read + rest + others)[:len(read) + MOST_NAMES + MOST_PLACES]
 
 
 def _kept(candidates: Iterable[tuple[str, str]], own_names: Iterable[str], most: int = MOST_NAMES) -> Related:

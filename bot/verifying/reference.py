@@ -49,6 +49,8 @@ def verify_reference(statement: Statement, citation: Citation, tools: Tools, pla
                                  access_date=citation.retrieved, archive_url=citation.archive_url, notice_gone=True)
         with watch.stage("rank"):
             page = retrieved.document
+            if tools.names_in is not None and page is not None:  # the subject as the page's language names it
+                statement = tools.names_in(statement, page.language)
             entries = queue(retrieved.paragraphs, statement, plan.strategy, tools.embed,
                             title=page.title if page else "", heading=page.heading if page else "", claim=claim,
                             cited=True)
