@@ -79,3 +79,18 @@ def test_a_claim_with_a_phrase_is_asked_as_the_sentence_a_text_would_state():
         triple = REFBOT.messages(plain, "t")[1]["content"]
         assert 'Claim: "France" - capital - "Paris" (capital: seat of government)' in triple
     assert "[user, when the relation has a phrase]" in REFBOT.text
+
+
+def test_a_text_in_another_language_is_said_to_be_so_before_the_question_and_an_english_one_is_asked_as_before():
+    claim = Claim("Sacramento Heatwave", "headquarters location", "California", "", (), "has its headquarters in",
+                  as_sentence=True)
+    german = "Die Sacramento Heatwave ist ein Team der American Basketball Association mit Sitz in Kalifornien."
+    english = "The Sacramento Heatwave is an American Basketball Association team based in Sacramento, California."
+    note = "The text may be in another language. Does the text state this claim?"
+    assert note in REFBOT.messages(claim, german)[1]["content"]
+    asked = REFBOT.messages(claim, english)[1]["content"]
+    assert asked.endswith("\n\nDoes the text state this claim? Answer yes or no.") and "another language" not in asked
+    # Too short to tell its language: asked as before. The published prompt is never changed.
+    assert "another language" not in REFBOT.messages(claim, "Sitz: Kalifornien")[1]["content"]
+    assert "another language" not in PAPER.messages(claim, german)[1]["content"]
+    assert "[note, when the text is not in English]" in REFBOT.text

@@ -253,10 +253,13 @@ class Judge:
         longest = max((self.template.messages(c, "") for c in claims),
                       key=lambda messages: sum(len(m["content"]) for m in messages))
         # A token covers at least one byte, so a prompt whose bytes fit needs no tokenizer round trip.
-        fixed_bytes = sum(len(m["content"].encode("utf-8")) for m in longest)
+        # Said before the question when the text is not in English (``Template.language_note``).
+        note = self.template.note_for(snippet)
+        fixed_bytes = sum(len(m["content"].encode("utf-8")) for m in longest) + len(note.encode("utf-8"))
         if fixed_bytes + len(snippet.encode("utf-8")) + CHAT_OVERHEAD_TOKENS + answer <= context:
             return [snippet]
-        fixed = sum(self.backend.count_tokens(m["content"]) for m in longest) + CHAT_OVERHEAD_TOKENS
+        fixed = sum(self.backend.count_tokens(m["content"]) for m in longest) + CHAT_OVERHEAD_TOKENS + \
+            (self.backend.count_tokens(note) if note else 0)
         budget = context - fixed - answer
         if budget <= 0:
             raise JudgeError(f"the prompt template {self.template.id!r} leaves no room for a snippet in "
