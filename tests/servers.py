@@ -142,3 +142,30 @@ def routed(routes: dict[str, Reply | Callable[[Recorded], Reply]]) -> Callable[[
                                                                {"Content-Type": "text/html"}))
         return answer(request) if callable(answer) else answer
     return script
+
+
+class CountingEndpoint:
+    """A SPARQL endpoint that keeps the queries it is sent (``sent``), to assert how often a lookup asks."""
+
+    def __init__(self, endpoint) -> None:
+        self.endpoint = endpoint
+        self.sent: list = []
+
+    def select(self, query):
+        self.sent.append(query)
+        return self.endpoint.select(query)
+
+
+def turtle_endpoint(tmp_path_factory, name: str, turtle: str):
+    """A generator for a module fixture: an Oxigraph endpoint on 127.0.0.1 loaded with ``turtle``, yielded as refbot's
+    ``SparqlEndpoint`` (no retries) and stopped after the module."""
+    from bot.selection.endpoint import SparqlEndpoint
+    from conftest import free_port
+
+    folder = tmp_path_factory.mktemp(name)
+    (folder / "world.ttl").write_text(turtle, encoding="utf-8")
+    server = start_oxigraph(folder / "world.ttl", folder / "store", free_port())
+    try:
+        yield SparqlEndpoint(server.url, "refbot/test (ops@example.org)", timeout=10.0, retries=0)
+    finally:
+        server.stop()

@@ -138,6 +138,19 @@ def test_a_date_is_looked_for_and_asked_about_as_the_text_writes_it():
     assert (judgement.written, judgement.written_form) == ("date", "14. ledna 1943")
 
 
+def test_a_name_written_by_its_sound_in_another_alphabet_is_asked_about_beside_its_label():
+    creator = Claim("The Arrow", "creator", "Paul Gustavson", value=Value("wikibase-item", "Q7", "Paul Gustavson"))
+    backend = ScriptedBackend(0.9)
+    judgement = judge(backend).judge(creator, 'Пол Густавсон создал комикс "Стрела" в 1938 году.')
+    assert judgement.supported and (judgement.written, judgement.written_form) == ("label, transcribed",
+                                                                                   "Пол Густавсон")
+    assert "Paul Gustavson (Пол Густавсон)" in backend.questions[0]
+    # A name the text writes in the label's letters is asked about as it is.
+    backend = ScriptedBackend(0.9)
+    judge(backend).judge(creator, 'Paul Gustavson создал комикс "Стрела" в 1938 году.')
+    assert "(Paul Gustavson)" not in backend.questions[0] and "Paul Gustavson" in backend.questions[0]
+
+
 def test_a_value_the_text_does_not_write_is_never_supported_and_the_model_is_not_asked():
     backend = ScriptedBackend(0.99)
     claim = Claim("Marta Novotná", "country of citizenship", "Czech Republic",

@@ -20,7 +20,7 @@ from bot.selection.related import RelatedLookup
 from bot.wiring import Wiring
 from conftest import free_port
 from documents_world import HTML, world_options
-from servers import Reply, routed
+from servers import CountingEndpoint, Reply, routed, turtle_endpoint
 
 # Invented items, shaped as the Query Service's RDF has them.
 WORLD = """
@@ -42,37 +42,19 @@ PAGE = ('<html lang="ru"><head><title>Озёра Северного края</ti
         "</article></body></html>")
 
 
-class Counting:
-    """An endpoint that counts the queries it is sent."""
-
-    def __init__(self, endpoint: SparqlEndpoint) -> None:
-        self.endpoint = endpoint
-        self.sent = 0
-
-    def select(self, query):
-        self.sent += 1
-        return self.endpoint.select(query)
-
-
 @pytest.fixture(scope="module")
 def lakes(tmp_path_factory):
-    from servers import start_oxigraph
-
-    folder = tmp_path_factory.mktemp("lakes")
-    (folder / "world.ttl").write_text(WORLD, encoding="utf-8")
-    server = start_oxigraph(folder / "world.ttl", folder / "store", free_port())
-    yield SparqlEndpoint(server.url, "refbot/test (ops@example.org)", timeout=10.0, retries=0)
-    server.stop()
+    yield from turtle_endpoint(tmp_path_factory, "lakes", WORLD)
 
 
 def test_the_subjects_names_in_the_pages_language_are_added_once_per_item_and_language(lakes):
-    endpoint = Counting(lakes)
+    endpoint = CountingEndpoint(lakes)
     names = SubjectNames(endpoint, ("en", "mul"))
     on_russian = names(LAKE, "ru-RU")
     assert on_russian.item_label == "Lake Ryzhevo" and on_russian.item_aliases == ("Рыжево", "озеро Рыжево")
-    assert names(LAKE, "ru") == on_russian and endpoint.sent == 1, "asked once for the item in that language"
+    assert names(LAKE, "ru") == on_russian and len(endpoint.sent) == 1, "asked once for the item in that language"
     # A page in the run's languages, or in none identified, is read by the names the statement has; no query.
-    assert names(LAKE, "en") is LAKE and names(LAKE, "") is LAKE and endpoint.sent == 1
+    assert names(LAKE, "en") is LAKE and names(LAKE, "") is LAKE and len(endpoint.sent) == 1
     assert names(LAKE, "de").item_aliases == ("Ryzhevo-See",)
     # An item without a name in the page's language keeps its own.
     lonely = Statement("Q9907003", "Lonely lake", "Q9907003$L1", "P17", "country", LAKE.value)

@@ -10,10 +10,10 @@ from rdflib.plugins.sparql import prepareQuery
 
 from bot.datamodel import Statement, Value
 from bot.selection import related
-from bot.selection.binding import Query, load_query
-from bot.selection.endpoint import Row, SparqlEndpoint, Term
+from bot.selection.binding import load_query
+from bot.selection.endpoint import Row, Term
 from bot.selection.related import fetch_related, related_names, with_related
-from conftest import free_port
+from servers import CountingEndpoint, turtle_endpoint
 
 ENTITY = "http://www.wikidata.org/entity/"
 
@@ -43,27 +43,9 @@ wd:Q9905300 rdfs:label "Lonely item"@en .
 """
 
 
-class Counting:
-    """An endpoint that counts the queries it is sent."""
-
-    def __init__(self, endpoint: SparqlEndpoint) -> None:
-        self.endpoint = endpoint
-        self.sent: list[Query] = []
-
-    def select(self, query: Query) -> list[Row]:
-        self.sent.append(query)
-        return self.endpoint.select(query)
-
-
 @pytest.fixture(scope="module")
 def names_world(tmp_path_factory):
-    from servers import start_oxigraph
-
-    folder = tmp_path_factory.mktemp("value-names")
-    (folder / "world.ttl").write_text(WORLD, encoding="utf-8")
-    server = start_oxigraph(folder / "world.ttl", folder / "store", free_port())
-    yield SparqlEndpoint(server.url, "refbot/test (ops@example.org)", timeout=10.0, retries=0)
-    server.stop()
+    yield from turtle_endpoint(tmp_path_factory, "value-names", WORLD)
 
 
 def test_the_query_parses_as_sparql_1_1_and_declares_its_parameters():
@@ -77,7 +59,7 @@ def test_the_query_parses_as_sparql_1_1_and_declares_its_parameters():
 
 def test_fetch_related_through_a_real_endpoint(names_world, monkeypatch):
     monkeypatch.setattr(related, "BATCH", 2)
-    endpoint = Counting(names_world)
+    endpoint = CountingEndpoint(names_world)
     found = fetch_related(endpoint, ["Q9905300", "Q9905100", "Q9905200", "Q9905100"], ("en", "mul"))
     assert len(endpoint.sent) == 2  # three ids, two per query
     assert found["Q9905100"] == (
@@ -108,7 +90,7 @@ def test_the_preferred_languages_decide_what_is_other(names_world):
 
 
 def test_no_ids_no_query(names_world):
-    endpoint = Counting(names_world)
+    endpoint = CountingEndpoint(names_world)
     assert fetch_related(endpoint, [], ("en",)) == {} and endpoint.sent == []
 
 
@@ -218,7 +200,7 @@ def test_a_run_looks_each_value_up_once_and_a_failing_endpoint_leaves_the_statem
     from bot.errors import QueryError
     from bot.selection.related import RelatedLookup
 
-    endpoint = Counting(names_world)
+    endpoint = CountingEndpoint(names_world)
     lookup = RelatedLookup(endpoint, ("en",))
     town = statement(Value("wikibase-item", "Q9905100", "Moravian town"))
     first, again = lookup(town), lookup(town)

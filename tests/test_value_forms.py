@@ -9,7 +9,8 @@ import pytest
 from bot.datamodel import Paragraph, Statement, Value
 from bot.checking.ranking import rank, supporting_sentence
 from bot.values import (ALIAS, AMOUNT, COUNTRY_NAME, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS,
-                        PLACE_IN_COUNTRY, STRING, SURNAME_FIRST, WITHOUT_PREFIX, statement_finder, value_finder)
+                        PLACE_IN_COUNTRY, STRING, SURNAME_FIRST, WITHOUT_PREFIX, WRITTEN_OUT, statement_finder,
+                        value_finder)
 from bot.values.amounts import parse_amount, readings
 from bot.values.dates import WikibaseTime, parse_time
 
@@ -470,3 +471,22 @@ def test_a_person_is_found_as_catalogues_write_names_and_ampersands_read_as_and(
 ])
 def test_initials_of_another_person_do_not_count(text):
     assert value_finder(Value("wikibase-item", "Q1", "Robert Cushman Murphy"))(text) is None
+
+
+@pytest.mark.parametrize("label, text, form", [
+    ("Allan Sandage", "The cosmologist Allan Rex Sandage was his student.", "Allan Rex Sandage"),  # a middle name
+    ("John F. Kennedy", "President John Fitzgerald Kennedy spoke in Berlin.", "John Fitzgerald Kennedy"),
+    ("George W. Bush", "George Walker Bush was born in New Haven.", "George Walker Bush"),
+])
+def test_a_person_is_found_with_what_the_label_abbreviates_or_leaves_out_written_out(label, text, form):
+    found = value_finder(Value("wikibase-item", "Q1", label))(text)
+    assert found is not None and (found.form, found.how) == (form, WRITTEN_OUT)
+
+
+@pytest.mark.parametrize("label, text", [
+    ("George W. Bush", "George H. W. Bush was the 41st president."),  # another initial: his father
+    ("Allan Sandage", "Allan and his brother met Sandage."),  # lower-case words between: not one name
+    ("Allan Sandage", "Allan Rex Bernard Kowalski Sandage"),  # more middle names than a name has
+])
+def test_a_written_out_name_keeps_the_labels_initials_and_order(label, text):
+    assert value_finder(Value("wikibase-item", "Q1", label))(text) is None

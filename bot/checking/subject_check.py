@@ -3,9 +3,10 @@
 A page that gives the value for someone else is no reference: the Chronicle's paragraph on the students of a
 university's guest studio names the university but not the architect who leads it, and a list page names the
 value beside a thousand other people. A paragraph is admitted when it names the subject (its label, an alias,
-or the family name of a personal name — not after another given name), or when its page is about the subject
-(it is on the subject's official website, P856, or the page's title or its opening paragraph names it, so that
-"she" and "the orchestra" further down still count). The rule that admitted it is recorded in the trace.
+the sound of either in another alphabet, or the family name of a personal name — not after another given name),
+or when its page is about the subject (it is on the subject's official website, P856, or the page's title or its
+opening paragraph names it, so that "she" and "the orchestra" further down still count). The rule that admitted
+it is recorded in the trace.
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ from urllib.parse import urlsplit
 from bot.documents.sentences import sentence_spans
 from bot.judge.contradictions import stated_for
 from bot.values.names import mentions
+from bot.values.transcription import transcribed_finder
 
 NAMED = "named"
 FAMILY_NAME = "family name"
+# Named by the sound of a name in Latin letters, in another alphabet ("Гэри Кон" for Gary Cohn:
+# ``bot.values.transcription``).
+TRANSCRIBED_NAME = "named in another alphabet"
 TITLE = "page title"
 OFFICIAL = "official website"
 OPENING = "opening paragraph"
@@ -63,6 +68,10 @@ def named_in(text: str, names: Sequence[str]) -> tuple[str, str]:
     for name in names:
         if name and mentions(name, text):
             return NAMED, name
+    for name in names:
+        find = transcribed_finder([(name, NAMED)]) if name else None
+        if find is not None and find(text) is not None:
+            return TRANSCRIBED_NAME, name
     surname = family_name(names[0]) if names else ""
     if not surname:
         return "", ""

@@ -26,7 +26,7 @@ from bot.values.names import mentions
 from bot.pool import in_flight
 from bot.judge.prompts import (NAMING_GENERATION, SUMMARY_ANSWER, Generation, Template, as_relation, naming_messages,
                                summary_continuation, summary_prefix)
-from bot.values import DATE, LITERAL, Found, value_finder
+from bot.values import DATE, LITERAL, TRANSCRIBED, Found, value_finder
 
 # Other values a text writes for the property that are asked about, at most (each costs a judgement).
 CONTRADICTION_CANDIDATES = 2
@@ -235,10 +235,13 @@ class Judge:
 
     # -- internals -------------------------------------------------------------------------------------------
     def _shown(self, claim: Claim, snippet: str, found: Found | None) -> tuple[Claim, str]:
-        """The claim as put to the model (a date as the text writes it: "January 14, 1943") and the part of the
+        """The claim as put to the model (a date as the text writes it: "January 14, 1943"; a name the text
+        writes by its sound in another alphabet beside the label: "Paul Gustavson (Пол Густавсон)") and the part of the
         snippet shown (the sentences naming the entities, where the template focuses)."""
         if found is not None and found.how == DATE:
             claim = replace(claim, object=found.form)
+        elif found is not None and _in_other_letters(found, claim.object):
+            claim = replace(claim, object=f"{claim.object} ({found.form.strip(_PUNCTUATION)})")
         object_in_text = found.form if found is not None else claim.object
         return claim, focus(snippet, claim.subject, object_in_text) if self.template.focus else snippet
 
@@ -424,6 +427,18 @@ def _written_for_another(claim: Claim, snippet: str) -> str:
             return ""
         whose = whose or other
     return whose
+
+
+# What a found form may carry at its ends that is not the name ("«Блэкпул»", "(Верона)").
+_PUNCTUATION = " \t\n\"'«»“”„()[]"
+
+
+def _in_other_letters(found: Found, label: str) -> bool:
+    """Whether the text writes the value's name by its sound in another alphabet ("Пол Густавсон" for Paul
+    Gustavson): the claim then names both, as the model may not know the one for the other. A country's or a
+    language's name in the text's language (CLDR's, declined) it knows: naming both there lost a true statement
+    to another relation and won none (multilingual-dev, 46 rows written so)."""
+    return TRANSCRIBED in found.how and found.form.strip(_PUNCTUATION).casefold() != label.casefold()
 
 
 def _finder(claim: Claim) -> Callable[[str], Found | None]:

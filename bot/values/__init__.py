@@ -18,13 +18,16 @@ states it (``Found``, its ``how`` one of the constants below):
 - dates, amounts and identifiers with a footnote marker glued after them ("1871[2]", "1871²", "85,868[3] GT",
   "born on 3 May 1871.2": ``bot.values.markers``);
 - an item that reads as a personal name also surname first and with its given names as initials ("Ellis, Bret
-  Easton", "Murphy, R. C.": ``INITIALS``); "&" and "and" alike in any item's name;
+  Easton", "Murphy, R. C.": ``INITIALS``) and with what its label abbreviates or leaves out written out ("Allan Rex
+  Sandage", "John Fitzgerald Kennedy": ``WRITTEN_OUT``); "&" and "and" alike in any item's name;
 - a country, for a property that takes one, by its ISO 3166 names and codes and its top-level subdivisions
   ("Kerala" for India: ``COUNTRY_NAME``, ``PLACE_IN_COUNTRY``, ``bot.values.countries``);
 - the values male and female of sex or gender by the pronouns and titles English texts use (``GENDERED``);
 - in a text in another language (``bot.values.language``), a date with that language's month names, a country,
   region, language or currency by its name there (``COMMON_NAME``, ``bot.values.common_names``), and an item's
-  names as the language declines them (``INFLECTED``, ``bot.values.inflection``).
+  names as the language declines them (``INFLECTED``, ``bot.values.inflection``);
+- in a text in another alphabet (Cyrillic, Greek, Armenian, Georgian), an item's name in Latin letters by its sound
+  ("Гэри Кон" for Gary Cohn: ``TRANSCRIBED``, ``bot.values.transcription``).
 
 A text must write the value for the judge to accept its support. ``other_values`` (``bot.values.others``)
 returns the values of the same kind a text writes instead (another date of birth, another tonnage, another
@@ -48,16 +51,17 @@ from bot.values.inflection import INFLECTED, inflected_finder
 from bot.values.language import text_language
 from bot.values.countries import COUNTRY_NAME, COUNTRY_VALUED, PLACE_IN_COUNTRY, country_finder
 from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS, STRING,
-                              SURNAME_FIRST, WITHOUT_PREFIX, Found)
+                              SURNAME_FIRST, WITHOUT_PREFIX, WRITTEN_OUT, Found)
 from bot.values.names import gendered_pattern, similarity
 from bot.values.others import other_names, other_values
-from bot.values.strings import (find_normalised, find_normalised_pattern, initialled, normalised, numbered_pattern,
-                                personal_name_words, surname_first, without_type_prefix)
+from bot.values.strings import (find_normalised, find_normalised_pattern, find_written_out, initialled, normalised,
+                                numbered_pattern, personal_name_words, surname_first, without_type_prefix, written_out)
+from bot.values.transcription import TRANSCRIBED, transcribed_finder
 from bot.values.words import find_amount_words
 
 __all__ = ["ALIAS", "AMOUNT", "COMMON_NAME", "COUNTRY_NAME", "COUNTRY_VALUED", "DATE", "GENDERED", "INFLECTED",
-           "INITIALS", "LITERAL", "OTHER_SEPARATORS", "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "WITHOUT_PREFIX",
-           "Finder", "Found", "matching_digest",
+           "INITIALS", "LITERAL", "OTHER_SEPARATORS", "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "TRANSCRIBED",
+           "WITHOUT_PREFIX", "WRITTEN_OUT", "Finder", "Found", "matching_digest",
            "other_names", "other_values", "statement_finder", "value_finder"]
 
 Finder = Callable[[str], "Found | None"]
@@ -74,7 +78,10 @@ def value_finder(value: Value, *, languages: Sequence[str] = (), threshold: floa
     searched = tuple(dict.fromkeys((*languages, *DATE_LANGUAGES)))
     written = _written_finder(value, searched, threshold, country)
     local = in_text_language(value, searched, threshold)
-    return lambda text: written(text) or local(text)
+    transcribed = _transcribed_finder(value)
+    if transcribed is None:
+        return lambda text: written(text) or local(text)
+    return lambda text: written(text) or local(text) or transcribed(text)
 
 
 def in_text_language(value: Value, searched: tuple[str, ...], threshold: float = 90.0) -> Finder:
@@ -121,6 +128,15 @@ def _language_finder(value: Value, language: str, searched: tuple[str, ...], thr
     if inflected is not None:
         return inflected
     return (lambda text: _find_name(common, text, threshold)) if common else None
+
+
+def _transcribed_finder(value: Value) -> Finder | None:
+    """An item's names in Latin letters as a text in another alphabet writes them by their sound
+    (``bot.values.transcription``)."""
+    if value.datatype not in ("wikibase-item", "") or not value.text:
+        return None
+    return transcribed_finder([(name, how) for name, how in (
+        (value.text, LITERAL), *((alias, ALIAS) for alias in value.aliases), *value.related) if name])
 
 
 def _written_finder(value: Value, searched: tuple[str, ...], threshold: float, country: bool) -> Finder:
@@ -174,6 +190,10 @@ def _written_finder(value: Value, searched: tuple[str, ...], threshold: float, c
     if exact:
         finders.append(lambda text: next((replace(found, how=how) for form, how in exact
                                           if (found := find_normalised(form, text)) is not None), None))
+    # "Allan Rex Sandage" for Allan Sandage, "John Fitzgerald Kennedy" for John F. Kennedy.
+    spelled = written_out(value.text) if item else None
+    if spelled is not None:
+        finders.append(lambda text: _spanned(find_written_out(spelled, value.text, text), text, WRITTEN_OUT))
     gendered = gendered_pattern(value.raw, value.text) if item else None
     if gendered is not None:
         finders.append(lambda text: _first(gendered.search(text), GENDERED))
@@ -202,6 +222,10 @@ def matching_digest() -> str:
 
 def _first(match: re.Match[str] | None, how: str) -> Found | None:
     return Found(match.group(0), match.start(), match.end(), how) if match else None
+
+
+def _spanned(span: tuple[int, int] | None, text: str, how: str) -> Found | None:
+    return Found(text[span[0]:span[1]], span[0], span[1], how) if span is not None else None
 
 
 def _find_name(names: Sequence[tuple[str, str]], text: str, threshold: float) -> Found | None:

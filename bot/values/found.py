@@ -13,6 +13,7 @@ WITHOUT_PREFIX = "identifier without its type's name"  # "No. 80/1968" for "S.I.
 OTHER_SEPARATORS = "identifier with other separators"  # "No. 57 of 1962" for "57/1962"
 SURNAME_FIRST = "name written surname first"  # "CRAWFORD, Fred Lewis" for "Fred Lewis Crawford"
 INITIALS = "name with initials"  # "Murphy, R. C." for "Robert Cushman Murphy"
+WRITTEN_OUT = "name written out"  # "Allan Rex Sandage" for "Allan Sandage", "John Fitzgerald Kennedy" for "John F."
 GENDERED = "gendered word"  # "he", "Mrs." for the values male and female of sex or gender (P21)
 
 

@@ -136,3 +136,54 @@ def initialled(value: str) -> tuple[str, ...]:
     for joined in (" ".join(initials), "".join(initials)):
         forms += [f"{joined} {words[-1]}", f"{words[-1]}, {joined}"]
     return tuple(dict.fromkeys(forms))
+
+
+# A name word as a text writes it: letters, with a hyphen or apostrophe inside, an initial's dot after.
+_NAME_TOKEN = re.compile(r"[^\W\d_][\w'’-]*\.?")
+# Middle names a text may write between two words of a personal name that its label leaves out.
+MIDDLE_NAMES = 2
+
+
+def written_out(value: str) -> re.Pattern[str] | None:
+    """Where a text writes a personal name with what its label abbreviates or leaves out written out: "Allan Rex
+    Sandage" for *Allan Sandage*, "John Fitzgerald Kennedy" for *John F. Kennedy* — its words in order, each initial
+    of the label as a capitalised name of that letter, up to ``MIDDLE_NAMES`` capitalised names or initials before
+    the family name; None for a label that does not read as a personal name (``personal_name_words``).
+
+    The pattern matches the text's words separated by single spaces; ``find_written_out`` applies it."""
+    words = personal_name_words(value)
+    if not words:
+        return None
+    parts = []
+    for word in words[:-1]:
+        letters = word.rstrip(".")
+        if len(letters) == 1:  # an initial: the name it stands for, or the initial
+            parts.append(rf"{re.escape(letters)}(?:[^\W\d_][\w'’-]*|\.)")
+        else:
+            parts.append(re.escape(word))
+    middle = rf"(?: [^\W\d_][\w'’-]*\.?){{0,{MIDDLE_NAMES}}}"
+    return re.compile(" ".join(parts) + middle + " " + re.escape(words[-1]) + r"(?![\w'’-])")
+
+
+def find_written_out(pattern: re.Pattern[str], label: str, text: str) -> tuple[int, int] | None:
+    """The span of the first place ``text`` writes the name ``pattern`` (``written_out``) stands for, its middle
+    names capitalised, and not as the label writes it (that is the label's own match)."""
+    tokens = [(match.start(), match.end(), match.group()) for match in _NAME_TOKEN.finditer(text)]
+    joined = " ".join(token for _, _, token in tokens)
+    starts, at = [], 0
+    for _, _, token in tokens:
+        starts.append(at)
+        at += len(token) + 1
+    label_words = [word.casefold() for word in label.split()]
+    for match in pattern.finditer(joined):
+        if match.start() not in starts or (match.start() and joined[match.start() - 1] != " "):
+            continue
+        first = starts.index(match.start())
+        count = match.group().count(" ") + 1
+        written = [token for _, _, token in tokens[first:first + count]]
+        if not all(token[0].isupper() for token in written):
+            continue
+        if [token.casefold() for token in written] == label_words:
+            continue
+        return tokens[first][0], tokens[first + count - 1][1]
+    return None
