@@ -194,6 +194,9 @@ class CheckOptions:
     # Units about the item judged besides in a page that never writes an item value, for the model to name the value
     # in their words (``bot.judge.naming``; each costs a generation): off unless asked for.
     naming: int = 0
+    # Units about the item judged besides in a page in another alphabet than every name of an item value (a Russian
+    # page, an English label: ``bot.values.names_beyond_reach``), where not finding the value says nothing.
+    across: int = 2
     documents: int = 8
     # Paragraphs of one document ranked at most (ranked): the best by the names they mention; the rest are never
     # embedded nor judged, which bounds what a huge page costs its statement.

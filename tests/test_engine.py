@@ -11,8 +11,9 @@ from dataclasses import replace
 
 import pytest
 
-from bot.datamodel import Claim, Relation, Value, Verdict
-from bot.judge.engine import Judge
+from bot.checking.judging import Strategy, queue
+from bot.datamodel import Claim, Paragraph, Relation, Statement, Value, Verdict
+from bot.judge.engine import ACROSS_ALPHABETS, Judge
 from bot.judge.prompts import REFBOT
 from bot.judge.scripted import ScriptedBackend
 
@@ -158,6 +159,55 @@ def test_a_value_the_text_does_not_write_is_never_supported_and_the_model_is_not
     judgement = judge(backend).judge(claim, "She was born in Brno.")
     assert backend.questions == [] and judgement.verdict is Verdict.NOT_INFERRABLE and judgement.support == 0.0
     assert judgement.written == "" and 'does not write "Czech Republic"' in judgement.answer
+
+
+def test_a_text_in_another_alphabet_that_cannot_write_an_english_label_is_asked_about_it():
+    # "Военно-воздушные силы" is the Royal Air Force translated: no form of the English label can be in the text.
+    unit = Claim("Brian Kingcome", "military branch", "Royal Air Force",
+                 value=Value("wikibase-item", "Q165862", "Royal Air Force"))
+    russian = "Брайан Кингком служил в Военно-воздушных силах во время Второй мировой войны."
+    backend = ScriptedBackend(0.9)
+    judgement = judge(backend).judge(unit, russian)
+    assert judgement.supported and len(backend.questions) == 1 and "Royal Air Force" in backend.questions[0]
+    assert (judgement.written, judgement.written_form) == (ACROSS_ALPHABETS, "")
+    # What the model says still decides.
+    assert not judge(ScriptedBackend(0.1)).judge(unit, russian).supported
+
+
+def test_a_page_in_another_alphabet_has_its_best_units_about_the_subject_judged_for_an_english_label():
+    """``refbot check`` queues the units of a page that write the value; a Russian page cannot write "Royal Air
+    Force", so its best units about the subject are judged besides, at most ``Strategy.across``."""
+    value = Value("wikibase-item", "Q165862", "Royal Air Force")
+    statement = Statement("Q990400", "Brian Kingcome", "Q990400$M", "P241", "military branch", value)
+    russian = ["Брайан Кингком служил в Военно-воздушных силах во время войны.", "Брайан Кингком родился в Калькутте.",
+               "Брайан Кингком командовал эскадрильей.", "Погода в Лондоне была хорошей."]
+    english = ["Brian Kingcome served in the air force during the war.", "Brian Kingcome was born in Calcutta."]
+
+    def paragraphs(texts: list[str]) -> list[Paragraph]:
+        return [Paragraph(text, "https://wings.example", position, 0, len(text)) for position, text in enumerate(texts)]
+    chosen = queue(paragraphs(russian), statement, Strategy(), title="Брайан Кингком")
+    assert len(chosen) == 2 and all("Кингком" in entry.paragraph.text for entry in chosen)
+    assert queue(paragraphs(russian), statement, Strategy(across=0), title="Брайан Кингком") == []
+    assert queue(paragraphs(english), statement, Strategy(), title="Brian Kingcome") == []
+
+
+@pytest.mark.parametrize("text, value", [
+    # A text in Latin letters could have written the label: not writing it stays a refusal.
+    ("Brian Kingcome diente während des Zweiten Weltkriegs in der Luftwaffe.",
+     Value("wikibase-item", "Q165862", "Royal Air Force")),
+    # A Russian name of the value is known (an alias in Cyrillic): the text does not write it.
+    ("Брайан Кингком служил в армии во время Второй мировой войны.",
+     Value("wikibase-item", "Q165862", "Royal Air Force", aliases=("Королевские военно-воздушные силы",))),
+    # CLDR names the country in Russian: a text that does not write "Чехия" does not name it.
+    ("Брайан Кингком служил в армии во время Второй мировой войны.", Value("wikibase-item", "Q213", "Czechia")),
+    # An English paragraph quoting a Russian title is in Latin letters.
+    ("Brian Kingcome wrote «Война» about the war in the air.", Value("wikibase-item", "Q165862", "Royal Air Force")),
+])
+def test_a_text_that_could_write_the_value_and_does_not_is_still_refused_unasked(text, value):
+    backend = ScriptedBackend(0.99)
+    claim = Claim("Brian Kingcome", "military branch", value.text, value=value)
+    judgement = judge(backend).judge(claim, text)
+    assert backend.questions == [] and not judgement.supported and judgement.written == ""
 
 
 BIRTH = Claim("Marta Novotná", "date of birth", "1912-03-03", "", (Relation("date of death", "", "died on"),),

@@ -280,6 +280,24 @@ def test_the_words_the_model_named_for_an_item_are_recorded_and_shown_to_the_cur
     assert next(iter(cards(build()))).named == ""
 
 
+def test_a_paragraph_read_across_alphabets_is_marked_in_the_report_and_on_the_card():
+    """Support where refbot did not find the value (a Russian paragraph, an English label: ``ACROSS_ALPHABETS``):
+    the report says the value was not found but read by the model, and the card asks the curator to check it."""
+    from bot.judge.engine import ACROSS_ALPHABETS
+    from bot.review.queue import cards
+
+    check = supported_check()
+    document = check.documents[0]
+    judged = document.judged[0]
+    across = replace(check, documents=(replace(document, judged=(
+        replace(judged, judgement=replace(judged.judgement, written=ACROSS_ALPHABETS, written_form="")),)),))
+    tree = traces.assemble(run_info(), [(traces.item_element(CONTEXT), [traces.statement_element(CONTEXT, across)])])
+    traces.validate(tree)
+    shown = " ".join("".join(etree.HTML(render(tree)).xpath("//span[@class='value-written']")[0].itertext()).split())
+    assert shown == f"value not found in the text by refbot, read by the model ({ACROSS_ALPHABETS})"
+    assert next(iter(cards(tree))).unfound and not next(iter(cards(build()))).unfound
+
+
 def test_the_schema_knows_every_kind_of_unit_a_page_is_read_into():
     from bot.assets import asset_path
     from bot.documents.blocks import KINDS

@@ -9,8 +9,8 @@ import pytest
 from bot.datamodel import Paragraph, Statement, Value
 from bot.checking.ranking import rank, supporting_sentence
 from bot.values import (ALIAS, AMOUNT, COUNTRY_NAME, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS,
-                        PLACE_IN_COUNTRY, STRING, SURNAME_FIRST, WITHOUT_PREFIX, WRITTEN_OUT, statement_finder,
-                        value_finder)
+                        PLACE_IN_COUNTRY, STRING, SURNAME_FIRST, WITHOUT_PREFIX, WORDS_APART, WRITTEN_OUT,
+                        statement_finder, value_finder)
 from bot.values.amounts import parse_amount, readings
 from bot.values.dates import WikibaseTime, parse_time
 
@@ -489,4 +489,38 @@ def test_a_person_is_found_with_what_the_label_abbreviates_or_leaves_out_written
     ("Allan Sandage", "Allan Rex Bernard Kowalski Sandage"),  # more middle names than a name has
 ])
 def test_a_written_out_name_keeps_the_labels_initials_and_order(label, text):
+    assert value_finder(Value("wikibase-item", "Q1", label))(text) is None
+
+
+@pytest.mark.parametrize("label, text, form", [
+    # a register's line puts the class before its grade
+    ("Category B listed building", "Listed Building Category B. Date added 5 October 1971.",
+     "Listed Building Category B"),
+    # a film site lists genres by their first word
+    ("action film", "The eighth film of the series. Directed by James Wan. Action, Crime, Thriller.",
+     "film of the series. Directed by James Wan. Action"),
+    ("film director", "She was the director of the film.", "director of the film"),
+    ("Celtic music", "Their music is Celtic at heart.", "music is Celtic"),
+])
+def test_an_item_is_found_with_its_labels_words_apart(label, text, form):
+    found = value_finder(Value("wikibase-item", "Q1", label))(text)
+    assert found is not None and (found.form, found.how) == (form, WORDS_APART)
+
+
+@pytest.mark.parametrize("label, text", [
+    # one word of the label is not there
+    ("Category B listed building", "Category B is the second grade of listing."),
+    # the words too far apart to be one name
+    ("film director", "The film opened in May; after years of quarrels with the studio and the press in "
+                      "three countries, its director resigned."),
+    # a capitalised word of the label is a name: "celtic" in lower case is not "Celtic"
+    ("Celtic music", "The music of the celtic revival."),
+    # a one-letter word of the label must stand beside another of its words
+    ("Category B listed building", "A listed building in Category C, formerly B."),
+    # a label of one word, or of more than four, is only found as it is written
+    ("Royal Air Force Volunteer Reserve", "The Royal Air Force and its Volunteer Reserve."),
+    # a proper name's words are one name only together
+    ("Royal Collection", "The Royal Academy showed it in 1858; the Collection holds the sketch."),
+])
+def test_a_labels_words_apart_must_all_be_there_close_and_as_written(label, text):
     assert value_finder(Value("wikibase-item", "Q1", label))(text) is None

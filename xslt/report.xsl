@@ -508,6 +508,7 @@
     <xsl:if test="@subject-rule"> · about the subject: <xsl:value-of select="@subject-rule"/></xsl:if>
     <!-- how the judge found the value written (written, written-form), else how pre-ranking found it -->
     <xsl:choose>
+      <xsl:when test="@written != '' and not(normalize-space(@written-form))"> · <span class="value-written">value not found in the text by refbot, read by the model (<xsl:value-of select="@written"/>)</span></xsl:when>
       <xsl:when test="@written != ''"> · <span class="value-written">value as written: “<xsl:value-of select="@written-form"/>” (<xsl:value-of select="@written"/>)</span></xsl:when>
       <xsl:when test="@value-form"> · <span class="value-written">value as written: “<xsl:value-of select="@value-form"/>” (<xsl:value-of select="@value-match"/>)</span></xsl:when>
       <xsl:when test="@written"> · <span class="value-written">value not written</span></xsl:when>

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 def plan_from(check: CheckOptions, search: SearchOptions, fetch_workers: int) -> Plan:
     return Plan(source=check.source, all_sources=check.all_sources,
                 strategy=Strategy(check.strategy, check.top, check.require_mention, check.require_subject,
-                                  check.unnamed, considered=check.paragraphs, naming=check.naming),
+                                  check.unnamed, considered=check.paragraphs, naming=check.naming,
+                                  across=check.across),
                 documents=check.documents, search_results=search.results, allow_domains=search.allow_domains,
                 deny_domains=search.deny_domains, fetch_workers=fetch_workers)
 

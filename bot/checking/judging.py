@@ -28,6 +28,7 @@ from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
 from bot.checking.subject_check import (PAGE_RULES, admitting_rule, named_somewhere, page_context, page_rule,
                                         stated_for_another)
 from bot.judge.contradictions import candidates as contradiction_candidates
+from bot.values import names_beyond_reach
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,10 @@ class Strategy:
     # generation). Off by default (``[check] naming``): on wtr-dev's whole pages it found 1 more supported item in 50
     # statements at several times their judging time.
     naming: int = 0
+    # Paragraphs about the subject judged besides, the best ranked, in a document in another alphabet than every name
+    # of an item value (``bot.values.names_beyond_reach``: a Russian page cannot write an English label, so not
+    # finding it says nothing), the judge asked as for a paragraph writing it (``bot.judge.engine.ACROSS_ALPHABETS``).
+    across: int = 2
 
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
@@ -91,7 +96,11 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
         :min(strategy.unnamed, strategy.top)]
     if statement.value.datatype != "wikibase-item":
         return others
-    return others + [entry for entry in every if entry not in others][:strategy.naming]
+    rest = [entry for entry in every if entry not in others]
+    # Those naming the subject themselves first: a page about the subject admits all its units, the weather too.
+    across = sorted((entry for entry in rest if names_beyond_reach(statement.value, entry.snippet)),
+                    key=lambda entry: entry.subject_rule in PAGE_RULES)[:strategy.across]
+    return others + [entry for entry in rest if entry in rest[:strategy.naming] or entry in across]
 
 
 def contradicting(entries: Sequence[Ranked], claim: Claim) -> list[Ranked]:

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from bot.checking.against import Against
 from bot.datamodel import Qualifier, Value
+from bot.judge.engine import ACROSS_ALPHABETS
 from bot.judge.naming import NAMED
 from bot.judge.periods import period, sentence_giving
 from bot.output.trace import tag
@@ -112,6 +113,9 @@ class Card:
     # Where the page names the value another way and the model named the words (``bot.judge.naming``): the words
     # and how refbot checked them ("“the violist”, checked: same stem as “viola”"); "" otherwise.
     named: str = ""
+    # Where the page is in another alphabet than the value's names and the model read it without refbot finding
+    # the value there (``bot.judge.engine.ACROSS_ALPHABETS``): the curator is asked to check that it names it.
+    unfound: bool = False
     # For a record's reference: the triple the record states (subject, predicate, object as the record writes them)
     # and the model that chose the relation, when a model did ("": recognised by the property's mapping).
     triple: tuple[str, str, str] = ("", "", "")
@@ -275,7 +279,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
     review = statement.find(tag("review"))
     kind = (reference.get("kind") or "web") if proposed else ""
     snaks = tuple(_snak(snak) for snak in reference.iter(tag("snak"))) if proposed else ()
-    support, paragraph, source, block, named = 0.0, None, None, "", ""
+    support, paragraph, source, block, named, unfound = 0.0, None, None, "", "", False
     qualifier_checks: tuple[tuple[str, str], ...] = ()
     if kind == "web":
         document, judgement = _supporting(statement, reference.get("url"))
@@ -285,6 +289,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
             written = judgement.get("written") or ""
             if written.startswith(f"{NAMED}: "):
                 named = f"“{judgement.get('written-form') or ''}”, checked: {written[len(NAMED) + 2:]}"
+            unfound = written == ACROSS_ALPHABETS
             quotation = next((snak.text for snak in snaks if snak.property_id == "P1683"), "")
             paragraph = _with_quotation(judgement, quotation)
         qualifier_checks = _qualifier_checks(statement, paragraph.text if paragraph is not None else "",
@@ -307,7 +312,7 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
         decided=review.get("decided", "") if review is not None else "",
         decision_id=int(review.get("decision-id") or 0) if review is not None else 0,
         kind=kind, source=source, paragraph=paragraph, snaks=snaks, support=support, how=how, against=against,
-        block=block, named=named, triple=triple, chosen_by=chosen_by,
+        block=block, named=named, unfound=unfound, triple=triple, chosen_by=chosen_by,
         note=(review.findtext(tag("note")) or "") if review is not None else "",
         qualifier_checks=qualifier_checks, alternatives=alternatives(statement) if kind == "web" else (),
         found_by=found_by(proposal, model) if proposal is not None else "")

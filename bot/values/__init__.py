@@ -20,6 +20,8 @@ states it (``Found``, its ``how`` one of the constants below):
 - an item that reads as a personal name also surname first and with its given names as initials ("Ellis, Bret
   Easton", "Murphy, R. C.": ``INITIALS``) and with what its label abbreviates or leaves out written out ("Allan Rex
   Sandage", "John Fitzgerald Kennedy": ``WRITTEN_OUT``); "&" and "and" alike in any item's name;
+- an item whose label has a common noun, with the label's words apart ("Listed Building Category B" for Category B
+  listed building, "the director of the film" for film director: ``WORDS_APART``, ``bot.values.strings``);
 - a country, for a property that takes one, by its ISO 3166 names and codes and its top-level subdivisions
   ("Kerala" for India: ``COUNTRY_NAME``, ``PLACE_IN_COUNTRY``, ``bot.values.countries``);
 - the values male and female of sex or gender by the pronouns and titles English texts use (``GENDERED``);
@@ -51,17 +53,18 @@ from bot.values.inflection import INFLECTED, inflected_finder
 from bot.values.language import text_language
 from bot.values.countries import COUNTRY_NAME, COUNTRY_VALUED, PLACE_IN_COUNTRY, country_finder
 from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS, STRING,
-                              SURNAME_FIRST, WITHOUT_PREFIX, WRITTEN_OUT, Found)
+                              SURNAME_FIRST, WITHOUT_PREFIX, WORDS_APART, WRITTEN_OUT, Found)
 from bot.values.names import gendered_pattern, similarity
 from bot.values.others import other_names, other_values
-from bot.values.strings import (find_normalised, find_normalised_pattern, find_written_out, initialled, normalised,
-                                numbered_pattern, personal_name_words, surname_first, without_type_prefix, written_out)
-from bot.values.transcription import TRANSCRIBED, transcribed_finder
+from bot.values.strings import (find_normalised, find_normalised_pattern, find_words_apart, find_written_out,
+                                initialled, normalised, numbered_pattern, personal_name_words, surname_first,
+                                without_type_prefix, written_out)
+from bot.values.transcription import TRANSCRIBED, in_alphabet, in_another_alphabet, transcribed_finder
 from bot.values.words import find_amount_words
 
 __all__ = ["ALIAS", "AMOUNT", "COMMON_NAME", "COUNTRY_NAME", "COUNTRY_VALUED", "DATE", "GENDERED", "INFLECTED",
            "INITIALS", "LITERAL", "OTHER_SEPARATORS", "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "TRANSCRIBED",
-           "WITHOUT_PREFIX", "WRITTEN_OUT", "Finder", "Found", "matching_digest",
+           "WITHOUT_PREFIX", "WORDS_APART", "WRITTEN_OUT", "Finder", "Found", "matching_digest", "names_beyond_reach",
            "other_names", "other_values", "statement_finder", "value_finder"]
 
 Finder = Callable[[str], "Found | None"]
@@ -128,6 +131,22 @@ def _language_finder(value: Value, language: str, searched: tuple[str, ...], thr
     if inflected is not None:
         return inflected
     return (lambda text: _find_name(common, text, threshold)) if common else None
+
+
+def names_beyond_reach(value: Value, text: str) -> bool:
+    """Whether ``text`` may name the item ``value`` in words no finder can know: the text is written in an alphabet
+    read by sound (``bot.values.transcription.in_another_alphabet``), none of the value's names has a letter of
+    such an alphabet, and CLDR gives the value no name in the text's language. Such a text cannot write the
+    label, whether it names the value or not: it may translate the name ("Военно-воздушные силы" for Royal Air
+    Force) or transcribe it past what ``bot.values.transcription`` reads. A text in Latin letters can write a
+    Latin label, and one refbot has a name for in the text's alphabet or language is read by that name."""
+    if value.datatype != "wikibase-item" or not value.text or not in_another_alphabet(text):
+        return False
+    names = (value.text, *value.aliases, *(name for name, _ in value.related))
+    if any(in_alphabet(char) for name in names for char in name):
+        return False
+    language = text_language(text)
+    return language is None or not names_in(value.text, language)
 
 
 def _transcribed_finder(value: Value) -> Finder | None:
@@ -200,6 +219,8 @@ def _written_finder(value: Value, searched: tuple[str, ...], threshold: float, c
     in_country = country_finder(value.text) if item and country else None
     if in_country is not None:
         finders.append(in_country)
+    if item:  # "Listed Building Category B" for Category B listed building, last: the loosest
+        finders.append(lambda text: _spanned(find_words_apart(value.text, text), text, WORDS_APART))
     if len(finders) == 1:
         return finders[0]
     return lambda text: next((found for find in finders if (found := find(text)) is not None), None)

@@ -187,3 +187,49 @@ def find_written_out(pattern: re.Pattern[str], label: str, text: str) -> tuple[i
             continue
         return tokens[first][0], tokens[first + count - 1][1]
     return None
+
+
+# An item's label written with its words apart ("Listed Building Category B" for Category B listed building,
+# "Action, Crime, Thriller" beside "film" for action film, "the director of the film" for film director): every
+# word of a label of two to ``APART_MOST_WORDS`` words (besides the glue words below) within ``APART_WINDOW``
+# words of the text. The label must have a word in lower case (a common noun, the kind of thing it is): a proper
+# name's words are one name only together ("George H. W. Bush" is not George W. Bush). A capitalised word of the
+# label is matched as written (or in capitals), a lowercase one in any case and also with a plural's "s"; a word of
+# one or two letters ("B", "II") only right beside another of them.
+APART_WINDOW = 12
+APART_MOST_WORDS = 4
+_APART_GLUE = frozenset("a an and of the in at on for to".split())
+_APART_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+# Words of the label this short are matched only this many words from another of its words.
+_SHORT_WORD = 2
+_BESIDE = 2
+
+
+def find_words_apart(label: str, text: str) -> tuple[int, int] | None:
+    """The span from the first to the last of the label's words where the text writes them all within
+    ``APART_WINDOW`` words, in any order; None where it does not, or the label has one word, more than
+    ``APART_MOST_WORDS`` or none in lower case."""
+    words = list(dict.fromkeys(word for word in _APART_WORD.findall(label) if word.casefold() not in _APART_GLUE))
+    if not 2 <= len(words) <= APART_MOST_WORDS or not any(word.islower() for word in words):
+        return None
+    tokens = [(match.start(), match.end(), match.group(0)) for match in _APART_WORD.finditer(text)]
+    places = [[index for index, (_, _, token) in enumerate(tokens) if _agrees(token, word)] for word in words]
+    if not all(places):
+        return None
+    for first in sorted({index for found in places for index in found}):
+        chosen = [next((index for index in found if first <= index <= first + APART_WINDOW), None)
+                  for found in places]
+        if None in chosen:
+            continue
+        at = [index for index in chosen if index is not None]
+        if all(len(word) > _SHORT_WORD or any(0 < abs(index - other) <= _BESIDE for other in at)
+               for word, index in zip(words, at)):
+            return tokens[min(at)][0], tokens[max(at)][1]
+    return None
+
+
+def _agrees(token: str, word: str) -> bool:
+    if not word.islower():
+        return token == word or token == word.upper()
+    folded = token.casefold()
+    return folded == word or folded == f"{word}s" or folded == f"{word}es"

@@ -62,6 +62,13 @@ def in_alphabet(char: str) -> bool:
     return any(low <= code <= high for low, high in _ALPHABETS)
 
 
+def in_another_alphabet(text: str) -> bool:
+    """Whether most of a text's letters are of an alphabet read by sound here (a Russian or Greek paragraph with a
+    few Latin names in it is; an English one quoting a Russian title is not)."""
+    letters = [char for char in text if char.isalpha()]
+    return bool(letters) and 2 * sum(in_alphabet(char) for char in letters) > len(letters)
+
+
 @lru_cache(maxsize=8192)
 def sound_key(word: str, soft: bool = False) -> str:
     """The word's consonants as they sound, the same for a name and its transcription ("Cohn" and "Кон": "kn";
