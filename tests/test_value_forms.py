@@ -9,8 +9,8 @@ import pytest
 from bot.datamodel import Paragraph, Statement, Value
 from bot.checking.ranking import rank, supporting_sentence
 from bot.values import (ALIAS, AMOUNT, COUNTRY_NAME, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS,
-                        PLACE_IN_COUNTRY, STRING, SURNAME_FIRST, WITHOUT_PREFIX, WORDS_APART, WRITTEN_OUT,
-                        statement_finder, value_finder)
+                        PLACE_IN_COUNTRY, STRING, SURNAME_FIRST, WITHOUT_ARTICLE, WITHOUT_PREFIX, WORDS_APART,
+                        WRITTEN_OUT, statement_finder, value_finder)
 from bot.values.amounts import parse_amount, readings
 from bot.values.dates import WikibaseTime, parse_time
 
@@ -489,6 +489,24 @@ def test_a_person_is_found_with_what_the_label_abbreviates_or_leaves_out_written
     ("Allan Sandage", "Allan Rex Bernard Kowalski Sandage"),  # more middle names than a name has
 ])
 def test_a_written_out_name_keeps_the_labels_initials_and_order(label, text):
+    assert value_finder(Value("wikibase-item", "Q1", label))(text) is None
+
+
+@pytest.mark.parametrize("label, text, form", [
+    ("The Yardbirds", "Blues'a konsantre olmak için Yardbirds'ten ayrıldı.", "Yardbirds"),
+    ("The Beatles", "Das erste Album der Beatles erschien 1963.", "Beatles"),
+])
+def test_a_name_opening_with_the_article_is_found_without_it(label, text, form):
+    found = value_finder(Value("wikibase-item", "Q1", label))(text)
+    assert found is not None and (found.form, found.how) == (form, WITHOUT_ARTICLE)
+
+
+@pytest.mark.parametrize("label, text", [
+    ("The Times", "He read it three times."),  # as written: capitalised
+    ("The Who", "Who wrote it?"),  # too short to tell from a word
+    ("The Yardbirds", "Yardbirdsongs, recorded in 1965."),  # a whole word
+])
+def test_without_its_article_a_name_must_be_written_whole_and_as_written(label, text):
     assert value_finder(Value("wikibase-item", "Q1", label))(text) is None
 
 

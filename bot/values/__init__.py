@@ -20,6 +20,8 @@ states it (``Found``, its ``how`` one of the constants below):
 - an item that reads as a personal name also surname first and with its given names as initials ("Ellis, Bret
   Easton", "Murphy, R. C.": ``INITIALS``) and with what its label abbreviates or leaves out written out ("Allan Rex
   Sandage", "John Fitzgerald Kennedy": ``WRITTEN_OUT``); "&" and "and" alike in any item's name;
+- an item whose label opens with "The", also without it, as written ("Yardbirds'ten" for The Yardbirds:
+  ``WITHOUT_ARTICLE``);
 - an item whose label has a common noun, with the label's words apart ("Listed Building Category B" for Category B
   listed building, "the director of the film" for film director: ``WORDS_APART``, ``bot.values.strings``);
 - a country, for a property that takes one, by its ISO 3166 names and codes and its top-level subdivisions
@@ -53,19 +55,20 @@ from bot.values.inflection import INFLECTED, inflected_finder
 from bot.values.language import text_language
 from bot.values.countries import COUNTRY_NAME, COUNTRY_VALUED, PLACE_IN_COUNTRY, country_finder
 from bot.values.found import (ALIAS, AMOUNT, DATE, GENDERED, INITIALS, LITERAL, OTHER_SEPARATORS, STRING,
-                              SURNAME_FIRST, WITHOUT_PREFIX, WORDS_APART, WRITTEN_OUT, Found)
+                              SURNAME_FIRST, WITHOUT_ARTICLE, WITHOUT_PREFIX, WORDS_APART, WRITTEN_OUT,
+                              Found)
 from bot.values.names import gendered_pattern, similarity
 from bot.values.others import other_names, other_values
 from bot.values.strings import (find_normalised, find_normalised_pattern, find_words_apart, find_written_out,
                                 initialled, normalised, numbered_pattern, personal_name_words, surname_first,
-                                without_type_prefix, written_out)
+                                without_article, without_type_prefix, written_out)
 from bot.values.transcription import TRANSCRIBED, in_alphabet, in_another_alphabet, transcribed_finder
 from bot.values.words import find_amount_words
 
 __all__ = ["ALIAS", "AMOUNT", "COMMON_NAME", "COUNTRY_NAME", "COUNTRY_VALUED", "DATE", "GENDERED", "INFLECTED",
            "INITIALS", "LITERAL", "OTHER_SEPARATORS", "PLACE_IN_COUNTRY", "STRING", "SURNAME_FIRST", "TRANSCRIBED",
-           "WITHOUT_PREFIX", "WORDS_APART", "WRITTEN_OUT", "Finder", "Found", "matching_digest", "names_beyond_reach",
-           "other_names", "other_values", "statement_finder", "value_finder"]
+           "WITHOUT_ARTICLE", "WITHOUT_PREFIX", "WORDS_APART", "WRITTEN_OUT", "Finder", "Found", "matching_digest",
+           "names_beyond_reach", "other_names", "other_values", "statement_finder", "value_finder"]
 
 Finder = Callable[[str], "Found | None"]
 
@@ -219,6 +222,9 @@ def _written_finder(value: Value, searched: tuple[str, ...], threshold: float, c
     in_country = country_finder(value.text) if item and country else None
     if in_country is not None:
         finders.append(in_country)
+    article_less = without_article(value.text) if item else None
+    if article_less is not None:
+        finders.append(lambda text: _first(article_less.search(text), WITHOUT_ARTICLE))
     if item:  # "Listed Building Category B" for Category B listed building, last: the loosest
         finders.append(lambda text: _spanned(find_words_apart(value.text, text), text, WORDS_APART))
     if len(finders) == 1:

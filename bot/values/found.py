@@ -14,6 +14,7 @@ OTHER_SEPARATORS = "identifier with other separators"  # "No. 57 of 1962" for "5
 SURNAME_FIRST = "name written surname first"  # "CRAWFORD, Fred Lewis" for "Fred Lewis Crawford"
 INITIALS = "name with initials"  # "Murphy, R. C." for "Robert Cushman Murphy"
 WRITTEN_OUT = "name written out"  # "Allan Rex Sandage" for "Allan Sandage", "John Fitzgerald Kennedy" for "John F."
+WITHOUT_ARTICLE = "label without its article"  # "Yardbirds'ten" for "The Yardbirds"
 WORDS_APART = "label's words apart"  # "Listed Building Category B" for "Category B listed building"
 GENDERED = "gendered word"  # "he", "Mrs." for the values male and female of sex or gender (P21)
 

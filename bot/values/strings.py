@@ -233,3 +233,20 @@ def _agrees(token: str, word: str) -> bool:
         return token == word or token == word.upper()
     folded = token.casefold()
     return folded == word or folded == f"{word}s" or folded == f"{word}es"
+
+
+# A name that opens with the English article is written without it by other languages and in lists ("Yardbirds'ten",
+# "die Beatles", "Hague" in "Den Haag/Hague"); what is left must be this long, and is matched as written, capital
+# and all ("three times" is not The Times).
+_ARTICLE = re.compile(r"The\s+(?=[A-Z])")
+ARTICLE_LESS_LETTERS = 5
+
+
+def without_article(label: str) -> re.Pattern[str] | None:
+    """A pattern for the label without its opening "The", as written and as a whole word; None for a label without
+    one or with fewer than ``ARTICLE_LESS_LETTERS`` letters after it ("The Who")."""
+    article = _ARTICLE.match(label)
+    rest = label[article.end():].strip() if article else ""
+    if sum(char.isalpha() for char in rest) < ARTICLE_LESS_LETTERS:
+        return None
+    return re.compile(rf"(?<!\w){re.escape(rest)}(?!\w)")
