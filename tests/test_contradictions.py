@@ -180,6 +180,8 @@ EVA = Claim("Eva Hostilová", "date of birth", "1970-03-15", "", (Relation("date
 @pytest.mark.parametrize("text, whose", [
     ("Eva Hostilová grew up in Brno. Eva's cousin Jan was born on 15 March 1970.", "Eva's cousin"),
     ("Eva Hostilová's brother Karel was born on 15 March 1970 in Brno.", "Eva Hostilová's brother"),
+    # a relative clause on another name: the rule the subject check reads paragraphs by too
+    ("Eva Hostilová grew up in Brno with Jan Novák, who was born on 15 March 1970.", "Jan Novák"),
 ])
 def test_the_value_written_only_for_a_relative_is_never_support(text, whose):
     backend = ScriptedBackend(0.95, logprobs=lambda prefix, continuation: (-0.5,))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.checking.judging import Strategy, queue
 from bot.datamodel import Paragraph, Statement, Value
 from bot.checking.subject_check import (FAMILY_NAME, NAMED, NO_LABEL, OFFICIAL, OPENING, TITLE, admitting_rule,
-                                        family_name, on_official_site, page_context, page_rule, stated_for_another)
+                                        family_name, on_official_site, page_context, page_rule)
+from bot.judge.contradictions import stated_for_another as for_another
 
 ARCHITECT = Statement("Q990202", "Tomáš Beneš", "Q990202$1", "P69", "educated at",
                       Value("wikibase-item", "Q990217", "Czech Technical University in Prague"))
@@ -130,6 +133,10 @@ def test_paragraphs_about_someone_else_are_not_judged_and_the_admitted_ones_say_
     assert [entry.subject_rule for entry in paper] == ["", "", ""]
     # Switched off, the paragraph that names only the value is judged again.
     assert len(queue(studio, ARCHITECT, Strategy(require_subject=False))) == 2
+
+
+def stated_for_another(text, form, names):
+    return for_another(text, [(match.start(), match.end()) for match in re.finditer(re.escape(form), text)], names)
 
 
 def test_a_value_stated_in_a_relative_clause_about_someone_else_is_not_the_subjects():

@@ -17,6 +17,7 @@ of the judgements."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -25,9 +26,8 @@ from bot.documents.blocks import PARAGRAPH
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
 from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
-from bot.checking.subject_check import (PAGE_RULES, admitting_rule, named_somewhere, page_context, page_rule,
-                                        stated_for_another)
-from bot.judge.contradictions import candidates as contradiction_candidates
+from bot.checking.subject_check import PAGE_RULES, admitting_rule, named_somewhere, page_context, page_rule
+from bot.judge.contradictions import candidates as contradiction_candidates, stated_for_another
 from bot.values import names_beyond_reach
 
 
@@ -119,8 +119,14 @@ def not_ranked(paragraphs: int, strategy: Strategy) -> int:
     return max(0, paragraphs - strategy.considered) if strategy.name != "paper" else 0
 
 
+def _spans(text: str, form: str) -> list[tuple[int, int]]:
+    """Where ``text`` writes ``form``, as it was found there."""
+    return [(match.start(), match.end()) for match in re.finditer(re.escape(form), text)]
+
+
 def _about(entry: Ranked, names: list[str], page: str, context: str) -> Ranked:
-    if stated_for_another(entry.paragraph.text, entry.value_form, names):
+    text, form = entry.paragraph.text, entry.value_form
+    if form and stated_for_another(text, _spans(text, form), names):
         return replace(entry, subject_rule="")  # "Vlček, who studied at …": the value is someone else's
     rule, name = admitting_rule(entry.paragraph.text, names, page)
     matched = entry.matched if not name or name in entry.matched else (name, *entry.matched)

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from bot.documents.sentences import sentence_spans
-from bot.judge.contradictions import stated_for
 from bot.values.names import mentions
 from bot.values.transcription import transcribed_finder
 
@@ -212,59 +211,6 @@ def _heading_names(heading: str, names: Sequence[str]) -> bool:
 
 
 PAGE_RULES = frozenset({OFFICIAL, CITED, TITLE, OPENING})
-
-# ", who studied at …": a relative clause and the words before it, whose capitalised tail names its antecedent.
-_RELATIVE = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+),\s+(who|whose|which)\s")
-_CLAUSE_END = re.compile(r"[,;:!?)]|\.\s")
-
-
-def stated_for_another(text: str, form: str, names: Sequence[str]) -> str:
-    """The name of someone (or something) else a paragraph states the value for, or "".
-
-    "Back in Prague he and Vlček, who studied at the Czech Technical University, founded a practice" gives the
-    university for Vlček, not for Beneš; "Eva's cousin Jan was born on 15 March 1970" gives the date for the
-    cousin. Every place ``form`` occurs is inside a relative clause ("…, who", "…, whose"; "…, which" when the
-    subject is not a person) whose antecedent is a name that is not the subject's or someone named by a tie ("his
-    partner, who …"), or in a clause whose subject is someone tied to another ("Eva's cousin Jan", "her brother"):
-    ``bot.judge.contradictions.stated_for``, which tells the other values a page gives for someone else the same
-    way."""
-    if not form or not names:
-        return ""
-    person = bool(family_name(names[0]))
-    spans = sentence_spans(text)
-    other = ""
-    for occurrence in re.finditer(re.escape(form), text):
-        whose = _antecedent(text[:occurrence.start()], names, person)
-        if whose is None:
-            start, end = next(((start, end) for start, end in spans if start <= occurrence.start() < end),
-                              (0, len(text)))
-            whose = stated_for(text[start:end], occurrence.start() - start, occurrence.end() - start, names[0],
-                               by_name_alone=False)
-        if not whose:
-            return ""
-        other = other or whose
-    return other
-
-
-def _antecedent(before: str, names: Sequence[str], person: bool) -> str | None:
-    """The name a relative clause ending ``before`` is attached to, when it is not the subject's; "" when it is
-    the subject's or the clause is about another kind of thing than the subject; None when ``before`` ends in no
-    relative clause or in one whose antecedent is no name ("his partner, who …": the clause's words tell)."""
-    clause = None
-    for clause in _RELATIVE.finditer(before):
-        pass
-    if clause is None or _CLAUSE_END.search(before, clause.end()):
-        return None  # not inside a relative clause
-    if (clause.group(2) == "which") == person:
-        return ""  # a clause about another kind of thing than the subject
-    words = clause.group(1).split()
-    tail: list[str] = []
-    while words and words[-1][:1].isupper():
-        tail.insert(0, words.pop())
-    antecedent = " ".join(tail)
-    if not antecedent:
-        return None
-    return "" if named_in(antecedent, names)[0] else antecedent
 
 
 def on_official_site(url: str, websites: Sequence[str]) -> bool:

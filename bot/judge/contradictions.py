@@ -24,8 +24,10 @@ candidate only when:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 from bot.datamodel import Claim, Value
+from bot.documents.sentences import sentence_spans
 from bot.judge.focus import Other, names_subject, property_words, ranked_others
 from bot.values import STRING, other_names, other_values
 from bot.values.names import mentions
@@ -83,6 +85,58 @@ def candidates(claim: Claim, snippet: str) -> list[Other]:
             if (other.named or by_shape and other.found.how == STRING)
             and not stated_for(other.sentence, other.found.start - other.start, other.found.end - other.start,
                                claim.subject)]
+
+
+def stated_for_another(text: str, spans: Iterable[tuple[int, int]], names: Sequence[str]) -> str:
+    """The name of someone (or something) else ``text`` states a value for, or "": every place it writes the value
+    (``spans``) is inside a relative clause on another name or on a tie ("Back in Prague he and Vlček, who studied
+    at the Czech Technical University, founded a practice" gives the university for Vlček, not for Beneš; "his
+    partner, who …"; "…, which" only when the subject is not a person), or in a clause about someone else
+    (:func:`stated_for`: "Eva's cousin Jan was born on 15 March 1970"). ``names``: the subject's, its label first.
+    The one rule both for which paragraphs are about the subject (``bot.checking.judging``) and for whether the
+    judge reads a text's value as the subject's (``bot.judge.engine``)."""
+    names = [name for name in names if name]
+    if not names:
+        return ""
+    person = bool(_family_name(names[0]))
+    sentences = sentence_spans(text)
+    other = ""
+    for start, end in spans:
+        whose = _relative_antecedent(text[:start], names, person)
+        if whose is None:
+            first, last = next(((s, e) for s, e in sentences if s <= start < e), (0, len(text)))
+            whose = stated_for(text[first:last], start - first, end - first, names[0], by_name_alone=False)
+        if not whose:
+            return ""
+        other = other or whose
+    return other
+
+
+# ", who studied at …": a relative clause set off by a comma, and the words before it, whose capitalised tail names
+# its antecedent; it may span a sentence's clauses, not its end.
+_SET_OFF = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+),\s+(who|whose|which)\s")
+
+
+def _relative_antecedent(before: str, names: Sequence[str], person: bool) -> str | None:
+    """The name a relative clause ending ``before`` is attached to, when it is not the subject's; "" when it is
+    the subject's or the clause is about another kind of thing than the subject ("which" on a person's page,
+    "who" on a thing's); None when ``before`` ends in no relative clause or in one whose antecedent is no name
+    ("his partner, who …": :func:`stated_for` reads the clause's words)."""
+    clause = None
+    for clause in _SET_OFF.finditer(before):
+        pass
+    if clause is None or _CLAUSE_END.search(before, clause.end()):
+        return None  # not inside a relative clause
+    if (clause.group(2) == "which") == person:
+        return ""
+    words = clause.group(1).split()
+    tail: list[str] = []
+    while words and words[-1][:1].isupper():
+        tail.insert(0, words.pop())
+    antecedent = " ".join(tail)
+    if not antecedent:
+        return None
+    return "" if any(_refers_to(antecedent, name) for name in names) else antecedent
 
 
 def distinctive(value: Value) -> bool:

@@ -17,8 +17,7 @@ from bot.errors import BackendUnavailable, JudgeError
 from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.calibration import Calibration, decide
-from bot.documents.sentences import sentence_spans
-from bot.judge.contradictions import candidates as contradiction_candidates, stated_for
+from bot.judge.contradictions import candidates as contradiction_candidates, stated_for_another
 from bot.judge.focus import focus
 from bot.judge.naming import Naming, checked
 from bot.judge.periods import occurrences, timing
@@ -102,8 +101,10 @@ class Judge:
         statement (verdict ``CONTRADICTS``, ``Judgement.contradiction``)."""
         justify = self.justify if justify is None else justify and self.justify
         found = _finder(claim)(snippet) if claim.value is not None else None
-        whose = _written_for_another(claim, snippet) if found is not None else ""
-        if found is not None and whose:  # "Eva's cousin Jan was born on 15 March 1970": not the subject's value
+        # "Eva's cousin Jan was born on 15 March 1970": not the subject's value
+        spans = (occurrences(_finder(claim), snippet) or []) if found is not None else []
+        whose = stated_for_another(snippet, spans, [claim.subject])
+        if found is not None and whose:
             unnamed = self._not_written(claim, snippet, f'it writes "{found.form}" only for {whose}')
             return replace(unnamed, written="", written_form="")
         named = found is not None if claim.value is not None else mentions(claim.object, snippet)
@@ -419,24 +420,6 @@ def _with_costs(judgement: Judgement, costs: tuple[int, int, float]) -> Judgemen
     return replace(judgement, prompt_tokens=judgement.prompt_tokens + costs[0],
                    completion_tokens=judgement.completion_tokens + costs[1],
                    latency_s=judgement.latency_s + costs[2])
-
-
-def _written_for_another(claim: Claim, snippet: str) -> str:
-    """Whom else the snippet gives the claim's value for, where every place it writes the value is in a clause
-    about someone else ("Eva's cousin Jan was born on 15 March 1970", "his partner, who studied at …":
-    ``bot.judge.contradictions.stated_for``); "" when one place is about the subject or says nothing of whom."""
-    spans = occurrences(_finder(claim), snippet)
-    if not spans:
-        return ""
-    sentences = sentence_spans(snippet)
-    whose = ""
-    for start, end in spans:
-        first, last = next(((s, e) for s, e in sentences if s <= start < e), (0, len(snippet)))
-        other = stated_for(snippet[first:last], start - first, end - first, claim.subject, by_name_alone=False)
-        if not other:
-            return ""
-        whose = whose or other
-    return whose
 
 
 # What a found form may carry at its ends that is not the name ("«Блэкпул»", "(Верона)").
