@@ -43,6 +43,8 @@ def item(label: str) -> Value:
     ("Denmark", "Тирструп — деревня, которая находится в Дании.", "Дании", f"{COMMON_NAME}, {INFLECTED}"),
     # a language by its Turkish name; Wikidata's label adds the word "language"
     ("English language", "Teksas'ta en çok konuşulan dil İngilizce olarak bilinir.", "İngilizce", COMMON_NAME),
+    # a city by the Turkish name CLDR gives its time zone, with a case ending after an apostrophe
+    ("London", "Grup 1962 yılında Londra'da kuruldu.", "Londra", COMMON_NAME),
     # a currency by its Russian name
     ("Euro", "С 2002 года валюта Ирландии — евро, а не фунт.", "евро", COMMON_NAME),
     # a name declined in the text's language (Russian prepositional case)
@@ -66,8 +68,13 @@ def test_a_word_that_merely_begins_like_the_name_is_not_it(label, text):
     assert value_finder(item(label))(text) is None
 
 
-def test_names_in_another_language_are_cldrs_for_countries_languages_and_currencies_only():
+def test_names_in_another_language_are_cldrs_for_countries_languages_currencies_and_cities_only():
     assert names_in("United States", "de") == ("Vereinigte Staaten",)
+    assert names_in("London", "tr") == ("Londra",)  # a time zone's city
+    assert names_in("Mexico City", "ru") == ("Мехико",)
+    assert names_in("Tripoli", "fr") == ()  # "Tripoli (Libye)": the bracket tells it apart, the name is the same
+    assert names_in("London", "de") == ()  # the same name
+    assert names_in("Munich", "de") == ()  # no time zone's city: Wikidata's labels in the page's language name it
     assert names_in("Irish language", "ru") == ("ирландский",)
     assert names_in("Euro", "ru") == ("евро",)
     assert names_in("Turkmenistan", "de") == ()  # the same as the label: nothing to add
