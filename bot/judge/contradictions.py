@@ -129,11 +129,7 @@ def _relative_antecedent(before: str, names: Sequence[str], person: bool) -> str
         return None  # not inside a relative clause
     if (clause.group(2) == "which") == person:
         return ""
-    words = clause.group(1).split()
-    tail: list[str] = []
-    while words and words[-1][:1].isupper():
-        tail.insert(0, words.pop())
-    antecedent = " ".join(tail)
+    antecedent = _named_tail(clause.group(1))
     if not antecedent:
         return None
     return "" if any(_refers_to(antecedent, name) for name in names) else antecedent
@@ -173,6 +169,17 @@ def stated_for(sentence: str, start: int, end: int, subject: str, *, by_name_alo
     return _another_person(clause, subject) if by_name_alone else ""
 
 
+def _named_tail(words: str) -> str:
+    """The capitalised words ``words`` ends with, the name a relative clause after them is attached to ("grew up
+    with Jan Novák" → "Jan Novák"); "" when the last word is not capitalised ("his partner")."""
+    tail: list[str] = []
+    for word in reversed(words.split()):
+        if not word[:1].isupper():
+            break
+        tail.insert(0, word)
+    return " ".join(tail)
+
+
 def _antecedent(sentence: str, at: int, subject: str) -> str:
     """The words a relative clause holding ``at`` is attached to, when they are not the subject: another name ("his
     friend Karel Novák, who died …") or a tie ("his friend, who died …"); "" otherwise."""
@@ -181,11 +188,7 @@ def _antecedent(sentence: str, at: int, subject: str) -> str:
         pass
     if clause is None or clause.end() > at or _CLAUSE_END.search(sentence, clause.end(), at):
         return ""
-    words = clause.group(1).split()
-    tail: list[str] = []
-    while words and words[-1][:1].isupper():
-        tail.insert(0, words.pop())
-    named = " ".join(tail)
+    named = _named_tail(clause.group(1))
     if named and not _refers_to(named, subject) and named.casefold() not in _NOT_GIVEN_NAMES:
         return named
     if not named and re.search(rf"(?<![\w-]){_TIE}(?![\w-])", clause.group(1), re.IGNORECASE):
