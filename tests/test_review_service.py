@@ -340,7 +340,8 @@ def test_a_curator_leaves_out_an_optional_snak_and_the_reference_is_written_with
     assert forged.status_code == 400 and "only P1476, P1683" in forged.text, "the reference URL is never left out"
 
 
-@pytest.mark.parametrize("elsewhere", ["//evil.example/", "/\\evil.example/", "https://evil.example/"])
+@pytest.mark.parametrize("elsewhere", ["//evil.example/", "/\\evil.example/", "https://evil.example/",
+                                       "/\t/evil.example", "/run/1/queue\n/evil.example"])
 def test_signing_in_never_returns_to_another_site(service, elsewhere):
     http = requests.Session()
     form_page = http.get(f"{service.url}/login", params={"next": elsewhere}, timeout=20)
@@ -350,3 +351,69 @@ def test_signing_in_never_returns_to_another_site(service, elsewhere):
         **hidden, "username": CURATOR, "password": PASSWORD, "decision": "allow"})
     landed = http.get(back.headers["Location"], timeout=20, allow_redirects=False)
     assert landed.status_code == 303 and landed.headers["Location"] == "/"
+
+
+# Where `/login?next=…` may send a curator back to once signed in: only a path of this service, rebuilt from its parts.
+RETURN_ADDRESSES = [
+    ("/", "/"), ("/run/1/queue", "/run/1/queue"), ("/run/2/", "/run/2/"),
+    ("/run/1/queue?show=all&property=P569", "/run/1/queue?show=all&property=P569"),
+    ("/run/1/queue?show=all#card", "/run/1/queue?show=all"),
+    ("/run/1/queue?next=//evil.example", "/run/1/queue?next=//evil.example"),
+    ("/%2F%2Fevil.example", "/%2F%2Fevil.example"),  # a path here: a browser never decodes %2F to resolve it
+    ("", "/"), ("//evil.example", "/"), ("//evil.example/", "/"), ("///evil.example", "/"), ("////evil.example", "/"),
+    ("/\\evil.example", "/"), ("\\\\evil.example", "/"), ("/\\/evil.example", "/"), ("\\/evil.example", "/"),
+    ("https://evil.example", "/"), ("http://evil.example/run/1/queue", "/"), ("HTTPS://evil.example", "/"),
+    ("https:/evil.example", "/"), ("http:evil.example", "/"), ("//evil.example:80/", "/"), ("//own@evil.example", "/"),
+    ("javascript:alert(1)", "/"), ("JaVaScRiPt:alert(1)", "/"), ("data:text/html,<b>", "/"),
+    ("/\t/evil.example", "/"), ("/\n/evil.example", "/"), ("/\r/evil.example", "/"), ("\t//evil.example", "/"),
+    (" //evil.example", "/"), ("/ /evil.example", "/"), ("/\x00/evil.example", "/"), ("/\x7f/evil.example", "/"),
+    ("/\u3000/evil.example", "/"), ("/\uff0f/evil.example", "/"), ("/\u2028/evil.example", "/"),
+    ("/run/1/queue\r\nSet-Cookie: refbot_service=x", "/"), ("/.//evil.example", "/"), ("/../evil.example", "/"),
+    ("evil.example", "/"), ("run/1/queue", "/"), ("%2F%2Fevil.example", "/"),
+]
+
+
+def test_the_address_after_signing_in_is_one_of_the_services_own_paths(tmp_path):
+    """The return address is kept at `/login` and used after the provider's answer: whatever the link carried,
+    only a path of this service, or `/`."""
+    assert len(RETURN_ADDRESSES) >= 30
+    empty = tmp_path / "empty.ini"
+    empty.write_text("", encoding="utf-8")
+    options = load_options(config_file=empty, environ={}, overrides={
+        "run_ledger": tmp_path / "runs.sqlite", "service_url": "http://127.0.0.1:8000",
+        "service_oauth_url": "http://127.0.0.1:9/w/rest.php", "service_client_id": "refbot",
+        "service_client_secret": "secret", "service_secret_key": "s" * 40})
+    store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+    client = make_service(options, store).test_client()
+    kept = {}
+    for wanted, _ in RETURN_ADDRESSES:
+        answer = client.get("/login", query_string={"next": wanted})
+        assert answer.status_code == 302 and answer.headers["Location"].startswith("http://127.0.0.1:9/w/rest.php")
+        with client.session_transaction() as session:
+            kept[wanted] = session["next"]
+    assert kept == dict(RETURN_ADDRESSES)
+    store.ledger.close()
+
+
+def test_the_services_pages_never_show_the_addresss_text_or_the_ledgers_path(service):
+    """A link can make the service say nothing of its own choosing: not the provider's error text, not an edit's
+    outcome, not a run id SQLite cannot hold (a 404, not a 500); and no page names where the ledger lives."""
+    http = requests.Session()
+    planted = "Your account is suspended; call PLANTED-4711"
+    answers = [
+        http.get(f"{service.url}/oauth/callback", params={"error": "x", "error_description": planted}, timeout=20),
+        http.get(f"{service.url}/run/{service.run_id}/queue", timeout=20, params={
+            "done": "approved", "of": GUIDS[0], "written": planted}),
+        http.get(f"{service.url}/run/99999999999999999999/queue", timeout=20),
+        http.get(f"{service.url}/run/99999999999999999999/", timeout=20),
+        http.get(f"{service.url}/run/{service.run_id + 7}/queue", timeout=20),
+        http.get(f"{service.url}/run/{service.run_id + 7}/", timeout=20),
+        http.get(f"{service.url}/{planted.replace(' ', '-')}", timeout=20),
+    ]
+    assert [answer.status_code for answer in answers] == [400, 200, 404, 404, 404, 404, 404]
+    ledger = str(service.options.run.ledger)
+    for answer in answers:
+        assert "suspended" not in answer.text and "PLANTED" not in answer.text, answer.url
+        assert ledger not in answer.text and "runs.sqlite" not in answer.text, answer.url
+    assert "did not complete" in answers[0].text and "sign in again" in answers[0].text
+    assert f"there is no run {service.run_id + 7} to review here" in answers[4].text

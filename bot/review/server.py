@@ -147,13 +147,15 @@ def edit_summary(options: Options, run_id: int, card: cards.Card, *, curator: st
 
 def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str, token: str,
                    can_decide: bool = True, account: dict[str, str] | None = None,
-                   summary_of: Callable[[cards.Card], str] | None = None, archive_web: str = "") -> Response:
+                   summary_of: Callable[[cards.Card], str] | None = None, archive_web: str = "",
+                   written: str = "") -> Response:
     """The review queue's page of the run for this request's filter, property and place (``request.args``); the
     run's pages are beneath ``base``; decisions carry ``token`` and are made as ``curator``. Without ``can_decide``
     the card is shown without its approve and reject buttons; ``account``: the review service's sign-in links
     (``signin``, ``signout``, ``why``: the reason the signed-in account may not decide); ``summary_of``: the summary
     the edit of a card's reference would carry; ``archive_web``: where archived copies are read
-    (:func:`bot.review.queue.archived_where_read`)."""
+    (:func:`bot.review.queue.archived_where_read`); ``written``: what became of the last decision's edit, said by the
+    caller (never read from the request)."""
     chosen = request.args.get("show", cards.DEFAULT_FILTER)
     chosen = chosen if chosen in cards.FILTERS else cards.DEFAULT_FILTER
     prop = request.args.get("property", "")
@@ -171,7 +173,6 @@ def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str
         previous = shelf.neighbour(chosen, prop, card.guid, -1) if card is not None else None
     if card is not None:
         card = cards.archived_where_read(card, archive_web)
-    written = request.args.get("written", "")
     if flash and written:
         flash += f" — {written}"
 

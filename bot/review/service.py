@@ -24,7 +24,7 @@ import re
 import secrets
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from authlib.integrations.flask_client import OAuth
 from authlib.integrations.requests_client import OAuth2Session
@@ -48,6 +48,32 @@ from bot.runledger import RunLedger
 _SEEN = re.compile(r"[0-9]{1,18}")
 _ITEM = re.compile(r"[Qq][1-9][0-9]{0,11}")
 PROVIDER = "wikimedia"
+# A run's id as SQLite keeps it (a signed 64-bit integer): a larger one in an address is no run, not an error.
+_RUN = "int(max=9223372036854775807):run_id"
+# The errors an OAuth 2.0 provider may answer with (RFC 6749 4.1.2.1, 5.2), the only words of its answer shown.
+_OAUTH_ERRORS = {
+    "access_denied": "you did not allow refbot to use your account",
+    "invalid_request": "the provider refused the request", "unauthorized_client": "the provider refused refbot",
+    "unsupported_response_type": "the provider refused the request", "invalid_scope": "the provider refused the grant",
+    "server_error": "the provider failed", "temporarily_unavailable": "the provider is unavailable for now",
+    "invalid_grant": "the sign-in expired or was used already", "invalid_client": "the provider refused refbot",
+    "mismatching_state": "the sign-in was not started here or was used already",
+}
+
+
+def own_path(wanted: str) -> str:
+    """The address to return to after signing in: ``wanted`` when it is a path of this service (``/run/1/queue?…``),
+    else ``/``. Only a path and a query are kept, rebuilt from their parts; anything a browser could read as another
+    site is refused, whole: a scheme or a host, a path beginning with two slashes, a backslash (read as a slash),
+    control characters and spaces (a browser drops a tab or a newline: "/", a tab, "/evil.example" is
+    "//evil.example"), and anything beyond printable ASCII (the service's own addresses never need it)."""
+    if not wanted or any(not ("!" <= character <= "~") or character == "\\" for character in wanted):
+        return "/"
+    parts = urlsplit(wanted)
+    if wanted.startswith("//") or parts.scheme or parts.netloc or not parts.path.startswith("/") \
+            or parts.path.startswith("//") or {".", ".."} & set(parts.path.split("/")):  # "/.//x" resolves to "//x"
+        return "/"
+    return urlunsplit(("", "", parts.path, parts.query, ""))
 
 
 def check_service_options(options: Options) -> str:
@@ -115,8 +141,12 @@ def make_service(options: Options, store: ReviewLedger, *,
         return str(session["csrf"])
 
     def here() -> str:
-        """This page's path and query, to come back to after signing in (never another site)."""
-        return request.full_path.rstrip("?") if request.method == "GET" else "/"
+        """This page, to come back to after signing in: its path and the queue's own parameters (where in the queue),
+        never the rest of what the address carried."""
+        if request.method != "GET":
+            return "/"
+        kept = {key: request.args[key] for key in ("show", "property", "at", "after") if request.args.get(key)}
+        return request.path + ("?" + urlencode(kept) if kept else "")
 
     def account() -> dict[str, str]:
         return {"signin": "/login?" + urlencode({"next": here()}), "signout": "/logout",
@@ -144,9 +174,7 @@ def make_service(options: Options, store: ReviewLedger, *,
     # -- signing in -------------------------------------------------------------------------------------------
     @app.get("/login")
     def login() -> Any:
-        wanted = request.args.get("next", "/")
-        # Only a page of this service: "//host" and "/\\host" lead a browser to another site.
-        session["next"] = wanted if wanted.startswith("/") and wanted[1:2] not in ("/", "\\") else "/"
+        session["next"] = own_path(request.args.get("next", "/"))
         return client.authorize_redirect(own + "/oauth/callback")
 
     @app.get("/oauth/callback")
@@ -158,9 +186,11 @@ def make_service(options: Options, store: ReviewLedger, *,
             curator = curators.Curator.from_profile(answer.json())
         except Exception as error:  # the provider said no, or answered what cannot be read: say so, keep nothing
             session.clear()
-            return _page(400, "Not signed in", f"the sign-in with your Wikimedia account did not complete: {error}",
-                         "/", "Back to the review queue")
-        wanted = session.pop("next", "/")
+            app.logger.warning("a sign-in did not complete: %r", error)
+            why = _OAUTH_ERRORS.get(str(getattr(error, "error", "")), "the provider's answer could not be read")
+            return _page(400, "Not signed in", f"the sign-in with your Wikimedia account did not complete: {why}; "
+                                               "sign in again", "/", "Back to the review queue")
+        wanted = own_path(str(session.pop("next", "/")))
         session.clear()  # a new session for the account (no fixation): a fresh form token and batch
         session.permanent = True
         session.update(user={"name": curator.name, "groups": list(curator.groups), "blocked": curator.blocked},
@@ -180,13 +210,24 @@ def make_service(options: Options, store: ReviewLedger, *,
             return _page(200, "Nothing to review", "no run has been recorded yet")
         return redirect(f"/run/{latest.id}/queue", code=303)
 
-    @app.get("/run/<int:run_id>/queue")
+    def no_run(run_id: int) -> Response:
+        """The answer for a run this service cannot show: never the ledger's path or the ledger's own words."""
+        return _page(404, "No such run", f"there is no run {run_id} to review here", "/", "To the latest run")
+
+    @app.errorhandler(404)
+    def not_found(error: Exception) -> Response:
+        return _page(404, "Not found", "there is no such page here", "/", "To the latest run")
+
+    @app.get(f"/run/<{_RUN}>/queue")
     def queue_page(run_id: int) -> Any:
         try:
             store.index(run_id)
-        except InputError as error:
-            return _page(404, "No such run", str(error))
+        except InputError:
+            return no_run(run_id)
         curator = signed_in()
+        # What became of the last approval's edit: said by this service, to this session, never read from the address.
+        written = session.pop("written", None)
+        written = written["text"] if isinstance(written, dict) and written.get("of") == request.args.get("of") else ""
 
         def summary_of(card: Any) -> str:
             return edit_summary(options, run_id, card, curator=curator.name if curator else "you",
@@ -194,18 +235,20 @@ def make_service(options: Options, store: ReviewLedger, *,
 
         return queue_response(store, run_id, f"/run/{run_id}/", curator=curator.name if curator else "",
                               token=form_token(), can_decide=not curators.refusal(curator, service.deciders),
-                              account=account(), summary_of=summary_of, archive_web=options.archive.web_url)
+                              account=account(), summary_of=summary_of, archive_web=options.archive.web_url,
+                              written=written)
 
-    @app.get("/run/<int:run_id>/")
+    @app.get(f"/run/<{_RUN}>/")
     def report_page(run_id: int) -> Any:
-        try:
-            too_large = report_too_large(store, run_id)
-        except InputError as error:
-            return _page(404, "No such run", str(error))
+        too_large = report_too_large(store, run_id)
         if too_large:
             return _page(200, "The whole report is not served for a run this size",
                          too_large[0].upper() + too_large[1:] + ".", f"/run/{run_id}/queue", "To the review queue")
-        return Response(render(store.trace(run_id), left_out=export_problem), mimetype="text/html")
+        try:
+            trace = store.trace(run_id)
+        except InputError:
+            return no_run(run_id)
+        return Response(render(trace, left_out=export_problem), mimetype="text/html")
 
     @app.get("/api/item/<item>")
     def item_api(item: str) -> Any:
@@ -223,7 +266,7 @@ def make_service(options: Options, store: ReviewLedger, *,
         return response
 
     # -- deciding ---------------------------------------------------------------------------------------------
-    @app.post("/run/<int:run_id>/decide")
+    @app.post(f"/run/<{_RUN}>/decide")
     def decide(run_id: int) -> Any:
         base = f"/run/{run_id}/"
 
@@ -250,9 +293,10 @@ def make_service(options: Options, store: ReviewLedger, *,
             return meanwhile_page(error, decision, run_id=run_id, base=base, token=form_token())
         except InputError as error:
             return answer(400, "Not recorded", str(error))
-        written = write_as_curator(run_id, guid, curator.name) if decision == "approved" else ""
+        if decision == "approved":
+            session["written"] = {"of": guid, "text": write_as_curator(run_id, guid, curator.name)}
         query = {"show": request.form.get("show", ""), "property": request.form.get("property", ""),
-                 "after": guid, "done": decision, "of": guid, "written": written}
+                 "after": guid, "done": decision, "of": guid}
         return redirect(base + "queue?" + urlencode({key: value for key, value in query.items() if value}),
                         code=303)
 
