@@ -8,12 +8,14 @@ from __future__ import annotations
 import base64
 import copy
 import json
+from datetime import datetime, timedelta, timezone
 
 import pytest
 import redis
 
 from bot.distributed.app import CeleryBroker, make_app
 from bot.distributed.messages import MAX_BYTES, BadMessage, TaskMessage, check_envelope, envelope_refusal
+from bot.distributed.work import MAX_RETRY_DELAY_S
 from bot.options import QueueOptions
 
 LEDGER = "0123456789abcdef"
@@ -99,6 +101,21 @@ HOSTILE = {
     "1.5 MB listing 100,000 items": (
         lambda e: _with_body(e, [_task(items=tuple(f"Q{n}" for n in range(1, 100_001)))]), "more than a task takes"),
 }
+
+
+def test_a_message_held_for_later_than_refbots_longest_retry_or_that_expires_is_refused(envelope):
+    """Redis would hold a far-future task and hand it out again at each visibility timeout, bringing back its queue
+    after the run ended; refbot's own retries wait at most an hour, and its tasks never expire."""
+    now = datetime(2026, 12, 2, 13, 0, tzinfo=timezone.utc)
+    retry = (now + timedelta(seconds=MAX_RETRY_DELAY_S)).isoformat()
+    assert check_envelope(_changed(envelope, ("headers", "eta"), retry), now=now).run == 7, "a retry of refbot's"
+    assert check_envelope(_changed(envelope, ("headers", "eta"), "2026-12-02T12:59:00"), now=now).run == 7
+    for later in ("2027-12-02T13:00:00+00:00", (now + timedelta(seconds=MAX_RETRY_DELAY_S + 300)).isoformat(),
+                  "9999-12-31T23:59:59"):
+        with pytest.raises(BadMessage, match="later than any retry of refbot's"):
+            check_envelope(_changed(envelope, ("headers", "eta"), later), now=now)
+    assert envelope_refusal(_changed(envelope, ("headers", "expires"), retry), now=now) == \
+        "it expires, which no task of refbot's does"
 
 
 @pytest.mark.parametrize("name", HOSTILE)

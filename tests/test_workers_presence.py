@@ -4,8 +4,13 @@ still unfinished; a run that is over has its queue's keys deleted, and a worker 
 
 from __future__ import annotations
 
+import json
 import re
+import time
 
+import redis
+
+from bot.distributed.presence import seen_workers, worker_key
 from bot.runledger import RunLedger
 from test_workers import ITEMS, _config, _enqueue, _items, _stop, _until, refbot, world, worker  # noqa: F401
 
@@ -43,3 +48,16 @@ def test_status_names_the_workers_at_work_and_the_oldest_task_and_a_finished_run
     assert client.keys("tool-9:*worker*") == [], "a worker stopped takes its heartbeat away"
     assert all(key.startswith(b"tool-9:") for key in client.keys("*"))
     ledger.close()
+
+
+def test_a_heartbeat_written_by_anyone_is_printed_escaped_never_as_terminal_control(redis_server):
+    """A name or an item in Redis that carries escape sequences or a newline cannot fake a line of `run --status`."""
+    client = redis.Redis.from_url(redis_server.url("13"))
+    client.flushdb()
+    faked = "w9\x1b[2K\r\nrun 1 finished: 3 supported\u202e"
+    client.set(worker_key("refbot:", "0123456789abcdef", "w9"), json.dumps(
+        {"name": faked, "at": time.time(), "run": 1, "items": ["Q1\x1b[31m"], "since": time.time()}))
+    [seen] = seen_workers(client, "refbot:", "0123456789abcdef")
+    assert seen.shown.isprintable() and "\n" not in seen.shown and "\x1b" not in seen.shown
+    assert seen.name == "w9\\x1b[2K\\r\\nrun 1 finished: 3 supported\\u202e" and seen.items == ("Q1\\x1b[31m",)
+    client.flushdb()

@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 TASK = "refbot.check_items"
@@ -25,6 +25,11 @@ TASK = "refbot.check_items"
 MAX_ITEMS = 1000
 MAX_BYTES = 64 * 1024
 ITEM = re.compile(r"Q[1-9][0-9]{0,11}\Z")
+# The longest a task of refbot's waits before it is tried again (a retry's countdown, Celery's ETA): a message whose
+# ETA is later than this (and a minute for the clocks of two machines) is none of refbot's. Held by Redis until then,
+# it would be handed out and put back at every visibility timeout, and bring its queue back after the run ended.
+MAX_DELAY_S = 3600.0
+CLOCK_SKEW_S = 60.0
 LEDGER = re.compile(r"[0-9a-f]{8,32}\Z")
 
 
@@ -87,20 +92,21 @@ REQUIRED_HEADERS = ("lang", "task", "id", "retries")
 REQUIRED_PROPERTIES = ("delivery_info", "delivery_tag", "body_encoding")
 
 
-def envelope_refusal(raw: bytes | str, queue: str | None = None) -> str | None:
+def envelope_refusal(raw: bytes | str, queue: str | None = None, *, now: datetime | None = None) -> str | None:
     """Why the transport's raw message is no task of refbot's (None: it is one): what the worker logs, once, before
     it drops the message."""
     try:
-        check_envelope(raw, queue)
+        check_envelope(raw, queue, now=now)
     except BadMessage as error:
         return str(error)
     return None
 
 
-def check_envelope(raw: bytes | str, queue: str | None = None) -> TaskMessage:
-    """The task the raw message carries; BadMessage when it is not exactly what `refbot run --enqueue` sends, or
-    (``queue``: the queue it was taken from) when it names another queue than that (the task reads its queue from
-    the message)."""
+def check_envelope(raw: bytes | str, queue: str | None = None, *, now: datetime | None = None) -> TaskMessage:
+    """The task the raw message carries; BadMessage when it is not exactly what `refbot run --enqueue` sends (or a
+    worker's retry of it), or (``queue``: the queue it was taken from) when it names another queue than that (the task
+    reads its queue from the message). ``now``: the time it is taken at (UTC); its ETA, if any, is then at most
+    :data:`MAX_DELAY_S` later. A message that expires is refused: refbot's tasks never do."""
     if len(raw) > MAX_BYTES:
         raise BadMessage(f"it is {len(raw)} bytes, more than a task takes ({MAX_BYTES})")
     try:
@@ -119,6 +125,14 @@ def check_envelope(raw: bytes | str, queue: str | None = None) -> TaskMessage:
         raise BadMessage(f"its task is {_shown(headers['task'])}, not {TASK}")
     if headers["retries"] < 0 or headers.get("replaced_task_nesting", 0) != 0:
         raise BadMessage("its retries or nesting are not a task's")
+    if headers.get("expires") is not None:
+        raise BadMessage("it expires, which no task of refbot's does")
+    if headers.get("eta") is not None and now is not None:
+        eta = datetime.fromisoformat(headers["eta"])
+        eta = eta if eta.tzinfo is not None else eta.replace(tzinfo=timezone.utc)
+        if eta > now + timedelta(seconds=MAX_DELAY_S + CLOCK_SKEW_S):
+            raise BadMessage(f"its ETA {_shown(headers['eta'])} is later than any retry of refbot's "
+                             f"(at most {MAX_DELAY_S:g} s after it is taken)")
     routing = properties["delivery_info"].get("routing_key")
     if queue is not None and routing != queue:
         raise BadMessage(f"it names queue {_shown(routing)} but was on queue {queue}")

@@ -138,13 +138,21 @@ def seen_workers(client: Any, prefix: str, ledger: str) -> list[Seen]:
         try:
             beat = json.loads(client.get(key) or b"null")
             run = beat.get("run")
-            found.append(Seen(str(beat["name"])[:200], max(0.0, now - float(beat["at"])),
+            found.append(Seen(_printable(str(beat["name"])[:200]), max(0.0, now - float(beat["at"])),
                               int(run) if run is not None else None,
-                              tuple(str(item) for item in beat.get("items") or ())[:20],
+                              tuple(_printable(str(item)[:20]) for item in beat.get("items") or ())[:20],
                               max(0.0, now - float(beat["since"])) if run is not None else 0.0))
         except (AttributeError, KeyError, TypeError, ValueError):
             continue
     return sorted(found, key=lambda seen: seen.name)
+
+
+def _printable(text: str) -> str:
+    """``text`` as it may be printed on an operator's terminal: anyone who can write to Redis writes heartbeats, so
+    a character that is not printable (an escape sequence, a carriage return, a newline, a direction override) is
+    shown escaped (``\\x1b``), never sent to the terminal."""
+    return "".join(character if character.isprintable() else character.encode("unicode_escape").decode("ascii")
+                   for character in text)
 
 
 def _glob(text: str) -> str:

@@ -11,6 +11,7 @@ import json
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from typing import Any
 
 from kombu.transport import redis as kombu_redis
@@ -39,7 +40,7 @@ def _refused(raw: bytes | str, key: bytes | str | None) -> bool:
     """``key``: the queue's key without the prefix (a priority's key ends in kombu's separator and the priority)."""
     queue = None if key is None else \
         (key.decode(errors="replace") if isinstance(key, bytes) else key).rsplit(kombu_redis.Channel.sep, 1)[0]
-    refusal = envelope_refusal(raw, queue)
+    refusal = envelope_refusal(raw, queue, now=datetime.now(timezone.utc))
     if refusal is not None:
         log.warning("refused a message%s: %s", f" on queue {queue}" if queue else "", refusal)
     return refusal is not None
@@ -89,7 +90,7 @@ def _held_refusal(held: bytes | str) -> str | None:
     if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], dict)
             and all(isinstance(part, str) for part in entry[1:])):
         return "it is not a task held (message, exchange, routing key)"
-    return envelope_refusal(json.dumps(entry[0]))
+    return envelope_refusal(json.dumps(entry[0]), now=datetime.now(timezone.utc))
 
 
 class Channel(kombu_redis.Channel):

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from bot import run_settings
 from bot.checking.statement import Tools
 from bot.clock import Clock, stamp
-from bot.distributed.messages import BadMessage, TaskMessage, task_message
+from bot.distributed.messages import MAX_DELAY_S, BadMessage, TaskMessage, task_message
 from bot.distributed.names import queue_name, run_of_queue
 from bot.documents.services import ServiceClient
 from bot.errors import ConfigError, InputError, RefbotError
@@ -38,8 +38,8 @@ from bot.verifying.run import KEY_PREFIX as VERIFY_KEY
 from bot.verifying.run import VerifyRun
 from bot.verifying.selection import select_cited
 
-# The longest pause before a failed task is tried again.
-MAX_RETRY_DELAY_S = 3600.0
+# The longest pause before a failed task is tried again (a message with a later ETA is refused as none of refbot's).
+MAX_RETRY_DELAY_S = MAX_DELAY_S
 
 
 class Broker(Protocol):
