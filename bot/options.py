@@ -295,9 +295,9 @@ class ApplyOptions:
 class ServiceOptions:
     """The review queue as a web service ([service], `refbot serve-review`): its public address (the OAuth consumer's
     callback is URL/oauth/callback), the OAuth 2.0 provider's REST base (Wikimedia's for every wiki is Meta's), the
-    consumer's key and secret (Special:OAuthConsumerRegistration), the key that signs the sessions' cookies, who may
-    decide (user names, or ``autoconfirmed``: any autoconfirmed account) and the sites whose pages may read the item
-    API (the user script on Wikidata's item pages)."""
+    consumer's key and secret (Special:OAuthConsumerRegistration), the key that encrypts the sessions kept in the
+    ledger, who may decide (user names, or ``autoconfirmed``: any autoconfirmed account) and the sites whose pages may
+    read the item API (the user script on Wikidata's item pages)."""
 
     url: str = ""
     oauth_url: str = "https://meta.wikimedia.org/w/rest.php"

@@ -23,6 +23,8 @@ from bot.demo.wikibase import Account
 from bot.demo.world import DATA, DemoWorld
 from bot.options import load_options
 from bot.review.service import make_service
+from bot.review.store import ReviewLedger
+from bot.runledger import RunLedger
 
 STATEMENT = "Q990201$FD23D3AF-2C9B-4A49-A6AB-C6A9F40FEBC2"  # Marta Novotná, award received: Purkyně Prize
 URL = "https://chronicle.example/2021/06/novotna-prize.html"
@@ -401,7 +403,9 @@ def test_refbot_demo_serve_stopped_leaves_no_sparql_server_behind(tmp_path, stop
         served = load_options(config, environ={"REFBOT_SERVICE_CLIENT_SECRET": secret,
                                                "REFBOT_SERVICE_SECRET_KEY": "k" * 32})
         assert served.service.url == "http://127.0.0.1:8000" and served.service.client_id
-        login = make_service(served, None).test_client().get("/login")  # type: ignore[arg-type]
+        sessions = ReviewLedger(RunLedger(tmp_path / "sessions.sqlite"))
+        login = make_service(served, sessions).test_client().get("/login")
+        sessions.ledger.close()
         authorize = requests.get(login.headers["Location"], timeout=10)
         assert authorize.status_code == 200 and "wpName1" in authorize.text, "the demo's provider knows the consumer"
         assert any("sign in as 'Demo Curator', password " in line for line in printed)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,13 +15,16 @@ from typing import Any
 import pytest
 import requests
 from lxml import etree
+from sqlalchemy import select
 
 from bot.demo.wikibase import Account
 from bot.demo.world import DemoWorld, free_port
 from bot.errors import ConfigError
+from bot.ledger.tables import service_sessions
 from bot.options import Options, load_options
 from bot.output import trace as traces
 from bot.review.service import make_service
+from bot.review.sessions import LedgerSessions
 from bot.review.store import ReviewLedger
 from bot.runledger import RunLedger
 from test_apply import PROPOSED, trace_of
@@ -49,7 +53,7 @@ class Service:
         return [revision for revision in self.world.wikibase.revisions if revision.action == "wbsetreference"]
 
 
-def start_service(world: DemoWorld, tmp: Path, **settings: Any) -> Service:
+def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, **settings: Any) -> Service:
     from waitress import wasyncore
     from waitress.server import create_server
 
@@ -66,7 +70,7 @@ def start_service(world: DemoWorld, tmp: Path, **settings: Any) -> Service:
         "service_url": url, "service_oauth_url": world.oauth_url, "service_client_id": consumer.client_id,
         "service_client_secret": consumer.secret, "service_secret_key": "s" * 40, "apply_retries": 1,
         "apply_retry_wait": 0.1, **settings})
-    app = make_service(options, store)
+    app = make_service(options, store, **({"session_clock": clock} if clock is not None else {}))
     sockets: dict[int, Any] = {}
     server: Any = create_server(app, map=sockets, host="127.0.0.1", port=port, threads=4, ident="refbot")
     thread = threading.Thread(target=server.run, daemon=True, name="review-service")
@@ -417,3 +421,67 @@ def test_the_services_pages_never_show_the_addresss_text_or_the_ledgers_path(ser
         assert ledger not in answer.text and "runs.sqlite" not in answer.text, answer.url
     assert "did not complete" in answers[0].text and "sign in again" in answers[0].text
     assert f"there is no run {service.run_id + 7} to review here" in answers[4].text
+
+
+def _signed_in_as(page: requests.Response) -> str:
+    account = etree.HTML(page.text).xpath("//span[@id='account']/strong/text()")
+    return account[0] if account else ""
+
+
+def _sessions(service: Service) -> list[Any]:
+    ledger = RunLedger(service.options.run.ledger)
+    try:
+        with ledger.transaction() as connection:
+            return list(connection.execute(select(service_sessions)))
+    finally:
+        ledger.close()
+
+
+def test_the_session_is_kept_on_the_server_and_a_cookie_copied_before_sign_out_is_refused_after(service):
+    """The cookie holds a random id, never a token; signing out ends the session for every copy of the cookie."""
+    reader = requests.Session()
+    assert reader.get(f"{service.url}/run/{service.run_id}/queue", timeout=20).status_code == 200
+    assert not reader.cookies and _sessions(service) == [], "a reader makes no session"
+
+    curator = requests.Session()
+    sign_in(curator, service, CURATOR, PASSWORD)
+    [cookie] = list(curator.cookies)
+    assert cookie.name == "refbot_service" and re.fullmatch(r"[A-Za-z0-9_-]{43}", cookie.value or "")
+    [row] = _sessions(service)
+    assert "access_token" not in row.data and cookie.value not in row.data and row.id != cookie.value
+    kept = LedgerSessions(RunLedger(None), service.options.service.secret_key).fernet.decrypt(row.data.encode())
+    assert b'"access_token"' in kept, "the row holds the token, encrypted with the service's secret key"
+    copied = requests.Session()
+    copied.cookies.set(cookie.name, cookie.value, domain=cookie.domain, path=cookie.path)
+    form = queue_form(copied, service)
+    assert _signed_in_as(copied.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == CURATOR
+
+    out = curator.post(f"{service.url}/logout", data={"token": form["token"]}, timeout=20)
+    assert out.status_code == 200 and _sessions(service) == [] and not curator.cookies
+    assert _signed_in_as(copied.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == ""
+    replay = copied.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": GUIDS[0], "decision": "approved", "seen": form["seen"]})
+    assert replay.status_code == 403 and "sign in" in replay.text
+    assert service.reviews()[GUIDS[0]].state == "proposed" and service.edits() == []
+
+
+def test_a_session_ends_after_two_idle_hours_and_after_eight_however_busy(world, tmp_path):
+    now = [time.time()]
+    service = start_service(world, tmp_path, clock=lambda: now[0])
+    try:
+        def signed_in_after(hours: float, http: requests.Session) -> str:
+            now[0] += hours * 3600
+            return _signed_in_as(http.get(f"{service.url}/run/{service.run_id}/queue", timeout=20))
+
+        idle = requests.Session()
+        sign_in(idle, service, CURATOR, PASSWORD)
+        assert signed_in_after(1.9, idle) == CURATOR and signed_in_after(1.9, idle) == CURATOR
+        assert signed_in_after(2.1, idle) == "", "two hours without a request"
+
+        busy = requests.Session()
+        sign_in(busy, service, CURATOR, PASSWORD)
+        assert all(signed_in_after(0.5, busy) == CURATOR for _ in range(15)), "seven and a half hours in use"
+        assert signed_in_after(0.6, busy) == "", "eight hours after signing in"
+        assert _sessions(service) == []
+    finally:
+        service.stop()

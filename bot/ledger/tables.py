@@ -157,3 +157,14 @@ card_runs = Table(
     "card_runs", metadata,
     Column("run_id", Id, ForeignKey("runs.id"), primary_key=True, autoincrement=False),
 )
+
+# The review service's sessions (bot.review.sessions): the cookie holds a random id, a row its data (JSON) under the
+# id's SHA-256, with when the session began and was last used (seconds since the epoch).
+service_sessions = Table(
+    "service_sessions", metadata,
+    Column("id", Key(64), primary_key=True),
+    Column("data", Text, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("seen", Float, nullable=False),
+    Index("service_sessions_by_seen", "seen"),
+)

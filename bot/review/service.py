@@ -11,10 +11,12 @@ approval is then written to the wiki **as the curator**, through their grant, wi
 reference to the same source) and one EditGroups batch per sign-in. An approval whose write fails stays approved:
 approving it again tries again, and the operator's `refbot apply` writes what is left with the bot account.
 
-The session (the account, its token, the form token, the batch) is a cookie signed with ``[service] secret_key``:
-HttpOnly, SameSite=Lax (the provider's redirect back is a top-level navigation), Secure when the service's address is
-https. Every form carries the session's form token, and a POST from another origin is refused. Every page forbids
-other scripts, remote loads and framing (CSP), as `refbot review`'s do.
+The session (the account, its token, the form token, the batch) is kept on the server, in the ledger, encrypted with
+``[service] secret_key`` (``bot.review.sessions``): the cookie holds a random id only — HttpOnly, SameSite=Lax (the
+provider's redirect back is a top-level navigation), Secure when the service's address is https —, signing out ends
+the session for every copy of the cookie, and a session ends after two idle hours or eight in all. Every form carries
+the session's form token, and a POST from another origin is refused. Every page forbids other scripts, remote loads
+and framing (CSP), as `refbot review`'s do.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -41,6 +44,8 @@ from bot.review.actions import report_too_large
 from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
 from bot.review.proposals import export_problem
 from bot.review.queue import web
+from bot.review import sessions
+from bot.review.sessions import LedgerSessions
 from bot.review.server import DONE, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, queue_response
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -84,7 +89,7 @@ def check_service_options(options: Options) -> str:
         ("client_id", service.client_id, "the OAuth 2.0 consumer's client key (Special:OAuthConsumerRegistration)"),
         ("client_secret", service.client_secret, "its secret, in REFBOT_SERVICE_CLIENT_SECRET"),
         ("secret_key", service.secret_key,
-         "a long random string that signs the sessions, in REFBOT_SERVICE_SECRET_KEY "
+         "a long random string that encrypts the sessions kept in the ledger, in REFBOT_SERVICE_SECRET_KEY "
          "(python3 -c 'import secrets; print(secrets.token_urlsafe(32))')"),
     ) if not value]
     if missing:
@@ -110,9 +115,10 @@ def wiki_for(options: Options, token: dict[str, Any], user: str,
 
 def make_service(options: Options, store: ReviewLedger, *,
                  connect: Callable[[Options, dict[str, Any], str, Callable[[dict[str, Any]], None]], Wiki] = wiki_for,
-                 ) -> Flask:
-    """The service's application over the run ledger ``store`` (shared by the service's threads); ``connect`` makes
-    the wiki a curator's approvals are written to."""
+                 session_clock: Callable[[], float] = time.time) -> Flask:
+    """The service's application over the run ledger ``store`` (shared by the service's threads, which also keeps
+    the sessions: ``bot.review.sessions``, timed by ``session_clock``); ``connect`` makes the wiki a curator's
+    approvals are written to."""
     own = check_service_options(options)
     # Each edit summary links the statement's run: the published report, else the run's queue here.
     options = options.replaced(apply_report_url=options.apply.report_url or own + "/run/{run}/queue")
@@ -123,7 +129,8 @@ def make_service(options: Options, store: ReviewLedger, *,
     app.secret_key = service.secret_key
     app.config.update(MAX_CONTENT_LENGTH=64 * 1024, SESSION_COOKIE_NAME="refbot_service",
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
-                      SESSION_COOKIE_SECURE=own.startswith("https://"), PERMANENT_SESSION_LIFETIME=8 * 3600)
+                      SESSION_COOKIE_SECURE=own.startswith("https://"))
+    app.session_interface = LedgerSessions(store.ledger, service.secret_key, clock=session_clock)
     oauth = OAuth(app)
     provider = service.oauth_url.rstrip("/")
     oauth.register(PROVIDER, client_id=service.client_id, client_secret=service.client_secret,
@@ -136,9 +143,8 @@ def make_service(options: Options, store: ReviewLedger, *,
         return curators.Curator(user["name"], tuple(user["groups"]), user["blocked"]) if user else None
 
     def form_token() -> str:
-        if "csrf" not in session:
-            session["csrf"] = secrets.token_urlsafe(32)
-        return str(session["csrf"])
+        """The signed-in session's form token ("" for a reader, who has no session and nothing to post)."""
+        return str(session.get("csrf") or "")
 
     def here() -> str:
         """This page, to come back to after signing in: its path and the queue's own parameters (where in the queue),
@@ -156,7 +162,10 @@ def make_service(options: Options, store: ReviewLedger, *,
     def guard() -> Response | None:
         if request.method != "POST":
             return None
-        if not hmac.compare_digest(request.form.get("token", "").encode(), form_token().encode()):
+        expected = form_token()
+        if not expected:  # no session, or one whose sign-in did not complete: nothing to post as
+            return _page(403, "Not recorded", curators.refusal(None, service.deciders), "/", "Back to the review queue")
+        if not hmac.compare_digest(request.form.get("token", "").encode(), expected.encode()):
             return _page(403, "Refused", "missing or wrong form token; reload the page and try again")
         origin = request.headers.get("Origin")
         if origin is not None and origin != own_origin:
@@ -191,8 +200,7 @@ def make_service(options: Options, store: ReviewLedger, *,
             return _page(400, "Not signed in", f"the sign-in with your Wikimedia account did not complete: {why}; "
                                                "sign in again", "/", "Back to the review queue")
         wanted = own_path(str(session.pop("next", "/")))
-        session.clear()  # a new session for the account (no fixation): a fresh form token and batch
-        session.permanent = True
+        sessions.renew(session)  # a new session under a new id (no fixation): a fresh form token and batch
         session.update(user={"name": curator.name, "groups": list(curator.groups), "blocked": curator.blocked},
                        token=dict(token), csrf=secrets.token_urlsafe(32), batch=new_batch())
         return redirect(wanted, code=303)

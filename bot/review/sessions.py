@@ -1,0 +1,146 @@
+"""The review service's sessions, kept on the server, in the run ledger every process of the service shares.
+
+The cookie holds only a random id (256 bits); the session's data — the account, its OAuth tokens, the form token,
+the EditGroups batch — is a row of ``service_sessions`` under the id's SHA-256, encrypted and authenticated (Fernet,
+from the ``cryptography`` package) with a key drawn from ``[service] secret_key``: neither the cookie nor the
+database alone gives a session or a token away, and a row changed in the database is no session. A session ends:
+
+- when its curator signs out (the row is deleted: a copy of the cookie made before is refused afterwards);
+- after :data:`IDLE_S` without a request, or :data:`SIGNING_IN_S` while a sign-in is under way (a session with no
+  account: only the sign-in's state and return address), and :data:`LIFETIME_S` after it began, however busy;
+- at sign-in, which begins a new one under a new id (no fixation).
+
+A visitor who only reads makes no row. Expired rows are deleted as new sessions begin.
+
+Flask-Session was weighed: its database backend needs Flask-SQLAlchemy and makes its own table outside the ledger's
+migrations, and its lifetime is renewed at each request (an idle lifetime only); these rows are the ledger's own, on
+SQLite, PostgreSQL or MariaDB alike.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from cryptography.fernet import Fernet, InvalidToken
+from flask import Flask, Request, Response
+from flask.sessions import SessionInterface, SessionMixin
+from sqlalchemy import delete, or_, select, update
+from werkzeug.datastructures import CallbackDict
+
+from bot.ledger.tables import service_sessions
+from bot.runledger import RunLedger
+
+IDLE_S = 2 * 3600.0  # a signed-in session unused this long has ended
+SIGNING_IN_S = 15 * 60.0  # a session whose sign-in has not completed in this long has ended
+LIFETIME_S = 8 * 3600.0  # no session lasts longer than this from its beginning
+SEEN_EVERY_S = 60.0  # how often a session's last use is written (not at every request)
+_ID_BYTES = 32
+
+
+class ServerSession(CallbackDict, SessionMixin):
+    """A session's data, with the id it is kept under ("": not kept yet) and when it began and was last used."""
+
+    def __init__(self, data: dict[str, Any] | None = None, sid: str = "", created: float = 0.0,
+                 seen: float = 0.0, *, stale: bool = False) -> None:
+        def changed(_: Any) -> None:
+            self.modified = True
+
+        super().__init__(data or {}, changed)
+        self.sid, self.created, self.seen = sid, created, seen
+        self.stale = stale  # the browser sent a cookie for no session (ended, expired, made up): it is deleted
+        self.modified = False
+        self.renewed = False
+
+    def renew(self) -> None:
+        """Begin a new session in its place at the end of this request: a new id, the data cleared (at sign-in)."""
+        self.clear()
+        self.renewed = True
+
+
+def renew(session: Any) -> None:
+    """At sign-in: the request's session ends, and a new one under a new id holds what is put in it from here."""
+    if not isinstance(session, ServerSession):
+        raise TypeError("the review service's sessions are kept on the server (LedgerSessions)")
+    session.renew()
+
+
+def _key(sid: str) -> str:
+    return hashlib.sha256(sid.encode("ascii", "replace")).hexdigest()
+
+
+class LedgerSessions(SessionInterface):
+    """Flask's session interface over the ledger's ``service_sessions``, the rows encrypted with a key drawn from
+    ``secret``; ``clock``: seconds since the epoch."""
+
+    def __init__(self, ledger: RunLedger, secret: str, *, clock: Callable[[], float] = time.time) -> None:
+        self.ledger, self.clock = ledger, clock
+        self.fernet = Fernet(base64.urlsafe_b64encode(hashlib.sha256(b"refbot sessions " + secret.encode()).digest()))
+
+    def open_session(self, app: Flask, request: Request) -> ServerSession:
+        sid = request.cookies.get(self.get_cookie_name(app), "")
+        if not sid:
+            return ServerSession()
+        if len(sid) > 64:
+            return ServerSession(stale=True)
+        with self.ledger.transaction() as connection:
+            row = connection.execute(select(service_sessions).where(service_sessions.c.id == _key(sid))).first()
+        if row is None:
+            return ServerSession(stale=True)
+        try:
+            data = json.loads(self.fernet.decrypt(row.data.encode("ascii")))
+        except (InvalidToken, ValueError):  # another secret key, or a row changed in the database: no session
+            data = None
+        now = self.clock()
+        if not isinstance(data, dict) or not _alive(data, row.created, row.seen, now):
+            self._delete(sid)
+            return ServerSession(stale=True)
+        return ServerSession(data, sid, row.created, row.seen)
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
+        assert isinstance(session, ServerSession)
+        name, now = self.get_cookie_name(app), self.clock()
+        if session.renewed and session.sid:
+            self._delete(session.sid)
+            session.sid = ""
+        if not session:  # empty: signed out, or never more than a reader
+            if session.sid:
+                self._delete(session.sid)
+            if session.sid or session.renewed or session.stale:
+                response.delete_cookie(name, domain=self.get_cookie_domain(app), path=self.get_cookie_path(app))
+            return
+        data = self.fernet.encrypt(json.dumps(dict(session), separators=(",", ":")).encode()).decode("ascii")
+        if not session.sid:
+            session.sid, session.created = secrets.token_urlsafe(_ID_BYTES), now
+            with self.ledger.transaction() as connection:
+                connection.execute(delete(service_sessions).where(or_(
+                    service_sessions.c.seen < now - IDLE_S, service_sessions.c.created < now - LIFETIME_S)))
+                connection.execute(service_sessions.insert().values(id=_key(session.sid), data=data, created=now,
+                                                                    seen=now))
+        elif session.modified or now - session.seen >= SEEN_EVERY_S:
+            changes: dict[str, Any] = {"seen": now}
+            if session.modified:
+                changes["data"] = data
+            with self.ledger.transaction() as connection:
+                connection.execute(update(service_sessions).where(service_sessions.c.id == _key(session.sid))
+                                   .values(**changes))
+        else:
+            return  # nothing to write, and the cookie the browser holds is still this one
+        response.set_cookie(name, session.sid, max_age=int(LIFETIME_S - (now - session.created)),
+                            domain=self.get_cookie_domain(app), path=self.get_cookie_path(app),
+                            secure=self.get_cookie_secure(app), httponly=True,
+                            samesite=self.get_cookie_samesite(app))
+
+    def _delete(self, sid: str) -> None:
+        with self.ledger.transaction() as connection:
+            connection.execute(delete(service_sessions).where(service_sessions.c.id == _key(sid)))
+
+
+def _alive(data: dict[str, Any], created: float, seen: float, now: float) -> bool:
+    idle = IDLE_S if data.get("user") else SIGNING_IN_S
+    return now - seen < idle and now - created < LIFETIME_S
