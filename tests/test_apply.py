@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from bot import __version__
 from bot.output import trace as traces
 from bot.checking.items import ItemContext
 from bot.datamodel import Qualifier, Statement, Value
+from bot.demo.wikibase import Account
 from bot.demo.world import DemoWorld
 from bot.references import ProposedReference, quickstatements
 from bot.review.store import ReviewLedger
@@ -293,6 +295,36 @@ def test_a_blocked_account_or_a_lagged_wiki_stops_the_apply_and_loses_nothing(wo
     done = refbot(tmp_path, "apply", "--live", password=world.bot_password)
     assert done.returncode == 0, done.stderr
     assert {reviews(tmp_path, run)[guid].state for guid, *_ in PROPOSED[:2]} == {"written"}
+
+
+def test_an_approval_by_an_account_blocked_since_is_not_written_until_the_block_ends(tmp_path):
+    """The bot's apply reads the approving curator's block before every write: blocked since approving, their
+    approval is not written with the bot's account, stays approved with the reason, and is written once unblocked."""
+    curator = "Bo Curator"
+    with DemoWorld(workdir=tmp_path, accounts={curator: Account({}, groups=(), password="bo-demo-password")}) as world:
+        trace = trace_of(world, tmp_path / "check.xml")
+        store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
+        run = store.import_trace(traces.read(trace), trace)
+        store.decide(run, [PROPOSED[0][0]], "approved", curator=curator)
+        store.decide(run, [PROPOSED[1][0]], "approved", curator="Ada")  # a `refbot review` curator: no wiki account
+        store.ledger.close()
+        write_config(world, tmp_path)
+        world.wikibase.accounts[curator] = replace(world.wikibase.accounts[curator], blocked=True)
+
+        simulated = refbot(tmp_path, "apply")
+        assert simulated.returncode == 1 and f"approved by {curator}, who is blocked now" in simulated.stdout
+        applied = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+        assert applied.returncode == 1 and f"approved by {curator}, who is blocked now" in applied.stdout
+        assert [edit["statement"] for edit in edits(world)] == [PROPOSED[1][0]]
+        held = reviews(tmp_path, run)[PROPOSED[0][0]]
+        assert held.state == "approved" and f"approved by {curator}, who is blocked now" in held.reason
+        assert "refbot demo block" in held.reason
+
+        world.wikibase.accounts[curator] = replace(world.wikibase.accounts[curator], blocked=False)
+        again = refbot(tmp_path, "apply", "--live", password=world.bot_password)
+        assert again.returncode == 0, again.stderr
+        assert [edit["statement"] for edit in edits(world)] == [PROPOSED[1][0], PROPOSED[0][0]]
+        assert reviews(tmp_path, run)[PROPOSED[0][0]].state == "written"
 
 
 def test_a_failed_login_says_what_to_fix_and_no_credentials_send_nothing(world, setup, tmp_path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -214,15 +214,16 @@ def test_the_operators_list_of_deciders_and_the_forms_own_token_and_origin(world
         service.stop()
 
 
-def test_an_expired_grant_keeps_the_approval_and_approving_again_after_signing_in_writes_it(service):
+def test_an_expired_grant_records_nothing_and_approving_again_after_signing_in_writes_it(service):
+    """The account is read again with the grant before a decision: a grant the wiki refuses records nothing."""
     curator = requests.Session()
     sign_in(curator, service, CURATOR, PASSWORD)
     service.world.oauth.expire_tokens()
     form = queue_form(curator, service)
     answer = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
         "token": form["token"], "guid": form["guid"], "decision": "approved", "seen": form["seen"]})
-    assert "not written" in answer.text and "sign in again" in answer.text
-    assert service.reviews()[form["guid"]].state == "approved" and service.edits() == []
+    assert answer.status_code == 403 and "Not recorded" in answer.text and "sign in again" in answer.text
+    assert service.reviews()[form["guid"]].state == "proposed" and service.edits() == []
 
     sign_in(curator, service, CURATOR, PASSWORD, start=f"/run/{service.run_id}/queue?show=all")
     again = queue_form(curator, service)
@@ -485,3 +486,30 @@ def test_a_session_ends_after_two_idle_hours_and_after_eight_however_busy(world,
         assert _sessions(service) == []
     finally:
         service.stop()
+
+
+def _block(world: DemoWorld, name: str, blocked: bool = True) -> None:
+    """Block (or unblock) the account on the demo wiki, as an administrator would, whatever the sessions hold."""
+    for accounts in {id(world.wikibase.accounts): world.wikibase.accounts, id(world.oauth.accounts):
+                     world.oauth.accounts}.values():
+        accounts[name] = replace(accounts[name], blocked=blocked)
+
+
+def test_an_account_blocked_after_signing_in_decides_nothing(service):
+    """Blocks are read again before every decision, not only at sign-in."""
+    curator = requests.Session()
+    sign_in(curator, service, CURATOR, PASSWORD)
+    form = queue_form(curator, service)
+    _block(service.world, CURATOR)
+    answer = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": form["guid"], "decision": "approved", "seen": form["seen"]})
+    assert answer.status_code == 403 and f"{CURATOR} is blocked on the wiki" in answer.text
+    assert service.reviews()[form["guid"]].state == "proposed" and service.edits() == []
+    page = etree.HTML(curator.get(f"{service.url}/run/{service.run_id}/queue", timeout=20).text)
+    assert page.xpath("//button[@id='approve']") == [], "the queue no longer offers the blocked account a decision"
+
+    _block(service.world, CURATOR, blocked=False)
+    form = queue_form(curator, service)
+    answer = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
+        "token": form["token"], "guid": form["guid"], "decision": "approved", "seen": form["seen"]})
+    assert f"written as {CURATOR}" in answer.text

@@ -2,7 +2,7 @@
 
 ``WikibaseApi`` answers ``/w/api.php`` of the demo world's "wikidata" site:
 
-* ``action=query`` with ``meta=siteinfo|userinfo|tokens|wikibase`` and ``list=allusers``, ``action=paraminfo``
+* ``action=query`` with ``meta=siteinfo|userinfo|tokens|wikibase`` and ``list=allusers|users``, ``action=paraminfo``
   (consistent enough for pywikibot's ParamInfo), ``action=login`` with a BotPassword (``User@name``) and
   ``action=logout``;
 * ``action=wbgetentities`` (``ids``, ``props``, ``languages``, ``sitefilter``) and ``action=wbgetclaims``;
@@ -48,7 +48,8 @@ SERVED_BY = "refbot-demo"
 ACTIONS = ("login", "clientlogin", "logout", "query", "paraminfo", "wbgetentities", "wbgetclaims", "wbsetreference")
 POSTED = ("login", "clientlogin", "logout", "wbsetreference")
 TOKEN_CHECKED = ("wbsetreference",)
-QUERY_MODULES = {"prop": ("info",), "list": ("allusers",), "meta": ("siteinfo", "tokens", "userinfo", "wikibase")}
+QUERY_MODULES = {"prop": ("info",), "list": ("allusers", "users"),
+                 "meta": ("siteinfo", "tokens", "userinfo", "wikibase")}
 TOKEN_TYPES = ("createaccount", "csrf", "login", "patrol", "rollback", "userrights", "watch")
 ANONYMOUS_RIGHTS = ("read", "edit", "createpage", "createaccount", "writeapi", "item-term", "property-term")
 USER_RIGHTS = (*ANONYMOUS_RIGHTS, "autoconfirmed", "editsemiprotected", "skipcaptcha", "item-merge", "item-redirect")
@@ -177,6 +178,11 @@ def paraminfo_module(path: str) -> JSON | None:
         return {"name": "info", "path": path, "group": "prop", "prefix": "in",
                 "parameters": [{"name": "prop", "type": ["protection", "url"], "multi": "", "limit": 50,
                                 "highlimit": 500}]}
+    if path == "query+users":
+        return {"name": "users", "path": path, "group": "list", "prefix": "us", "parameters": [
+            {"name": "prop", "type": ["blockinfo", "groups", "rights", "editcount", "registration", "emailable",
+                                      "gender"], "multi": "", "limit": 50, "highlimit": 500},
+            {"name": "users", "type": "user", "multi": "", "limit": 50, "highlimit": 500}]}
     if path.startswith("query+"):
         name = path.removeprefix("query+")
         group = next((g for g, modules in QUERY_MODULES.items() if name in modules), None)
@@ -552,7 +558,23 @@ class WikibaseApi:
             start = call.params.get("aufrom", "")
             query["allusers"] = [{"userid": self._user_id(user), "name": user}
                                  for user in sorted(self.accounts) if user >= start]
+        if "users" in call.params.get("list", "").split("|"):
+            query["users"] = [self._user(name) for name in call.params.get("ususers", "").split("|") if name]
         return {"batchcomplete": True, "query": query}
+
+    def _user(self, name: str) -> JSON:
+        """``list=users``' answer for one name: its id, groups and block, or ``missing``."""
+        user = next((known for known in self.accounts if known.replace("_", " ") == name.replace("_", " ")), None)
+        if user is None:
+            return {"name": name, "missing": True}
+        account = self.accounts[user]
+        answer: JSON = {"userid": self._user_id(user), "name": user, "editcount": 0, "registration": START,
+                        "emailable": False, "gender": "unknown", "rights": self._rights(user),
+                        "groups": ["*", "user", *(["autoconfirmed"] if account.autoconfirmed else []),
+                                   *account.groups]}
+        if account.blocked:
+            answer.update(self._blockinfo())
+        return answer
 
     def _userinfo(self, user: str | None) -> JSON:
         if user is None:

@@ -15,7 +15,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from bot.errors import WriteError
-from bot.review.applying import Edit
+from bot.review.applying import Edit, block_reason
+from bot.review.curators import Curator
 from bot.review.wikibase import _refused
 
 TIMEOUT = 30.0
@@ -66,6 +67,25 @@ class ActionApiWiki:
                 raise
             return int(data["pageinfo"]["lastrevid"])
         raise AssertionError("unreachable")
+
+    def blocked(self, user: str) -> str:
+        if not user or "|" in user:
+            return ""
+        data = self._call("GET", {"action": "query", "list": "users", "ususers": user, "usprop": "blockinfo"},
+                          what=f"read whether {user} is blocked")
+        answers = (data.get("query") or {}).get("users") or [{}]
+        return block_reason(user, answers[0])
+
+    def curator(self) -> Curator:
+        """The account the grant is for, as the wiki says now: its name, groups and whether it is blocked."""
+        data = self._call("GET", {"action": "query", "meta": "userinfo", "uiprop": "groups|blockinfo"},
+                          what="read your account")
+        info = (data.get("query") or {}).get("userinfo") or {}
+        if info.get("anon") or not info.get("name"):
+            raise WriteError("the wiki no longer knows the sign-in's account", code="login", fatal=True,
+                             hint="sign in again")
+        return Curator(str(info["name"]), tuple(str(group) for group in info.get("groups") or ()),
+                       bool(block_reason(str(info["name"]), info)))
 
     # -- the API -------------------------------------------------------------------------------------------
     def _call(self, method: str, params: Mapping[str, str], *, what: str) -> dict[str, Any]:

@@ -81,6 +81,27 @@ class Wiki(Protocol):
     def add_reference(self, edit: Edit) -> int:
         """Send the edit; the new revision id. WriteError when the wiki refuses it."""
 
+    def blocked(self, user: str) -> str:
+        """Why the wiki's account ``user`` is blocked now ("" when it is not, or there is no such account: a curator
+        of `refbot review` named otherwise). WriteError when the wiki cannot say."""
+
+
+def block_reason(user: str, answer: dict[str, Any] | None) -> str:
+    """Why ``user`` is blocked ("" when not), from MediaWiki's ``list=users`` (or ``meta=userinfo``) answer for them:
+    a partial block counts too (it may cover the items' namespace). The block's fields are read at the top level, as
+    MediaWiki's ``list=users`` gives them, or under ``blockinfo``, as its error answers and pywikibot's userinfo do."""
+    if not answer or answer.get("missing") or answer.get("invalid"):
+        return ""
+    if isinstance(answer.get("blockinfo"), dict):
+        answer = answer["blockinfo"]
+    if not answer.get("blockid"):
+        return ""
+    reason = str(answer.get("blockreason") or "").strip()
+    by = str(answer.get("blockedby") or "").strip()
+    expiry = str(answer.get("blockexpiry") or "").strip()
+    return f"{user} is blocked on the wiki" + (f" by {by}" if by else "") + \
+        (f" until {expiry}" if expiry and expiry != "infinite" else "") + (f" ({reason})" if reason else "")
+
 
 def edit_lines(proposal: Proposal, edit: Edit) -> list[str]:
     """An edit as the review card shows it, for people: each snak of the reference with its property's label, the
@@ -197,9 +218,10 @@ def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, 
             break
         if live and store.decision(run_id, proposal.key) != "approved":
             continue  # a curator changed their mind while this apply ran
-        written_as = summary(proposal, model=model_of(run_id), curator=curator_of(run_id, proposal.key),
+        curator = curator_of(run_id, proposal.key)
+        written_as = summary(proposal, model=model_of(run_id), curator=curator,
                              report_url=report_url(run_id), documentation=documentation, batch=batch)
-        outcome = _apply_one(store, wiki, run_id, proposal, live=live, edit_summary=written_as)
+        outcome = _apply_one(store, wiki, run_id, proposal, live=live, edit_summary=written_as, curator=curator)
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
@@ -209,13 +231,20 @@ def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, 
 
 
 def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal, *, live: bool,
-               edit_summary: str) -> Outcome:
+               edit_summary: str, curator: str) -> Outcome:
     def record(state: str, **details: Any) -> None:
         if live:
             store.record_write(run_id, proposal.key, state, site=wiki.api_url, **details)
 
     interrupted = store.last_attempt(run_id, proposal.key) == "sending"
     try:
+        # Read again before every write: an account blocked after it approved does not have its approval written,
+        # by the bot's account or its own (it stays approved; once the block ends, an apply writes it).
+        blocked = wiki.blocked(curator) if curator else ""
+        if blocked:
+            reason = f"approved by {curator}, who is blocked now: {blocked}; not written while the block lasts"
+            record("failed", reason=reason)
+            return Outcome(run_id, proposal, "failed", reason=reason)
         revision, current = wiki.statement(proposal.item, proposal.guid)
         reason = skip_reason(proposal, current)
         snaks, order = extension_snaks(proposal, current or {}) if proposal.extends and not reason else \

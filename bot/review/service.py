@@ -41,7 +41,7 @@ from bot.output.report import render
 from bot.review import curators
 from bot.review.action_api import ActionApiWiki
 from bot.review.actions import report_too_large
-from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
+from bot.review.applying import Outcome, apply_approved, new_batch
 from bot.review.proposals import export_problem
 from bot.review.queue import web
 from bot.review import sessions
@@ -102,7 +102,7 @@ def check_service_options(options: Options) -> str:
 
 
 def wiki_for(options: Options, token: dict[str, Any], user: str,
-             on_token: Callable[[dict[str, Any]], None]) -> Wiki:
+             on_token: Callable[[dict[str, Any]], None]) -> ActionApiWiki:
     """The wiki as ``user``, through their OAuth token (refreshed when it expires; ``on_token`` hears the new one)."""
     service = options.service
     http = OAuth2Session(service.client_id, service.client_secret, token=token,
@@ -114,7 +114,8 @@ def wiki_for(options: Options, token: dict[str, Any], user: str,
 
 
 def make_service(options: Options, store: ReviewLedger, *,
-                 connect: Callable[[Options, dict[str, Any], str, Callable[[dict[str, Any]], None]], Wiki] = wiki_for,
+                 connect: Callable[[Options, dict[str, Any], str, Callable[[dict[str, Any]], None]],
+                                   ActionApiWiki] = wiki_for,
                  session_clock: Callable[[], float] = time.time) -> Flask:
     """The service's application over the run ledger ``store`` (shared by the service's threads, which also keeps
     the sessions: ``bot.review.sessions``, timed by ``session_clock``); ``connect`` makes the wiki a curator's
@@ -233,6 +234,11 @@ def make_service(options: Options, store: ReviewLedger, *,
         except InputError:
             return no_run(run_id)
         curator = signed_in()
+        if curator is not None and curator.blocked:  # blocked when last read: read again, the block may be over
+            try:
+                curator = account_now()
+            except WriteError:
+                pass  # the queue stays as it was; a decision reads the account again
         # What became of the last approval's edit: said by this service, to this session, never read from the address.
         written = session.pop("written", None)
         written = written["text"] if isinstance(written, dict) and written.get("of") == request.args.get("of") else ""
@@ -281,7 +287,12 @@ def make_service(options: Options, store: ReviewLedger, *,
         def answer(status: int, title: str, message: str) -> Response:
             return _page(status, title, message, base + "queue", "Back to the review queue")
 
-        curator = signed_in()
+        try:
+            curator = account_now()
+        except WriteError as error:
+            return answer(503 if error.code in ("connection", "maxlag", "api") else 403, "Not recorded",
+                          f"the wiki could not confirm your account now ({error}); "
+                          f"{error.hint or 'try again'}; nothing was recorded")
         refused = curators.refusal(curator, service.deciders)
         if refused or curator is None:
             return answer(403, "Not recorded", refused)
@@ -308,17 +319,28 @@ def make_service(options: Options, store: ReviewLedger, *,
         return redirect(base + "queue?" + urlencode({key: value for key, value in query.items() if value}),
                         code=303)
 
+    def account_now() -> curators.Curator | None:
+        """The signed-in account as the wiki says it is now, not as it was at sign-in (blocked or unblocked since,
+        its groups changed), kept in the session; None when signed out. WriteError when the wiki cannot say."""
+        curator = signed_in()
+        if curator is None:
+            return None
+        curator = connect(options, dict(session.get("token") or {}), curator.name, keep_token).curator()
+        session["user"] = {"name": curator.name, "groups": list(curator.groups), "blocked": curator.blocked}
+        return curator
+
+    def keep_token(new: dict[str, Any]) -> None:
+        """The curator's token as the provider refreshed it."""
+        session["token"] = new
+
     def write_as_curator(run_id: int, guid: str, name: str) -> str:
         """Write the approved reference as the signed-in curator; what happened, in a few words."""
         proposal = store.proposal(run_id, guid, store.reviews(run_id, [guid])[guid])
         if proposal is None:
             return "nothing to write"
 
-        def keep(new: dict[str, Any]) -> None:
-            session["token"] = new
-
         try:
-            wiki = connect(options, dict(session.get("token") or {}), name, keep)
+            wiki = connect(options, dict(session.get("token") or {}), name, keep_token)
             outcomes: list[Outcome] = apply_approved(
                 store, wiki, [(run_id, proposal)], live=True, model_of=store.model, curator_of=lambda *_: name,
                 report_url=lambda run: options.apply.report_url.replace("{run}", str(run)),

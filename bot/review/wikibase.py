@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from bot import __version__
 from bot.errors import ConfigError, InternalError, WriteError
 from bot.options import Options
-from bot.review.applying import Edit
+from bot.review.applying import Edit, block_reason
 
 # The API errors after which no other edit of this apply can succeed.
 # (A protected item refuses with permissiondenied or protectedpage: that statement fails, the others go on.)
@@ -267,6 +267,20 @@ class PywikibotWiki:
                 if claim.snak == guid:
                     return int(page.latest_revision_id), claim.toJSON()
         return int(page.latest_revision_id), None
+
+    def blocked(self, user: str) -> str:
+        if not user or "|" in user:
+            return ""
+        try:
+            answers = list(self.repo.users([user]))
+        except self.pywikibot.exceptions.Error as error:
+            raise WriteError(f"cannot read whether {user} is blocked at {self.api_url}: {error}", code="read",
+                             fatal=True, hint="try again later; the approved references are kept") from None
+        except OSError as error:
+            raise WriteError(f"cannot reach {self.api_url}: {error}", code="connection", fatal=True,
+                             hint="check the network and [wikidata] api_url; the approved references are kept") \
+                from None
+        return block_reason(user, answers[0] if answers else None)
 
     def add_reference(self, edit: Edit) -> int:
         if not self.live:
