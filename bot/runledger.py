@@ -388,12 +388,52 @@ class RunLedger:
         """The ledger's own name, made with it and kept in it: alike for every process that reaches this database,
         whatever host name or user it reaches it by (the queues of its runs are named after it)."""
         if self._identity is None:
+            here, here_text = database.home(self.engine, self.path)
             with self.transaction(lock="refbot-ledger-identity") as connection:
-                found = connection.execute(select(ledger_identity.c.identity).limit(1)).scalar()
-                if found is None:  # (the migration makes it; a ledger whose row was deleted gets a new one)
+                row = connection.execute(select(ledger_identity).limit(1)).first()
+                if row is None:  # (the migration makes it; a ledger whose row was deleted gets a new one)
                     found = uuid.uuid4().hex[:16]
-                    connection.execute(ledger_identity.insert().values(identity=found))
+                    connection.execute(ledger_identity.insert().values(identity=found, home=here, home_text=here_text))
+                elif not row.home:  # made before ledgers knew where they live: here
+                    found = row.identity
+                    connection.execute(ledger_identity.update().values(home=here, home_text=here_text))
+                elif row.home != here:
+                    raise InputError(
+                        f"the ledger {self.path} is a copy of the ledger at {row.home_text or row.home}: it holds that "
+                        f"ledger's identity ({row.identity}), after which the queues and workers of its runs are "
+                        f"named, so its workers would take that ledger's tasks",
+                        hint="give this ledger an identity of its own: `refbot run --new-identity` (its unfinished "
+                             "runs go to its own queues when enqueued again); if the ledger was moved here and "
+                             "nothing uses it there any more: `refbot run --ledger-moved`")
+                else:
+                    found = row.identity
             self._identity = str(found)
+        return self._identity
+
+    def new_identity(self) -> str:
+        """Give this ledger an identity of its own (a copy of another, on purpose): made now, for here. Its
+        unfinished runs' items count as never sent, so that enqueueing them again sends them to its own queues."""
+        here, here_text = database.home(self.engine, self.path)
+        found = uuid.uuid4().hex[:16]
+        with self.transaction(lock="refbot-ledger-identity") as connection:
+            connection.execute(ledger_identity.delete())
+            connection.execute(ledger_identity.insert().values(identity=found, home=here, home_text=here_text))
+            connection.execute(queued.update().where(queued.c.finished.is_(None)).values(sent=None))
+        self._identity = found
+        return found
+
+    def ledger_moved(self) -> str:
+        """This ledger is the one its identity was made for, moved here (the old place is no more): here is its home
+        now, its identity and queues kept."""
+        here, here_text = database.home(self.engine, self.path)
+        with self.transaction(lock="refbot-ledger-identity") as connection:
+            found = connection.execute(select(ledger_identity.c.identity).limit(1)).scalar()
+            if found is None:
+                found = uuid.uuid4().hex[:16]
+                connection.execute(ledger_identity.insert().values(identity=found, home=here, home_text=here_text))
+            else:
+                connection.execute(ledger_identity.update().values(home=here, home_text=here_text))
+        self._identity = str(found)
         return self._identity
 
     def enqueue(self, run: Run, worklist_items: Sequence[str], *, settings: str, properties: Sequence[str],

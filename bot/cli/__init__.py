@@ -54,8 +54,10 @@ def _validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
     reviewing.validate(parser, args)
     if args.command == "report" and (args.trace is None) == (args.run is None):
         parser.error("name a trace file or --run RUN")
-    if args.command == "run" and args.enqueue and (args.time_budget or args.status):
-        parser.error("--enqueue puts the worklist on the queue: --time-budget and --status do not go with it")
+    if args.command == "run" and args.enqueue and (args.time_budget or args.status or args.new_identity
+                                                   or args.ledger_moved):
+        parser.error("--enqueue puts the worklist on the queue: --time-budget, --status, --new-identity and "
+                     "--ledger-moved do not go with it")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

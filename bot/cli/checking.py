@@ -59,6 +59,12 @@ def add_parsers(commands: Any) -> None:
     source.add_argument("--status", type=positive_int, metavar="RUN",
                         help="where a run that workers share stands: its items finished, statements recorded, the "
                              "oldest task still unfinished and the workers seen in the last minute")
+    source.add_argument("--new-identity", action="store_true",
+                        help="give the ledger an identity of its own, for a copy of another ledger made on purpose "
+                             "(the queues and workers of a ledger's runs are named after its identity)")
+    source.add_argument("--ledger-moved", action="store_true",
+                        help="the ledger was moved here (nothing uses it at its old place): keep its identity and "
+                             "record where it lives now")
     run.add_argument("--enqueue", action="store_true",
                      help="put the worklist on the queue ([queue] broker) for `refbot worker` processes, one task "
                           "a batch of items, instead of checking it here")
@@ -183,6 +189,9 @@ def run_check(args: argparse.Namespace, options: Options) -> Ended:
 def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
     if args.status:
         return workers.run_status(args, options)
+    if args.new_identity or args.ledger_moved:
+        workers.ledger_home(options, new_identity=args.new_identity)
+        return None
     if args.enqueue:
         workers.run_enqueue(args, options)
         return None

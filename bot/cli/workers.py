@@ -75,6 +75,18 @@ def run_enqueue(args: argparse.Namespace, options: Options, *, worklist: Worklis
               file=sys.stderr)
 
 
+def ledger_home(options: Options, *, new_identity: bool) -> None:
+    """`refbot run --new-identity` (a copy made on purpose becomes a ledger of its own) or `--ledger-moved`."""
+    with RunLedger.of(options.run, create=False) as ledger:
+        if new_identity:
+            identity = ledger.new_identity()
+            print(f"the ledger {ledger.path} has its own identity now: {identity}; enqueue its unfinished runs again "
+                  f"(`refbot run --enqueue` with their worklists) for its workers")
+        else:
+            identity = ledger.ledger_moved()
+            print(f"the ledger {ledger.path} lives here now; its identity {identity} and its runs' queues are kept")
+
+
 def run_status(args: argparse.Namespace, options: Options) -> Ended:
     with RunLedger.of(options.run, create=False) as ledger:
         record, queue, counts = status(ledger, args.status)

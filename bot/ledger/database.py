@@ -14,6 +14,7 @@ from __future__ import annotations
 import configparser
 import logging
 import os
+import socket
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
@@ -250,3 +251,21 @@ def migrate(engine: Engine) -> None:
     finally:
         chatty.setLevel(level)
     _MIGRATED.add(key)
+
+
+def home(engine: Engine, path: Path | str | None) -> tuple[str, str]:
+    """Where this ledger lives, as (a fingerprint, the place in words), alike for every process that reaches it and
+    different for a copy: a SQLite file's inode (a copy is a new file; a file renamed in place keeps it), a server's
+    own name for the database (MariaDB's host name, port and database; PostgreSQL's database name and object id),
+    whatever host name a process reaches the server by. A ledger in memory has no home ("")."""
+    if path is None:
+        return "", ""
+    if isinstance(path, Path):
+        return f"sqlite:inode {path.stat().st_ino}", f"{path.resolve()} on {socket.gethostname()}"
+    with engine.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            name, oid = connection.execute(text(
+                "SELECT current_database(), oid FROM pg_database WHERE datname = current_database()")).one()
+            return f"postgresql:{name}:{oid}", str(path)
+        host, port, name = connection.execute(text("SELECT @@hostname, @@port, DATABASE()")).one()
+        return f"mysql:{host}:{port}/{name}", str(path)

@@ -128,6 +128,9 @@ queued = Table(
 ledger_identity = Table(
     "ledger_identity", metadata,
     Column("identity", String(32), primary_key=True),
+    # Where the identity was made for (bot.ledger.database.home): a copy of the ledger carries the identity, not this.
+    Column("home", String(200), nullable=False, server_default=""),
+    Column("home_text", Text, nullable=False, server_default=""),
 )
 
 # The review queue's cards (bot.review.shelf): one row per statement of a run, read once from its trace element, with
