@@ -69,6 +69,13 @@ def _sqlite_of_something_else(path: Path) -> None:
     connection.close()
 
 
+def _sqlite_with_a_runs_table_of_its_own(path: Path) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, athlete TEXT, metres REAL)")
+        connection.execute("INSERT INTO runs VALUES (1, 'Ada', 5000.0)")
+    connection.close()
+
+
 def commands_that_only_read(tmp_path) -> list[list[str]]:
     """Commands that read a run ledger and never make one (each run with ``--ledger``)."""
     return [["run", "--status", "1"], ["report", "--run", "1"], ["review", "--curator", "Tester"],
@@ -80,6 +87,8 @@ def commands_that_only_read(tmp_path) -> list[list[str]]:
     (lambda path: path.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8"), "it is not a SQLite file"),
     (_sqlite_of_something_else, "a SQLite database with other tables than a ledger's (responses)"),
     (lambda path: path.mkdir(), "it is not a file"),
+    (_sqlite_with_a_runs_table_of_its_own, "a SQLite database whose runs table is not a ledger's (it has no finished, "
+                                           "key, started)"),
 ])
 def test_a_file_that_is_not_a_ledger_is_refused_and_left_as_it_is(tmp_path, capsys, make, problem):
     path = tmp_path / "passwd"

@@ -112,6 +112,10 @@ def _credentials(path: Path | None, environ: Mapping[str, str]) -> tuple[str | N
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+# The columns every ledger's runs table has had, since before its migrations.
+RUNS_COLUMNS = frozenset({"id", "key", "started", "finished"})
+
+
 def sqlite_problem(path: Path) -> str:
     """Why the existing file at ``path`` is no ledger refbot may open ("" when it is one, or is empty): not a SQLite
     file, or a SQLite database of something else (another program's tables, none of a ledger's)."""
@@ -127,11 +131,15 @@ def sqlite_problem(path: Path) -> str:
         read_only = f"file:{pathname2url(str(path))}?mode=ro"
         with closing(sqlite3.connect(read_only, uri=True, timeout=BUSY_TIMEOUT_S)) as connection:
             tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(runs)")} if "runs" in tables else set()
     except (OSError, sqlite3.Error) as error:
         return f"it cannot be read ({error})"
     if tables and "runs" not in tables:
         shown = ", ".join(sorted(tables)[:3]) + (", …" if len(tables) > 3 else "")
         return f"a SQLite database with other tables than a ledger's ({shown})"
+    missing = sorted(RUNS_COLUMNS - columns) if tables else []
+    if missing:  # another program's table of that name: refused before anything is written (WAL, migrations)
+        return f"a SQLite database whose runs table is not a ledger's (it has no {', '.join(missing)})"
     return ""
 
 
