@@ -416,6 +416,11 @@ class RunLedger:
         here, here_text = database.home(self.engine, self.path)
         found = uuid.uuid4().hex[:16]
         with self.transaction(lock="refbot-ledger-identity") as connection:
+            row = connection.execute(select(ledger_identity).limit(1)).first()
+            if row is not None and row.home == here:
+                raise InputError(f"the ledger {self.path} is the one its identity ({row.identity}) was made for, not "
+                                 f"a copy: a new identity would leave its runs' tasks on the queue without a ledger",
+                                 hint="give the copy, not the original, an identity of its own (--ledger COPY)")
             connection.execute(ledger_identity.delete())
             connection.execute(ledger_identity.insert().values(identity=found, home=here, home_text=here_text))
             connection.execute(queued.update().where(queued.c.finished.is_(None)).values(sent=None))

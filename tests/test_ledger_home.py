@@ -76,6 +76,9 @@ def test_a_copied_ledger_is_refused_by_a_worker_naming_both_until_it_is_given_it
     ledger = RunLedger(original)
     assert ledger.identity == identity
     ledger.close()
+    mistaken = refbot(tmp_path, "run", "--new-identity", "--ledger", str(original))
+    assert mistaken.returncode == 2 and "is the one its identity" in mistaken.stderr
+    assert all(_sent(original)), "the original keeps its identity and its tasks"
 
 
 def test_a_ledger_renamed_in_place_keeps_its_identity_and_one_moved_on_purpose_too(tmp_path):

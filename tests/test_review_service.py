@@ -457,6 +457,10 @@ def test_the_session_is_kept_on_the_server_and_a_cookie_copied_before_sign_out_i
     form = queue_form(copied, service)
     assert _signed_in_as(copied.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == CURATOR
 
+    forged = curator.get(f"{service.url}/oauth/callback", params={"error": "access_denied"}, timeout=20)
+    assert forged.status_code == 400 and "you did not allow refbot" in forged.text
+    assert _signed_in_as(curator.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == CURATOR, \
+        "a forged link to the callback does not sign a curator out"
     out = curator.post(f"{service.url}/logout", data={"token": form["token"]}, timeout=20)
     assert out.status_code == 200 and _sessions(service) == [] and not curator.cookies
     assert _signed_in_as(copied.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == ""
@@ -513,3 +517,23 @@ def test_an_account_blocked_after_signing_in_decides_nothing(service):
     answer = curator.post(f"{service.url}/run/{service.run_id}/decide", timeout=20, data={
         "token": form["token"], "guid": form["guid"], "decision": "approved", "seen": form["seen"]})
     assert f"written as {CURATOR}" in answer.text
+
+
+def test_a_sign_in_begun_and_left_keeps_one_small_row_that_ends_in_fifteen_minutes(world, tmp_path):
+    """An anonymous visitor's `/login` makes a row (the sign-in's state must be kept), but a session never grows with
+    repeated sign-ins, and a sign-in left unfinished ends and is deleted as other sessions begin."""
+    now = [time.time()]
+    service = start_service(world, tmp_path, clock=lambda: now[0])
+    try:
+        left = requests.Session()
+        for _ in range(5):
+            assert left.get(f"{service.url}/login", timeout=20, allow_redirects=False).status_code == 302
+        [row] = _sessions(service)
+        kept = LedgerSessions(RunLedger(None), service.options.service.secret_key).fernet.decrypt(row.data.encode())
+        assert kept.count(b"_state_") == 1 and len(row.data) < 4096
+        now[0] += 16 * 60
+        assert _signed_in_as(left.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == ""
+        requests.Session().get(f"{service.url}/login", timeout=20, allow_redirects=False)
+        assert len(_sessions(service)) == 1, "the row of the sign-in left was deleted"
+    finally:
+        service.stop()

@@ -26,10 +26,10 @@ MAX_ITEMS = 1000
 MAX_BYTES = 64 * 1024
 ITEM = re.compile(r"Q[1-9][0-9]{0,11}\Z")
 # The longest a task of refbot's waits before it is tried again (a retry's countdown, Celery's ETA): a message whose
-# ETA is later than this (and a minute for the clocks of two machines) is none of refbot's. Held by Redis until then,
-# it would be handed out and put back at every visibility timeout, and bring its queue back after the run ended.
+# ETA is later than this (and five minutes for the clocks of two machines) is none of refbot's. Held by Redis until
+# then, it would be handed out and put back at every visibility timeout, and bring its queue back after the run ended.
 MAX_DELAY_S = 3600.0
-CLOCK_SKEW_S = 60.0
+CLOCK_SKEW_S = 300.0
 LEDGER = re.compile(r"[0-9a-f]{8,32}\Z")
 
 

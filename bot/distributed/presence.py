@@ -142,7 +142,7 @@ def seen_workers(client: Any, prefix: str, ledger: str) -> list[Seen]:
                               int(run) if run is not None else None,
                               tuple(_printable(str(item)[:20]) for item in beat.get("items") or ())[:20],
                               max(0.0, now - float(beat["since"])) if run is not None else 0.0))
-        except (AttributeError, KeyError, TypeError, ValueError):
+        except (AttributeError, KeyError, TypeError, ValueError, OverflowError):  # ("run": Infinity)
             continue
     return sorted(found, key=lambda seen: seen.name)
 

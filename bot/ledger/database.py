@@ -264,7 +264,8 @@ def migrate(engine: Engine) -> None:
 def home(engine: Engine, path: Path | str | None) -> tuple[str, str]:
     """Where this ledger lives, as (a fingerprint, the place in words), alike for every process that reaches it and
     different for a copy: a SQLite file's inode (a copy is a new file; a file renamed in place keeps it), a server's
-    own name for the database (MariaDB's host name, port and database; PostgreSQL's database name and object id),
+    own name for the database (MariaDB's port and database, not its host name, which a container or a failover
+    changes; PostgreSQL's database name and object id),
     whatever host name a process reaches the server by. A ledger in memory has no home ("")."""
     if path is None:
         return "", ""
@@ -275,5 +276,5 @@ def home(engine: Engine, path: Path | str | None) -> tuple[str, str]:
             name, oid = connection.execute(text(
                 "SELECT current_database(), oid FROM pg_database WHERE datname = current_database()")).one()
             return f"postgresql:{name}:{oid}", str(path)
-        host, port, name = connection.execute(text("SELECT @@hostname, @@port, DATABASE()")).one()
-        return f"mysql:{host}:{port}/{name}", str(path)
+        port, name = connection.execute(text("SELECT @@port, DATABASE()")).one()
+        return f"mysql:{port}/{name}", str(path)

@@ -9,7 +9,7 @@ a test checks that they match what the migrations make.
 
 from __future__ import annotations
 
-from sqlalchemy import (BigInteger, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+from sqlalchemy import (BigInteger, Column, Double, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
                         UniqueConstraint)
 from sqlalchemy.dialects import mysql
 
@@ -167,7 +167,8 @@ service_sessions = Table(
     "service_sessions", metadata,
     Column("id", Key(64), primary_key=True),
     Column("data", Text, nullable=False),
-    Column("created", Float, nullable=False),
-    Column("seen", Float, nullable=False),
-    Index("service_sessions_by_seen", "seen"),
+    Column("created", Double, nullable=False),
+    Column("seen", Double, nullable=False),
+    Column("expires", Double, nullable=False),  # when it ends unless used again (pending sign-ins end sooner)
+    Index("service_sessions_by_expiry", "expires"),
 )

@@ -243,7 +243,8 @@ def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal,
         blocked = wiki.blocked(curator) if curator else ""
         if blocked:
             reason = f"approved by {curator}, who is blocked now: {blocked}; not written while the block lasts"
-            record("failed", reason=reason)
+            if not interrupted:  # (an edit an apply stopped while sending keeps that mark: the next apply finds it)
+                record("failed", reason=reason)
             return Outcome(run_id, proposal, "failed", reason=reason)
         revision, current = wiki.statement(proposal.item, proposal.guid)
         reason = skip_reason(proposal, current)

@@ -184,6 +184,8 @@ def make_service(options: Options, store: ReviewLedger, *,
     # -- signing in -------------------------------------------------------------------------------------------
     @app.get("/login")
     def login() -> Any:
+        for key in [key for key in session if key.startswith("_state_")]:
+            del session[key]  # a sign-in begun before and left: its state goes (one session never grows with them)
         session["next"] = own_path(request.args.get("next", "/"))
         return client.authorize_redirect(own + "/oauth/callback")
 
@@ -195,7 +197,9 @@ def make_service(options: Options, store: ReviewLedger, *,
             answer.raise_for_status()
             curator = curators.Curator.from_profile(answer.json())
         except Exception as error:  # the provider said no, or answered what cannot be read: say so, keep nothing
-            session.clear()
+            # of the sign-in (a signed-in curator whose browser followed a forged link stays signed in)
+            for key in [key for key in session if key.startswith("_state_") or key == "next"]:
+                del session[key]
             app.logger.warning("a sign-in did not complete: %r", error)
             why = _OAUTH_ERRORS.get(str(getattr(error, "error", "")), "the provider's answer could not be read")
             return _page(400, "Not signed in", f"the sign-in with your Wikimedia account did not complete: {why}; "

@@ -10,7 +10,9 @@ database alone gives a session or a token away, and a row changed in the databas
   account: only the sign-in's state and return address), and :data:`LIFETIME_S` after it began, however busy;
 - at sign-in, which begins a new one under a new id (no fixation).
 
-A visitor who only reads makes no row. Expired rows are deleted as new sessions begin.
+A visitor who only reads makes no row; a sign-in begun and never finished ends after :data:`SIGNING_IN_S`, and
+ended rows (by one indexed column, ``expires``) are deleted as new sessions begin. A session's data is capped
+(:data:`MAX_BYTES`); each new sign-in drops the state of the one before it (``bot.review.service``).
 
 Flask-Session was weighed: its database backend needs Flask-SQLAlchemy and makes its own table outside the ledger's
 migrations, and its lifetime is renewed at each request (an idle lifetime only); these rows are the ledger's own, on
@@ -30,9 +32,10 @@ from typing import Any
 from cryptography.fernet import Fernet, InvalidToken
 from flask import Flask, Request, Response
 from flask.sessions import SessionInterface, SessionMixin
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, select, update
 from werkzeug.datastructures import CallbackDict
 
+from bot.errors import InternalError
 from bot.ledger.tables import service_sessions
 from bot.runledger import RunLedger
 
@@ -40,6 +43,7 @@ IDLE_S = 2 * 3600.0  # a signed-in session unused this long has ended
 SIGNING_IN_S = 15 * 60.0  # a session whose sign-in has not completed in this long has ended
 LIFETIME_S = 8 * 3600.0  # no session lasts longer than this from its beginning
 SEEN_EVERY_S = 60.0  # how often a session's last use is written (not at every request)
+MAX_BYTES = 16 * 1024  # the most a session's data may take
 _ID_BYTES = 32
 
 
@@ -114,16 +118,19 @@ class LedgerSessions(SessionInterface):
             if session.sid or session.renewed or session.stale:
                 response.delete_cookie(name, domain=self.get_cookie_domain(app), path=self.get_cookie_path(app))
             return
-        data = self.fernet.encrypt(json.dumps(dict(session), separators=(",", ":")).encode()).decode("ascii")
+        plain = json.dumps(dict(session), separators=(",", ":"))
+        if len(plain) > MAX_BYTES:  # refbot's own data is a few hundred bytes: never let one session grow
+            raise InternalError(f"a review session grew to {len(plain)} bytes, more than {MAX_BYTES}",
+                                component="review service")
+        data = self.fernet.encrypt(plain.encode()).decode("ascii")
         if not session.sid:
             session.sid, session.created = secrets.token_urlsafe(_ID_BYTES), now
             with self.ledger.transaction() as connection:
-                connection.execute(delete(service_sessions).where(or_(
-                    service_sessions.c.seen < now - IDLE_S, service_sessions.c.created < now - LIFETIME_S)))
-                connection.execute(service_sessions.insert().values(id=_key(session.sid), data=data, created=now,
-                                                                    seen=now))
+                connection.execute(delete(service_sessions).where(service_sessions.c.expires < now))
+                connection.execute(service_sessions.insert().values(
+                    id=_key(session.sid), data=data, created=now, seen=now, expires=_expiry(session, now)))
         elif session.modified or now - session.seen >= SEEN_EVERY_S:
-            changes: dict[str, Any] = {"seen": now}
+            changes: dict[str, Any] = {"seen": now, "expires": _expiry(session, now)}
             if session.modified:
                 changes["data"] = data
             with self.ledger.transaction() as connection:
@@ -139,6 +146,12 @@ class LedgerSessions(SessionInterface):
     def _delete(self, sid: str) -> None:
         with self.ledger.transaction() as connection:
             connection.execute(delete(service_sessions).where(service_sessions.c.id == _key(sid)))
+
+
+def _expiry(session: ServerSession, now: float) -> float:
+    """When the session ends unless it is used again: what the clean-up of ended rows compares, one indexed column."""
+    idle = IDLE_S if session.get("user") else SIGNING_IN_S
+    return min(now + idle, session.created + LIFETIME_S)
 
 
 def _alive(data: dict[str, Any], created: float, seen: float, now: float) -> bool:

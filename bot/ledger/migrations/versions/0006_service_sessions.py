@@ -1,7 +1,7 @@
 """The review service's sessions, kept on the server (issue 58): the cookie holds a random id, never a token; a row
-holds the session's data under that id's SHA-256 (``service_sessions.id``), with when it began and was last used, so
-that signing out ends it for every copy of the cookie and a session lives no longer than its idle and absolute
-lifetimes.
+holds the session's data under that id's SHA-256 (``service_sessions.id``), with when it began, was last used and
+ends (seconds since the epoch, double precision: MariaDB's FLOAT would round them to minutes), so that signing out
+ends it for every copy of the cookie and a session lives no longer than its idle and absolute lifetimes.
 
 Revision ID: 0006
 Revises: 0005
@@ -26,12 +26,13 @@ def upgrade() -> None:
         "service_sessions",
         sa.Column("id", _KEY, primary_key=True),
         sa.Column("data", sa.Text(), nullable=False),
-        sa.Column("created", sa.Float(), nullable=False),
-        sa.Column("seen", sa.Float(), nullable=False),
+        sa.Column("created", sa.Double(), nullable=False),
+        sa.Column("seen", sa.Double(), nullable=False),
+        sa.Column("expires", sa.Double(), nullable=False),
     )
-    op.create_index("service_sessions_by_seen", "service_sessions", ["seen"])
+    op.create_index("service_sessions_by_expiry", "service_sessions", ["expires"])
 
 
 def downgrade() -> None:
-    op.drop_index("service_sessions_by_seen", table_name="service_sessions")
+    op.drop_index("service_sessions_by_expiry", table_name="service_sessions")
     op.drop_table("service_sessions")
