@@ -150,10 +150,13 @@ class LedgerSessions(SessionInterface):
 
 def _expiry(session: ServerSession, now: float) -> float:
     """When the session ends unless it is used again: what the clean-up of ended rows compares, one indexed column."""
-    idle = IDLE_S if session.get("user") else SIGNING_IN_S
-    return min(now + idle, session.created + LIFETIME_S)
+    return min(now + _idle(session), session.created + LIFETIME_S)
 
 
 def _alive(data: dict[str, Any], created: float, seen: float, now: float) -> bool:
-    idle = IDLE_S if data.get("user") else SIGNING_IN_S
-    return now - seen < idle and now - created < LIFETIME_S
+    return now - seen < _idle(data) and now - created < LIFETIME_S
+
+
+def _idle(data: Any) -> float:
+    """How long the session may go unused: a signed-in one's, or a sign-in's still under way."""
+    return IDLE_S if data.get("user") else SIGNING_IN_S
