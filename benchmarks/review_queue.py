@@ -6,6 +6,7 @@ and the browser's, not the reading) to decide every proposal of a demo run in `r
     benchmarks/review_queue.py [--judge transformers|scripted] [--width 1280] [--height 800]
                                [--screenshots reports/review-queue] [--service]
     benchmarks/review_queue.py --statements 50000 [--decisions 30] [--report-at-stop]
+    benchmarks/review_queue.py --service --statements 50000 [--at-once 20]
 
 ``--statements N`` needs no model and no browser: a synthetic run of N statements (five an item; 60 % proposing a
 reference, 10 % with evidence against, the rest not found; each statement element the size of a real one, its
@@ -24,6 +25,11 @@ decides each card with one key — ``a`` where the demo world's answers (``expec
 supported or stated in a record, ``r`` otherwise — counting every key and click, and checking before each that the
 card's actions are in view with the page at its top (no scrolling to find them). Screenshots of the first card, the
 archived Brno award, the Catalysis Medal's evidence against and the empty queue go to ``--screenshots``.
+
+``--service --statements N``: the same synthetic run served by `refbot serve-review` (a process of its own, with its
+default settings), asked by ``--at-once`` readers at the same moment for report pages spread over the run, as a crowd
+(or an attacker) anyone may let in: the seconds each page took (503s counted), and the server's peak memory against
+the review pod's 512 MiB limit.
 
 ``--service``: the same run decided in `refbot serve-review`'s queue instead, after signing in through the demo
 world's OAuth provider as a demo curator (the sign-in's keys and clicks counted apart); each approval is written to the
@@ -166,7 +172,12 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=30, metavar="N", help="with --statements: decisions made")
     parser.add_argument("--report-at-stop", action="store_true",
                         help="with --statements: stop the server with Ctrl-C and measure the report's rewrite")
+    parser.add_argument("--at-once", type=int, default=20, metavar="N",
+                        help="with --service --statements: report pages asked for at the same moment")
     args = parser.parse_args()
+    if args.statements and args.service:
+        service_at_scale(args.statements, args.at_once)
+        return
     if args.statements:
         at_scale(args.statements, args.decisions, report_at_stop=args.report_at_stop)
         return
@@ -458,6 +469,72 @@ def at_scale(statements: int, decisions: int, *, report_at_stop: bool) -> None:
     print(f"  server's peak memory (RSS)      {serving_peak / 2**10:.0f} MiB")
     if report_at_stop:
         print(f"  stop (Ctrl-C, report rewritten) {stop_s:.1f} s, peak memory {stop_peak / 2**10:.0f} MiB")
+
+
+def service_at_scale(statements: int, at_once: int) -> None:
+    """Build a synthetic run, serve it with `refbot serve-review` as a process of its own, and ask it for
+    ``at_once`` report pages at the same moment (see the module's docstring)."""
+    import requests
+
+    from bot.review.actions import REPORT_PAGE_STATEMENTS
+
+    with tempfile.TemporaryDirectory(prefix="refbot-service-scale-") as name:
+        tmp = Path(name)
+        began = time.perf_counter()
+        with RunLedger(tmp / "runs.sqlite") as ledger:
+            run_id = synthetic_run(ledger, statements)
+        built_s = time.perf_counter() - began
+        port = free_port()
+        environment = {**os.environ, "PYTHONPATH": str(ROOT), "REFBOT_RUN_LEDGER": str(tmp / "runs.sqlite"),
+                       "REFBOT_SERVICE_URL": f"http://127.0.0.1:{port}", "REFBOT_SERVICE_CLIENT_ID": "benchmark",
+                       "REFBOT_SERVICE_CLIENT_SECRET": "benchmark", "REFBOT_SERVICE_SECRET_KEY": "b" * 40}
+        started = time.perf_counter()
+        server = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve-review", "--port", str(port)], cwd=tmp,
+                                  env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            line = ""
+            while "listens on" not in line:
+                line = server.stderr.readline()
+                if not line:
+                    raise SystemExit(f"review_queue: `refbot serve-review` ended: {server.stderr.read()}")
+            start_s = time.perf_counter() - started
+            base = f"http://127.0.0.1:{port}/run/{run_id}/"
+            pages = -(-statements // REPORT_PAGE_STATEMENTS)
+            first = time.perf_counter()
+            requests.get(base, timeout=600).raise_for_status()
+            first_s = time.perf_counter() - first
+            idle_peak = _peak_kib(server.pid)
+            answers: list[tuple[int, float]] = []
+            gate = threading.Barrier(at_once)
+
+            def read(page: int) -> None:
+                gate.wait()
+                began = time.perf_counter()
+                answer = requests.get(f"{base}?page={page}", timeout=600)
+                answers.append((answer.status_code, time.perf_counter() - began))
+
+            readers = [threading.Thread(target=read, args=(1 + number * (pages - 1) // max(1, at_once - 1),))
+                       for number in range(at_once)]
+            for reader in readers:
+                reader.start()
+            for reader in readers:
+                reader.join()
+            peak = _peak_kib(server.pid)
+        finally:
+            server.terminate()
+            server.wait(60)
+    served = [seconds for status, seconds in answers if status == 200]
+    busy = sum(1 for status, _ in answers if status == 503)
+    other = sorted({status for status, _ in answers if status not in (200, 503)})
+    print(f"review_queue: `refbot serve-review` on a synthetic run of {statements} statements ({pages} report pages "
+          f"of {REPORT_PAGE_STATEMENTS}); built in {built_s:.1f} s")
+    print(f"  start (command to listening)    {start_s:.2f} s")
+    print(f"  first report page               {first_s:.2f} s (peak memory then {idle_peak / 2**10:.0f} MiB)")
+    print(f"  {at_once} report pages at once        " + (
+        f"median {statistics.median(served):.2f} s, max {max(served):.2f} s a page ({len(served)} served"
+        if served else "none served (") + f", {busy} told to come back (503)"
+          + (f", other answers {other}" if other else "") + ")")
+    print(f"  server's peak memory (RSS)      {peak / 2**10:.0f} MiB (the review pod's limit: 512 MiB)")
 
 
 def _peak_kib(pid: int) -> int:

@@ -306,6 +306,8 @@ class ServiceOptions:
     secret_key: str = field(default="", repr=False)
     deciders: tuple[str, ...] = ("autoconfirmed",)
     cors_origins: tuple[str, ...] = ("https://www.wikidata.org", "https://m.wikidata.org")
+    # Report pages put together at once (each about 10 MB); more requests wait up to 10 s, then get 503.
+    reports_at_once: int = 2
 
 
 @dataclass(frozen=True)

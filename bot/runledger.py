@@ -370,6 +370,32 @@ class RunLedger:
         return [(row.item, row.element, statements.get(row.item, [])) for row in recorded
                 if statements.get(row.item) or with_empty]
 
+    def items_page(self, run: Run, first: int, count: int) -> list[tuple[str, str, list[tuple[str, str]]]]:
+        """As :meth:`items`, for ``count`` of the run's finished statements from the ``first`` (0-based) only:
+        contradicted statements first, then by item in the order the items were recorded, each item's statements in
+        the order they finished. Only the page's elements are read: the order is found from ids and outcomes."""
+        contradicted_last = case((checks.c.outcome == "contradicted", 0), else_=1)
+        with self.transaction() as connection:
+            chosen = list(connection.execute(
+                select(checks.c.id, checks.c.item)
+                .join(items, (items.c.run_id == checks.c.run_id) & (items.c.item == checks.c.item))
+                .where(checks.c.run_id == run.id)
+                .order_by(contradicted_last, items.c.id, checks.c.id).offset(max(0, first)).limit(max(0, count))))
+            if not chosen:
+                return []
+            elements = {row.id: (row.guid, row.element) for row in connection.execute(
+                select(checks.c.id, checks.c.guid, checks.c.element)
+                .where(checks.c.id.in_([row.id for row in chosen])))}
+            wanted = list(dict.fromkeys(row.item for row in chosen))
+            item_elements = {row.item: row.element for row in connection.execute(
+                select(items.c.item, items.c.element).where(items.c.run_id == run.id, items.c.item.in_(wanted)))}
+        page: list[tuple[str, str, list[tuple[str, str]]]] = []
+        for row in chosen:  # an item split by the order (contradicted first) is shown where each part falls
+            if not page or page[-1][0] != row.item:
+                page.append((row.item, item_elements[row.item], []))
+            page[-1][2].append(elements[row.id])
+        return page
+
     def outcomes(self, run: Run, guids: Sequence[str]) -> list[str]:
         """The outcomes the run recorded for these GUIDs (or a verify run's reference keys), those it has."""
         if not guids:

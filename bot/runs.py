@@ -105,10 +105,11 @@ class RunResult:
     left: int
     notes: tuple[str, ...] = ()
     failure: RefbotError | None = None
+    unread: bool = False  # the time budget ran out before the worklist was read to its end
 
     @property
     def complete(self) -> bool:
-        return not self.left and self.failure is None
+        return not self.left and not self.unread and self.failure is None
 
     @property
     def summary(self) -> str:
@@ -136,6 +137,9 @@ class Run:
     notes: list[str] = field(default_factory=list)
     failure: RefbotError | None = None  # why the last check stopped early
     partial: bool = False  # some items of a run that workers share: the ledger finishes the run, not this
+    reached: list[str] = field(default_factory=list)  # the worklist's items read so far, in order
+    unread: bool = False  # the time budget ran out before the worklist was read to its end
+    time_budget: float | None = None  # seconds from opening (open's): how long the run may read and check
     _contexts: dict[str, ItemContext] = field(default_factory=dict)
     _checked: list[StatementCheck] = field(default_factory=list)
     _counted: float = 0.0  # the monotonic clock when the run's time was last added to the ledger
@@ -144,15 +148,17 @@ class Run:
         self._counted = self._counted or self.opened
 
     @classmethod
-    def open(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, *, new: bool = False) -> Run:
+    def open(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, *, new: bool = False,
+             time_budget: float | None = None) -> Run:
         """Open (or resume) the run of ``worklist`` in ``ledger`` and select its statements. A ledger in memory
         makes a dry run that checks every selected statement; ``new`` starts a new run even if one with this
-        worklist is unfinished. The parts' models are loaded here, before anything is checked."""
+        worklist is unfinished; ``time_budget``: seconds from now after which no more of the worklist is read (nor,
+        in :meth:`check`, any statement started). The parts' models are loaded here, before anything is checked."""
         opened = time.monotonic()
         kept = ledger.path is not None
         record = ledger.open_run(run_key(parts.options, worklist), worklist.description, new=new or not kept)
         ledger.claim(record)  # a second process on the same run stops here, before it checks anything twice
-        return cls._selected(parts, worklist, ledger, record, opened)
+        return cls._selected(parts, worklist, ledger, record, opened, time_budget=time_budget)
 
     @classmethod
     def part_of(cls, parts: Parts, record: LedgerRun, worklist: Worklist, ledger: RunLedger) -> Run:
@@ -163,22 +169,39 @@ class Run:
 
     @classmethod
     def _selected(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, record: LedgerRun,
-                  opened: float, *, partial: bool = False) -> Run:
+                  opened: float, *, partial: bool = False, time_budget: float | None = None) -> Run:
+        """The run with its statements selected: the worklist read a batch of items at a time, only until the
+        statements to check reach the limit (counting those finished before a resume) or the time budget is spent
+        (what is not read then is read by the next run: the run is left unfinished)."""
         options, kept = parts.options, ledger.path is not None
         parts.tools  # noqa: B018 (the models load before any statement is due, not inside the first one)
         among = worklist.items if partial else ()  # a worker's part: what the ledger holds of its items only
         done = ledger.done(record, among)
         recent = ledger.recently_checked(record, options.run.recheck_days, among) \
             if kept and options.run.recheck_days else set()
-        selected = [statement for selection in select(parts.require_endpoint(), worklist, selection_rules(options),
-                                                      page_size=options.sparql.page_size)
-                    for statement in selection.statements]
-        todo = [s for s in selected if s.guid not in done and s.guid not in recent]
-        if worklist.limit:  # at most N checked in a run, counting those finished before a resume
-            todo = todo[: max(0, worklist.limit - len(done))]
+        quota = max(0, worklist.limit - len(done)) if worklist.limit else None
+        deadline = opened + time_budget if time_budget is not None else None
+        selected: list[Statement] = []
+        todo: list[Statement] = []
+        reached: list[str] = []
+        unread = False
+        selections = select(parts.require_endpoint(), worklist, selection_rules(options),
+                            page_size=options.sparql.page_size) if quota != 0 else iter(())
+        for selection in selections:
+            reached.extend(selection.items)
+            selected.extend(selection.statements)
+            todo.extend(s for s in selection.statements if s.guid not in done and s.guid not in recent)
+            if quota is not None and len(todo) >= quota:
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                unread = True
+                break
+        if quota is not None:  # at most N checked in a run
+            todo = todo[:quota]
         skipped = sum(1 for s in selected if s.guid in recent and s.guid not in done)
         return cls(parts, worklist, ledger, record, selected, todo, len(done), skipped,
-                   started=record.started if kept else stamp(parts.clock()), opened=opened, partial=partial)
+                   started=record.started if kept else stamp(parts.clock()), opened=opened, partial=partial,
+                   reached=reached, unread=unread, time_budget=time_budget)
 
     @property
     def id(self) -> int:
@@ -206,6 +229,7 @@ class Run:
         starts; the next run goes on from there. Raises only what stops refbot itself (KeyboardInterrupt):
         a judge that becomes unavailable ends the check early, in ``RunResult.failure``."""
         options = self.parts.options
+        time_budget = self.time_budget if time_budget is None else time_budget
         deadline = self.opened + time_budget if time_budget is not None else None
         breaker = Breaker(statements=len(self.todo))
         self.failure = None
@@ -225,9 +249,13 @@ class Run:
         if not self.kept and self.failure is None:  # a dry run describes its items even with nothing checked
             self._describe_items()
         left = self._left()
-        if left and self.failure is None:
+        if self.unread and self.failure is None:
+            after = f" after {self.reached[-1]}" if self.reached else ""
+            self.notes.append(f"time budget spent while reading the worklist; its items{after} are read by the "
+                              "next run" + (f", and {left} statement(s) selected are left for it" if left else ""))
+        elif left and self.failure is None:
             self.notes.append(f"time budget spent; {left} statement(s) left for the next run")
-        if not left and self.failure is None and not self.partial:
+        if not left and not self.unread and self.failure is None and not self.partial:
             self.ledger.finish(self.record)
         return self.result()
 
@@ -237,7 +265,7 @@ class Run:
         checked = sorted(self._checked, key=lambda check: order[check.statement.guid])
         return RunResult(self.id, self.worklist, self.kept, self.started, stamp(self.parts.clock()),
                          self._account(), tuple(self.selected), tuple(checked), self.ledger.counts(self.record),
-                         self.skipped, self._left(), tuple(self.notes), self.failure)
+                         self.skipped, self._left(), tuple(self.notes), self.failure, unread=self.unread)
 
     def _left(self) -> int:
         done = self.ledger.done(self.record, self.worklist.items if self.partial else ())
@@ -267,7 +295,7 @@ class Run:
     def _describe_items(self) -> None:
         """Read the worklist's items that no statement brought in: an item with nothing to check is still shown;
         one the Wikidata API does not know is an error when nothing was selected at all."""
-        for item in self.worklist.items:
+        for item in self.reached:
             if item not in self._contexts:
                 label = next((s.item_label for s in self.selected if s.item == item), "")
                 self._remember(self._read_item(item, label, strict=not self.selected))

@@ -5,7 +5,10 @@ a malformed one and a missing one, over real HTTP on loopback."""
 
 from __future__ import annotations
 
+import os
+import time
 from datetime import date
+from pathlib import Path
 
 import pytest
 import requests
@@ -401,3 +404,61 @@ def test_a_parser_that_fails_on_refbots_own_sample_too_is_refbots_fault_not_the_
     with pytest.raises(InternalError, match="refbot's own Turtle sample.*no parser plugin") as raised:
         records.read_record(fetcher, url, parser=parsing.parse_or_refuse)
     assert raised.value.component == "authority records"
+
+
+def _children_of(pid: int) -> list[int]:
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def test_a_record_parser_that_dies_by_a_signal_is_refbots_error_never_the_records_outcome():
+    """The bounded parser's process killed by SIGSEGV while it reads a record (as a crash in a native library kills
+    it) is refbot's own failure, named with the signal, not "the record could not be read"."""
+    import signal
+    import threading
+    from multiprocessing import forkserver
+
+    from bot.corroboration import parsing
+    from bot.errors import InternalError
+
+    parser = parsing.BoundedParser(parsing.ParseBounds(seconds=120, max_triples=10**7, memory_mb=4096))
+    try:
+        assert isinstance(parser(parsing.SAMPLES["turtle"], "turtle", "https://e.org/r", {}), parsing.Parsed)
+        server = forkserver._forkserver._forkserver_pid
+        workers = _children_of(server)
+        assert len(workers) == 1, workers
+        body = "".join(f"<https://e.org/s{n}> <https://e.org/p> \"value {n}\" .\n" for n in range(400_000)).encode()
+        raised: list[BaseException] = []
+        reading = threading.Thread(target=lambda: raised.append(_raises(parser, body)))
+        before = _cpu_seconds(workers[0])
+        reading.start()
+        deadline = time.monotonic() + 30
+        while _cpu_seconds(workers[0]) < before + 0.5 and time.monotonic() < deadline:
+            time.sleep(0.05)  # (until it is reading the record: 400,000 triples take it several seconds)
+        os.kill(workers[0], signal.SIGSEGV)
+        reading.join(60)
+        assert len(raised) == 1 and isinstance(raised[0], InternalError), raised
+        assert "died by SIGSEGV while reading a turtle record" in str(raised[0])
+        assert raised[0].component == "authority records"
+    finally:
+        parser.close()
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _raises(parser, body: bytes) -> BaseException | None:
+    try:
+        parser(body, "turtle", "https://e.org/r", {})
+    except BaseException as error:  # noqa: B902 (what it raised is the test's to judge)
+        return error
+    return None

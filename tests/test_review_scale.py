@@ -212,10 +212,46 @@ def test_a_trace_file_larger_than_refbot_reads_is_refused_naming_it_and_the_cap(
     assert traces.read(large).getroot().tag == traces.tag("trace"), "under the cap: read"
 
 
+def test_the_report_is_served_a_page_at_a_time_reading_that_pages_statements_alone(tmp_path, http, monkeypatch):
+    """However large the run, a page of its report reads and puts together its own statements only (contradicted
+    ones first), and links the others; a page beyond the last, or not a page number, is a 404."""
+    from bot.review import actions
+
+    monkeypatch.setattr(actions, "REPORT_PAGE_STATEMENTS", 5)
+    options = review_options(tmp_path)
+    run = record_run(options, copies=3)  # 12 statements
+    root = traces.read(TRACE).getroot()
+    contradicted = copy.deepcopy(next(root.iter(traces.tag("statement"))))
+    contradicted.set("outcome", "contradicted")
+    with RunLedger(options.run.ledger) as ledger:
+        last = record_statement(ledger, run, contradicted, 99)  # recorded last, shown first
+    server = start_server(options, run)
+    seen: list[str] = []
+    for number in (1, 2, 3):
+        with sql_sent() as sent:
+            answer = http.get(server.page + f"&page={number}", timeout=30)
+        assert answer.status_code == 200
+        page = etree.HTML(answer.text)
+        rows = page.xpath("//tr[@class='statement-row']//a[starts-with(@href, '#statement-')]/@href")
+        seen += [row.removeprefix("#statement-") for row in rows]
+        assert len(rows) == (5, 5, 3)[number - 1]
+        nav = " ".join(page.xpath("string(//nav[@class='pages meta'])").split())
+        assert nav.startswith(f"Page {number} of 3 (statements {5 * number - 4}–{min(13, 5 * number)} of 13"), nav
+        assert bool(page.xpath("//nav//a[@rel='next']")) == (number < 3)
+        read = [statement for statement in reading_the_trace(sent) if "checks.element" in statement]
+        assert read and all(re.search(r"checks\.id IN \((\?, ){0,4}\?\)", statement) for statement in read), \
+            f"a page read more statements than it shows: {read}"
+    assert seen[0] == last.replace(" ", "_"), "the contradicted statement is the report's first"
+    assert len(set(seen)) == 13, "each statement on one page"
+    for beyond in ("4", "0", "-1", "x", "1e3", "99999999999"):
+        assert http.get(server.page + f"&page={beyond}", timeout=30).status_code == 404, beyond
+    server.stop()
+
+
 def test_a_run_too_large_for_its_whole_report_is_decided_without_putting_the_trace_together(tmp_path, http,
                                                                                             monkeypatch, capsys):
-    """The report of a run puts its whole trace together in memory: for a run over the limit neither the server's
-    report page nor a decision nor stopping the server builds it; each says how to write it."""
+    """The whole report of a run puts its trace together in memory: for a run over the limit neither a decision nor
+    stopping the server builds it; each says how to write it."""
     from bot.review import actions
 
     monkeypatch.setattr(actions, "REPORT_MOST_STATEMENTS", 10)
@@ -223,13 +259,9 @@ def test_a_run_too_large_for_its_whole_report_is_decided_without_putting_the_tra
     run = record_run(options, copies=3)  # 12 statements
     server = start_server(options, run)
     with sql_sent() as sent:
-        whole = http.get(server.page, timeout=30)
         first = queue_page(http, server)
         assert decide(http, server, first, "approved").status_code == 303
-    assert whole.status_code == 200 and "The whole report is not served for a run this size" in whole.text
-    assert f"Run {run} has 12 statements, more than the 10" in whole.text
-    assert f"refbot report --run {run}" in whole.text
-    assert reading_the_trace(sent) == [], "the report page or a decision put the trace together"
+    assert reading_the_trace(sent) == [], "a decision put the trace together"
     with sql_sent() as sent:
         assert server.stop() is None, "a decision was made, but the report of a run this size is not rewritten"
     assert reading_the_trace(sent) == [] and not (tmp_path / "reports" / f"run-{run}.html").exists()

@@ -537,3 +537,62 @@ def test_a_sign_in_begun_and_left_keeps_one_small_row_that_ends_in_fifteen_minut
         assert len(_sessions(service)) == 1, "the row of the sign-in left was deleted"
     finally:
         service.stop()
+
+
+def test_report_pages_are_put_together_a_few_at_a_time_and_the_rest_are_told_to_come_back(world, tmp_path,
+                                                                                          monkeypatch):
+    """Anyone may read a run's report, so requests for it cannot be let to fill the server's memory: however many
+    arrive at once, no more than ``[service] reports_at_once`` pages are put together at the same time; a request that
+    finds no turn within the wait is answered 503 with Retry-After, and is served when it comes back."""
+    from bot.review import actions, limits
+
+    monkeypatch.setattr(actions, "REPORT_PAGE_STATEMENTS", 1)
+    monkeypatch.setattr(limits, "WAIT_S", 0.2)
+    building, most = [0], [0]
+    lock, refused = threading.Lock(), threading.Event()
+    real = actions.report_page
+
+    def counted(*args: Any, **kwargs: Any) -> Any:  # the real page, counted while it is put together
+        with lock:
+            building[0] += 1
+            most[0] = max(most[0], building[0])
+        try:
+            refused.wait(10)  # (held until a request was told to come back: the test needs no race to win)
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                building[0] -= 1
+
+    monkeypatch.setattr(actions, "report_page", counted)
+    service = start_service(world, tmp_path, service_reports_at_once=1)
+    try:
+        answers: list[requests.Response] = []
+
+        def read(page: int) -> None:
+            answer = requests.get(f"{service.url}/run/{service.run_id}/?page={page}", timeout=30)
+            with lock:
+                answers.append(answer)
+            if answer.status_code == 503:
+                refused.set()
+
+        readers = [threading.Thread(target=read, args=(1 + number % 3,)) for number in range(4)]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join(60)
+        statuses = sorted(answer.status_code for answer in answers)
+        assert most[0] == 1, f"{most[0]} report pages were put together at once"
+        assert statuses.count(200) >= 1 and statuses.count(503) >= 1 and set(statuses) == {200, 503}, statuses
+        for answer in answers:
+            if answer.status_code == 503:
+                assert answer.headers["Retry-After"] == str(limits.RETRY_AFTER_S) and "try again" in answer.text
+        refused.set()
+        again = requests.get(f"{service.url}/run/{service.run_id}/?page=2", timeout=30)
+        assert again.status_code == 200 and "Page 2 of" in " ".join(again.text.split())
+    finally:
+        service.stop()
+
+
+def test_an_operator_who_allows_no_report_page_at_once_is_told_the_setting(world, tmp_path):
+    with pytest.raises(ConfigError, match=r"\[service\] reports_at_once is 0"):
+        start_service(world, tmp_path, service_reports_at_once=0)

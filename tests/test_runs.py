@@ -204,3 +204,37 @@ def test_the_documented_python_example_runs_as_written(world, tmp_path, llama_se
                      r"\d+ irretrievable, "
                      r"0 error \(0 left\)", out, re.M), out
     assert (tmp_path / "reports" / "run-1.xml").exists() and (tmp_path / "reports" / "run-1.html").exists()
+
+
+def test_an_item_list_is_read_no_further_than_the_limit_or_the_time_budget_goes(world, tmp_path, embedder):
+    """A list of items (`run --items FILE`) is read as a stream: with a limit the run reads the list only until it has
+    the statements it may check, and with its time budget spent while reading it, stops reading, is left unfinished
+    and says so. Neither reads to a line far down the list (here one that is not an item, which a reading of the
+    whole list refuses)."""
+    listing = tmp_path / "items.txt"
+    far = [f"Q{number}" for number in range(1, 200_000)]
+    far[150_000] = "not an item"
+    listing.write_text("\n".join([*ITEMS, *far]) + "\n", encoding="utf-8")
+    options = options_for(world, tmp_path)
+    parts = Wiring(options, backend=confirming(), embedder=embedder)
+    with RunLedger(options.run.ledger) as ledger:
+        with Run.open(parts, Worklist.from_file(listing, limit=1), ledger) as run:
+            assert len(run.todo) == 1 and run.todo[0].item == ITEMS[0]
+            assert run.reached[:2] == ITEMS and len(run.reached) < 1000, "read past the limit's statements"
+            result = run.check()
+        assert result.complete and len(result.checked) == 1 and not result.unread
+
+        worklist = Worklist.from_file(listing)
+        with Run.open(parts, worklist, ledger, time_budget=0) as run:
+            assert run.unread and len(run.reached) < 1000 and {s.item for s in run.todo} <= set(ITEMS)
+            result = run.check()
+            xml = written(result, ledger, parts)
+        assert result.unread and not result.complete and result.checked == ()
+        note = traces.read(xml).find("t:run", NS).findtext("t:note", namespaces=NS)
+        assert note.startswith("time budget spent while reading the worklist; its items after Q") and \
+            "read by the next run" in note
+        with sqlite3.connect(options.run.ledger) as db:
+            assert db.execute("SELECT finished FROM runs WHERE id = ?", (run.id,)).fetchone()[0] is None
+
+    with pytest.raises(InputError, match=r"items\.txt:150003: not a Wikidata item id"):  # read to it: refused
+        list(Worklist.from_file(listing).named())

@@ -24,6 +24,13 @@
   <!-- The QuickStatements lines `refbot export` leaves out, by the export's own rule (bot/output/report.py passes
        them: a line break, then GUID, a tab and the reason, for each): such a line is shown as not to be pasted. -->
   <xsl:param name="left-out" select="''"/>
+  <!-- A page of a long run's report (the review service serves one page at a time): this page's number, how many
+       there are, how many statements each holds and the run's count of statements; page links are "?page=N". -->
+  <xsl:param name="page" select="''"/>
+  <xsl:param name="pages" select="''"/>
+  <xsl:param name="page-size" select="''"/>
+  <xsl:param name="statements" select="''"/>
+  <xsl:variable name="paged" select="string($pages) != '' and number($pages) &gt; 1"/>
 
   <xsl:template match="/t:trace">
     <xsl:variable name="run" select="t:run"/>
@@ -118,6 +125,7 @@
           <xsl:if test="$run/@complete = 'false'"> — <strong>incomplete</strong></xsl:if>
         </p>
         <xsl:apply-templates select="$run"/>
+        <xsl:call-template name="pages"/>
         <xsl:if test="t:item/t:statement[@outcome = 'contradicted']">
           <section class="contradictions">
             <h2>Contradicted by authority records or pages</h2>
@@ -199,6 +207,7 @@
         </xsl:choose>
         </xsl:if>
         <xsl:apply-templates select="t:item"/>
+        <xsl:call-template name="pages"/>
       </body>
     </html>
   </xsl:template>
@@ -737,6 +746,24 @@
           </form>
         </xsl:if>
       </div>
+    </xsl:if>
+  </xsl:template>
+
+  <!-- Where this page stands among the report's pages, with links to the first, previous, next and last. -->
+  <xsl:template name="pages">
+    <xsl:if test="$paged">
+      <xsl:variable name="at" select="number($page)"/>
+      <xsl:variable name="last" select="number($pages)"/>
+      <nav class="pages meta" aria-label="pages of the report">
+        Page <xsl:value-of select="$at"/> of <xsl:value-of select="$last"/>
+        (statements <xsl:value-of select="($at - 1) * number($page-size) + 1"/>–<xsl:choose>
+          <xsl:when test="$at * number($page-size) &lt; number($statements)"><xsl:value-of select="$at * number($page-size)"/></xsl:when>
+          <xsl:otherwise><xsl:value-of select="$statements"/></xsl:otherwise></xsl:choose>
+        of <xsl:value-of select="$statements"/>, contradicted ones first):
+        <xsl:if test="$at &gt; 1"><a href="?page=1" rel="first">first</a> · <a href="?page={$at - 1}" rel="prev">previous</a></xsl:if>
+        <xsl:if test="$at &gt; 1 and $at &lt; $last"> · </xsl:if>
+        <xsl:if test="$at &lt; $last"><a href="?page={$at + 1}" rel="next">next</a> · <a href="?page={$last}" rel="last">last</a></xsl:if>
+      </nav>
     </xsl:if>
   </xsl:template>
 

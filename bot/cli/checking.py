@@ -201,7 +201,7 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
     answer = asking.answer(args, options, parts) if args.ask else None
     worklist = worklist_from(args, answer=answer, limit=args.limit)
     with RunLedger.of(options.run, clock=parts.clock) as ledger, \
-            Run.open(parts, worklist, ledger, new=args.new) as run:
+            Run.open(parts, worklist, ledger, new=args.new, time_budget=args.time_budget) as run:
         if not args.quiet:
             state = f"resuming run {run.id} ({run.done_before} done)" if run.resumed else f"run {run.id}"
             print(f"refbot: {state}: {len(run.selected)} statement(s) selected, {len(run.todo)} to check, "
@@ -213,7 +213,11 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
     print(f"run {run.id}: {sum(result.counts.values())} statement(s) checked; {result.summary}; "
           f"{result.skipped} skipped; {result.left} left")
     print(f"trace: {xml}\nreport: {html}")
-    if result.left and result.failure is None and not args.quiet:
+    if result.unread and result.failure is None and not args.quiet:
+        print(f"refbot: stopped at the time budget before the worklist was read to its end (after "
+              f"{run.reached[-1] if run.reached else 'its first item'}); run the same command again to go on",
+              file=sys.stderr)
+    elif result.left and result.failure is None and not args.quiet:
         print(f"refbot: stopped at the time budget; run the same command again to check the {result.left} left",
               file=sys.stderr)
     proposed = result.counts.get("supported", 0) + result.counts.get("corroborated", 0)

@@ -132,7 +132,8 @@ def run_verify(args: argparse.Namespace, options: Options) -> Ended | None:
     writable_folder(options.check.reports, "[check] reports (--reports)")
     parts = Wiring(options)
     with RunLedger.of(options.run, clock=parts.clock) as ledger, \
-            VerifyRun.open(parts, worklist, ledger, new=args.new, find_support=args.find_support) as run:
+            VerifyRun.open(parts, worklist, ledger, new=args.new, find_support=args.find_support,
+                           time_budget=args.time_budget) as run:
         if not args.quiet:
             state = f"resuming verify run {run.id} ({run.done_before} done)" if run.resumed else \
                 f"verify run {run.id}"

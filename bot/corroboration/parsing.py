@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import signal
 import threading
 import weakref
 from collections.abc import Mapping
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
+from bot.errors import InternalError
 from bot.faults import Fault, blames_the_page, fault_of, first_line
 
 FORMAT_NAMES = {"turtle": "Turtle", "xml": "RDF/XML", "json-ld": "JSON-LD", "nt": "N-Triples"}
@@ -291,6 +293,15 @@ class BoundedParser:
         except Timeout:
             return Refused(f"reading it took more than {self.bounds.seconds:g} s (stopped)")
         except ProcessExpired as error:
+            if error.exitcode is not None and error.exitcode < 0:  # a signal: refbot's parser crashed, not the record
+                try:
+                    name = signal.Signals(-error.exitcode).name
+                except ValueError:
+                    name = f"signal {-error.exitcode}"
+                raise InternalError(f"refbot's record parser (rdflib, a process of its own) died by {name} while "
+                                    f"reading a {kind} record", component="authority records",
+                                    hint="run `refbot doctor`; if it says refbot can work, report this with the "
+                                         "record's address") from None
             return Refused(f"its parser's process ended abnormally (exit code {error.exitcode}) while reading it")
 
     def _worker(self) -> Any:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
+from itertools import islice
 from typing import Any, Protocol
 
 from bot import run_settings
@@ -74,20 +75,16 @@ def enqueue(parts: Parts, worklist: Worklist, ledger: RunLedger, broker: Broker,
     ``--limit`` counting references), whose references the workers verify."""
     options = parts.options
     broker.ping()
-    if verify:
-        cited = [(entry.statement.item, citation) for selection in select_cited(
-                 parts.require_endpoint(), worklist, selection_rules(options), page_size=options.sparql.page_size)
-                 for entry in selection.cited for citation in entry.citations]
-        items = list(dict.fromkeys(item for item, _ in cited[:worklist.limit or None]))
+    endpoint, rules, page_size = parts.require_endpoint(), selection_rules(options), options.sparql.page_size
+    if verify:  # the items of the first --limit references (read no further), or of all
+        cited = (entry.statement.item for selection in select_cited(endpoint, worklist, rules, page_size=page_size)
+                 for entry in selection.cited for _ in entry.citations)
         key, description = VERIFY_KEY + run_key(options, worklist), f"verify {worklist.description} (workers)"
-    else:
-        statements = [statement for selection in select(parts.require_endpoint(), worklist, selection_rules(options),
-                                                        page_size=options.sparql.page_size)
-                      for statement in selection.statements]
-        if worklist.limit:
-            statements = statements[:worklist.limit]
-        items = list(dict.fromkeys(statement.item for statement in statements))
+    else:  # the items of the first --limit statements, or of all
+        cited = (statement.item for selection in select(endpoint, worklist, rules, page_size=page_size)
+                 for statement in selection.statements)
         key, description = run_key(options, worklist), f"{worklist.description} (workers)"
+    items = list(dict.fromkeys(islice(cited, worklist.limit or None)))
     record = ledger.open_run(key, description, new=new)
     ledger.enqueue(record, items, settings=settings_key(options), properties=worklist.properties,
                    shared=run_settings.shared(options))

@@ -13,7 +13,7 @@ from pathlib import Path
 from bot.errors import InputError
 from bot.options import Options
 from bot.output import trace as traces
-from bot.output.report import naming, write_report as write_html
+from bot.output.report import naming, render, write_report as write_html
 from bot.output.trace import read
 from bot.redaction import write_private
 from bot.review.applying import Outcome, Wiki, apply_approved, new_batch
@@ -59,6 +59,23 @@ def report_too_large(store: ReviewLedger, run_id: int) -> str:
     return (f"run {run_id} has {statements:,} statements, more than the {most} whose report refbot rewrites on the way "
             f"(it puts the whole trace together in memory, about 1 GB for {most}): decide in the review queue; "
             f"`refbot report --run {run_id}` writes the report where there is the memory")
+
+
+# A served report (`refbot serve-review`'s /run/ID/, `refbot review`'s page) shows this many statements a page, read
+# from the ledger for the page alone: about 10 MB put together, whatever the run's size.
+REPORT_PAGE_STATEMENTS = 50
+
+
+def report_page(store: ReviewLedger, run_id: int, page: int, **parameters: str) -> str | None:
+    """The HTML of page ``page`` (from 1) of the run's report, with every proposal's state and links to the other
+    pages; None for a page beyond the last (a run with no statement has one, empty). ``parameters``: the
+    stylesheet's, as :func:`bot.output.report.render` takes them. InputError as :meth:`ReviewLedger.trace_page`."""
+    tree, statements = store.trace_page(run_id, page, REPORT_PAGE_STATEMENTS)
+    pages = max(1, -(-statements // REPORT_PAGE_STATEMENTS))
+    if not 1 <= page <= pages:
+        return None
+    return render(tree, left_out=export_problem, page=str(page), pages=str(pages),
+                  page_size=str(REPORT_PAGE_STATEMENTS), statements=str(statements), **parameters)
 
 
 def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Path, Path] | None:

@@ -38,11 +38,10 @@ from waitress.server import create_server
 
 from bot.errors import ConfigError, InputError
 from bot.options import Options
-from bot.output.report import render
 from bot.review import queue as cards
-from bot.review.actions import report_too_large, write_report
+from bot.review.actions import report_page, write_report
 from bot.review.summaries import summary_of
-from bot.review.proposals import OPTIONAL_SNAKS, export_problem
+from bot.review.proposals import OPTIONAL_SNAKS
 from bot.review.shelf import Shelf
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
@@ -64,10 +63,16 @@ COOKIE = "refbot_review"  # + "_PORT"
 MAX_NOTE = 1000
 _SEEN = re.compile(r"[0-9]{1,18}")
 _PROPERTY = re.compile(r"P[1-9][0-9]{0,11}")
+_PAGE = re.compile(r"[1-9][0-9]{0,8}")
 THREADS = 4
 # Each decision as the confirmation line names it.
 DONE = {"approved": "Approved", "rejected": "Rejected", "acknowledged": "Seen, left as it is",
         "value-wrong": "Wikidata's value marked wrong"}
+
+
+def page_number(text: str) -> int:
+    """A report page's number from the address (``?page=N``); 0 for anything else (no such page)."""
+    return int(text) if _PAGE.fullmatch(text) else 0
 
 
 def _curator(options: Options, curator: str) -> str:
@@ -255,12 +260,11 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
     @app.get(base)
     def page() -> Response:
-        too_large = report_too_large(review, run_id)
-        if too_large:
-            return _page(200, "The whole report is not served for a run this size",
-                         too_large[0].upper() + too_large[1:] + ".", base + "queue", "To the review queue")
-        html = render(review.trace(run_id), left_out=export_problem, review_token=token, review_run=str(run_id),
-                      review_curator=name, review_base=base)
+        number = page_number(request.args.get("page", "1"))
+        html = number and report_page(review, run_id, number, review_token=token, review_run=str(run_id),
+                                      review_curator=name, review_base=base)
+        if not html:
+            return _page(404, "No such page", f"run {run_id}'s report has no such page", base, "To the report")
         return Response(html, mimetype="text/html")
 
     @app.get(base + "queue")

@@ -37,16 +37,15 @@ from waitress.server import create_server
 from bot.errors import ConfigError, InputError, WriteError
 from bot.etiquette import user_agent
 from bot.options import Options
-from bot.output.report import render
-from bot.review import curators
+from bot.review import curators, limits
 from bot.review.action_api import ActionApiWiki
-from bot.review.actions import report_too_large
+from bot.review import actions as pages
 from bot.review.applying import Outcome, apply_approved, new_batch
-from bot.review.proposals import export_problem
 from bot.review.queue import web
 from bot.review import sessions
 from bot.review.sessions import LedgerSessions
-from bot.review.server import DONE, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, queue_response
+from bot.review.server import (DONE, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, page_number,
+                               queue_response)
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.runledger import RunLedger
 
@@ -95,6 +94,9 @@ def check_service_options(options: Options) -> str:
     if missing:
         name, hint = missing[0]
         raise ConfigError(f"the review service needs [service] {name}", hint=f"set it to {hint}")
+    if service.reports_at_once < 1:
+        raise ConfigError(f"[service] reports_at_once is {service.reports_at_once}",
+                          hint="set it to how many report pages the service may put together at once: 1 or more")
     if len(service.secret_key) < 24:
         raise ConfigError("[service] secret_key is too short to sign sessions with",
                           hint="use at least 24 random characters")
@@ -131,6 +133,7 @@ def make_service(options: Options, store: ReviewLedger, *,
     app.config.update(MAX_CONTENT_LENGTH=64 * 1024, SESSION_COOKIE_NAME="refbot_service",
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=own.startswith("https://"))
+    reports = limits.AtOnce(service.reports_at_once)  # report pages put together at once (the rest: 503)
     app.session_interface = LedgerSessions(store.ledger, service.secret_key, clock=session_clock)
     oauth = OAuth(app)
     provider = service.oauth_url.rstrip("/")
@@ -227,6 +230,12 @@ def make_service(options: Options, store: ReviewLedger, *,
         """The answer for a run this service cannot show: never the ledger's path or the ledger's own words."""
         return _page(404, "No such run", f"there is no run {run_id} to review here", "/", "To the latest run")
 
+    def busy() -> Response:
+        response = _page(503, "Busy", "the service is putting other report pages together; try again in a few "
+                                      "seconds", "/", "To the latest run")
+        response.headers["Retry-After"] = str(limits.RETRY_AFTER_S)
+        return response
+
     @app.errorhandler(404)
     def not_found(error: Exception) -> Response:
         return _page(404, "Not found", "there is no such page here", "/", "To the latest run")
@@ -258,15 +267,18 @@ def make_service(options: Options, store: ReviewLedger, *,
 
     @app.get(f"/run/<{_RUN}>/")
     def report_page(run_id: int) -> Any:
-        too_large = report_too_large(store, run_id)
-        if too_large:
-            return _page(200, "The whole report is not served for a run this size",
-                         too_large[0].upper() + too_large[1:] + ".", f"/run/{run_id}/queue", "To the review queue")
-        try:
-            trace = store.trace(run_id)
-        except InputError:
-            return no_run(run_id)
-        return Response(render(trace, left_out=export_problem), mimetype="text/html")
+        page = page_number(request.args.get("page", "1"))
+        with reports.turn() as turn:
+            if not turn:
+                return busy()
+            try:
+                html = page and pages.report_page(store, run_id, page)
+            except InputError:
+                return no_run(run_id)
+        if not html:
+            return _page(404, "No such page", f"run {run_id}'s report has no such page", f"/run/{run_id}/",
+                         "To the report's first page")
+        return Response(html, mimetype="text/html")
 
     @app.get("/api/item/<item>")
     def item_api(item: str) -> Any:

@@ -88,6 +88,24 @@ class ReviewLedger:
         annotate(tree.getroot(), self.reviews(run_id))
         return tree
 
+    def trace_page(self, run_id: int, page: int, size: int) -> tuple[Any, int]:
+        """One page of the run's trace (``size`` statements, the ``page``-th from 1: contradicted statements first,
+        as :meth:`RunLedger.items_page` orders them) with its proposals' review states, and the run's number of
+        finished statements. Only that page's elements are read and put together. InputError as :meth:`trace`
+        raises it."""
+        run, element = self._reviewable(run_id)
+        statements = sum(self.ledger.counts(run).values())
+        chosen = self.ledger.items_page(run, (page - 1) * size, size) if page >= 1 else []
+        tree = assemble_elements(from_string(element), [
+            (from_string(item), [from_string(text) for _, text in texts]) for _, item, texts in chosen])
+        root = tree.getroot()
+        keys = [statement.get("guid") if statement.tag == tag("statement")
+                else f"{statement.get('guid')}#{statement.get('reference')}"
+                for statement in (*root.iter(tag("statement")), *root.iter(tag("verification")))
+                if statement.find(tag("reference")) is not None]
+        annotate(root, self.reviews(run_id, keys) if keys else {})
+        return tree, statements
+
     def index(self, run_id: int, on_progress: Callable[[int], None] | None = None) -> Shelf:
         """The run's review queue, its statements read into cards (those not read yet: ``on_progress`` hears how
         many so far). InputError when the ledger has no such run, the run never wrote a trace, or a proposal's snaks

@@ -6,7 +6,7 @@ labelled with the statements in one look-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.datamodel import Qualifier, Rank, Statement
@@ -36,6 +36,7 @@ class Skipped:
 class Selection:
     statements: tuple[Statement, ...]
     skipped: tuple[Skipped, ...] = ()
+    items: tuple[str, ...] = ()  # the items asked about, in order (with nothing selected too)
 
 
 @dataclass(frozen=True)
@@ -102,17 +103,31 @@ def build_selection(rows: Sequence[Row], terms: Mapping, item_order: Sequence[st
     def key(entry):
         return position.get(entry.item, len(position)), entity_order(entry.item), entity_order(entry.property_id), \
             entry.guid
-    return Selection(tuple(sorted(statements, key=key)), tuple(sorted(skipped, key=key)))
+    return Selection(tuple(sorted(statements, key=key)), tuple(sorted(skipped, key=key)), tuple(item_order))
 
 
-def unsourced_statements(endpoint: SparqlEndpoint, items: Sequence[str], rules: SelectionRules,
+def item_batches(items: Iterable[str]) -> Iterator[list[str]]:
+    """The items, each once, ITEMS_PER_QUERY at a time, drawn from ``items`` only as each batch is due."""
+    seen: set[str] = set()
+    batch: list[str] = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            batch.append(item)
+            if len(batch) == ITEMS_PER_QUERY:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
+
+
+def unsourced_statements(endpoint: SparqlEndpoint, items: Iterable[str], rules: SelectionRules,
                          properties: Sequence[str] | None = None) -> Iterator[Selection]:
-    """One Selection per batch of items, in the order the items were given."""
+    """One Selection per batch of items, in the order the items were given (drawn from ``items`` a batch at a
+    time)."""
     query, qualifier_query = load_query("unsourced-statements"), load_query("statement-qualifiers")
-    items = list(dict.fromkeys(items))
     properties = list(dict.fromkeys(properties)) if properties is not None else None
-    for start in range(0, len(items), ITEMS_PER_QUERY):
-        batch = items[start:start + ITEMS_PER_QUERY]
+    for batch in item_batches(items):
         rows = endpoint.select(bind(query, item=batch, property=properties,
                                     referenceProperty=rules.ignored_reference_properties))
         qualifier_rows: list[Row] = []

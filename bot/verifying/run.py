@@ -99,10 +99,11 @@ class VerifyResult:
     left: int
     notes: tuple[str, ...] = ()
     failure: RefbotError | None = None
+    unread: bool = False  # the time budget ran out before the worklist was read to its end
 
     @property
     def complete(self) -> bool:
-        return not self.left and self.failure is None
+        return not self.left and not self.unread and self.failure is None
 
     @property
     def summary(self) -> str:
@@ -129,6 +130,9 @@ class VerifyRun:
     # article's sources, authority records) and propose the reference found beside the ones it has.
     find_support: bool = False
     partial: bool = False  # some items of a run that workers share: the ledger finishes the run, not this
+    reached: list[str] = field(default_factory=list)  # the worklist's items read so far, in order
+    unread: bool = False  # the time budget ran out before the worklist was read to its end
+    time_budget: float | None = None  # seconds from opening (open's): how long the run may read and check
     _contexts: dict[str, ItemContext] = field(default_factory=dict)
     _checked: list[ReferenceCheck] = field(default_factory=list)
     _counted: float = 0.0
@@ -140,16 +144,18 @@ class VerifyRun:
 
     @classmethod
     def open(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, *, new: bool = False,
-             find_support: bool = False) -> VerifyRun:
-        """Open (or resume) the verify run of ``worklist`` and select its references; the models load here (with
-        ``find_support``, the search engine and the records too)."""
+             find_support: bool = False, time_budget: float | None = None) -> VerifyRun:
+        """Open (or resume) the verify run of ``worklist`` and select its references, reading the worklist only as
+        far as ``--limit`` and ``time_budget`` (seconds from now) go; the models load here (with ``find_support``,
+        the search engine and the records too)."""
         opened = time.monotonic()
         record = ledger.open_run(KEY_PREFIX + run_key(parts.options, worklist), f"verify {worklist.description}",
                                  new=new or ledger.path is None)
         ledger.claim(record)
         if find_support:
             parts.tools  # noqa: B018 (wired before anything is read)
-        return cls._selected(parts, worklist, ledger, record, opened, find_support=find_support)
+        return cls._selected(parts, worklist, ledger, record, opened, find_support=find_support,
+                             time_budget=time_budget)
 
     @classmethod
     def part_of(cls, parts: Parts, record: LedgerRun, worklist: Worklist, ledger: RunLedger) -> VerifyRun:
@@ -159,24 +165,39 @@ class VerifyRun:
 
     @classmethod
     def _selected(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, record: LedgerRun, opened: float, *,
-                  partial: bool = False, find_support: bool = False) -> VerifyRun:
+                  partial: bool = False, find_support: bool = False, time_budget: float | None = None) -> VerifyRun:
         options, kept = parts.options, ledger.path is not None
         parts.verify_tools  # noqa: B018 (the models load before any reference is due)
         among = worklist.items if partial else ()
         done = ledger.done(record, among)
         recent = ledger.recently_checked(record, options.run.recheck_days, among) \
             if kept and options.run.recheck_days else set()
-        selected = [entry for selection in select_cited(parts.require_endpoint(), worklist, selection_rules(options),
-                                                        page_size=options.sparql.page_size)
-                    for entry in selection.cited]
-        every = [(entry.statement, citation) for entry in selected for citation in entry.citations]
-        todo = [pair for pair in every if pair[1].key not in done and pair[1].key not in recent]
-        if worklist.limit and not partial:  # at most N verified in a run, counting those before a resume
-            todo = todo[: max(0, worklist.limit - len(done))]
+        quota = max(0, worklist.limit - len(done)) if worklist.limit and not partial else None
+        deadline = opened + time_budget if time_budget is not None else None
+        selected: list[Cited] = []
+        reached: list[str] = []
+        unread = False
+        todo: list[tuple[Statement, Citation]] = []
+        every: list[tuple[Statement, Citation]] = []
+        selections = select_cited(parts.require_endpoint(), worklist, selection_rules(options),
+                                  page_size=options.sparql.page_size) if quota != 0 else iter(())
+        for selection in selections:  # read only as far as the limit or the time budget goes
+            reached.extend(selection.selection.items)
+            selected.extend(selection.cited)
+            pairs = [(entry.statement, citation) for entry in selection.cited for citation in entry.citations]
+            every.extend(pairs)
+            todo.extend(pair for pair in pairs if pair[1].key not in done and pair[1].key not in recent)
+            if quota is not None and len(todo) >= quota:
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                unread = True
+                break
+        if quota is not None:  # at most N verified in a run, counting those before a resume
+            todo = todo[:quota]
         skipped = sum(1 for _, citation in every if citation.key in recent and citation.key not in done)
         return cls(parts, worklist, ledger, record, selected, alternate_hosts(todo), len(done), skipped,
                    started=record.started if kept else stamp(parts.clock()), opened=opened, find_support=find_support,
-                   partial=partial)
+                   partial=partial, reached=reached, unread=unread, time_budget=time_budget)
 
     @property
     def id(self) -> int:
@@ -202,6 +223,7 @@ class VerifyRun:
         becomes unavailable, or refbot's own code failing alike on every reference, ends it early
         (``VerifyResult.failure``); what finished is kept."""
         options = self.parts.options
+        time_budget = self.time_budget if time_budget is None else time_budget
         deadline = self.opened + time_budget if time_budget is not None else None
         breaker = Breaker(statements=len(self.todo))
         checking = plan_from(options.check, options.search, options.fetch.workers)
@@ -234,14 +256,18 @@ class VerifyRun:
                 suspects = set(breaker.suspects)
                 self.ledger.forget(self.record, [c.key for c in self._checked if c.statement.guid in suspects])
         if not self.kept and self.failure is None:
-            for item in self.worklist.items:  # a dry run shows every item named, with nothing to verify too
+            for item in self.reached:  # a dry run shows every item named, with nothing to verify too
                 if item not in self._contexts:
                     label = next((e.statement.item_label for e in self.selected if e.statement.item == item), "")
                     self._remember(self._read_item(item, label, strict=not self.selected))
         left = self._left()
-        if left and self.failure is None:
+        if self.unread and self.failure is None:
+            after = f" after {self.reached[-1]}" if self.reached else ""
+            self.notes.append(f"time budget spent while reading the worklist; its items{after} are read by the "
+                              "next run" + (f", and {left} reference(s) selected are left for it" if left else ""))
+        elif left and self.failure is None:
             self.notes.append(f"time budget spent; {left} reference(s) left for the next run")
-        if not left and self.failure is None and not self.partial:
+        if not left and not self.unread and self.failure is None and not self.partial:
             self.ledger.finish(self.record)
         return self.result()
 
@@ -277,7 +303,7 @@ class VerifyRun:
         checked = sorted(self._checked, key=lambda check: order[check.key])
         return VerifyResult(self.id, self.worklist, self.kept, self.started, stamp(self.parts.clock()),
                             self._account(), tuple(self.selected), tuple(checked), self.ledger.counts(self.record),
-                            self.skipped, self._left(), tuple(self.notes), self.failure)
+                            self.skipped, self._left(), tuple(self.notes), self.failure, unread=self.unread)
 
     def _left(self) -> int:
         done = self.ledger.done(self.record, self.worklist.items if self.partial else ())

@@ -5,7 +5,7 @@ references, and ``statement-qualifiers.rq`` for the qualifiers — three queries
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -13,8 +13,8 @@ from bot.datamodel import Statement
 from bot.selection.binding import bind, entity_id, entity_order, load_query
 from bot.selection.endpoint import Row, SparqlEndpoint
 from bot.selection.terms import fetch_terms
-from bot.selection.unsourced import (ITEMS_PER_QUERY, Selection, SelectionRules, build_qualifiers, build_selection,
-                                     guid_of, qualifier_entities)
+from bot.selection.unsourced import (Selection, SelectionRules, build_qualifiers, build_selection, guid_of,
+                                     item_batches, qualifier_entities)
 from bot.selection.values import entities_to_label
 from bot.selection.worklists import Worklist, items_from_query
 from bot.verifying.citations import Citation, build_citations
@@ -38,16 +38,14 @@ class CitedSelection:
         return sum(len(entry.citations) for entry in self.cited)
 
 
-def referenced_statements(endpoint: SparqlEndpoint, items: Sequence[str], rules: SelectionRules,
+def referenced_statements(endpoint: SparqlEndpoint, items: Iterable[str], rules: SelectionRules,
                           properties: Sequence[str] | None = None) -> Iterator[CitedSelection]:
-    """One selection per batch of items, in the order the items were given; statements in item, property, GUID
-    order, each with its citations in reference-hash order."""
+    """One selection per batch of items, in the order the items were given (drawn a batch at a time); statements in
+    item, property, GUID order, each with its citations in reference-hash order."""
     query, references = load_query("referenced-statements"), load_query("statement-references")
     qualifier_query = load_query("statement-qualifiers")
-    items = list(dict.fromkeys(items))
     properties = list(dict.fromkeys(properties)) if properties is not None else None
-    for start in range(0, len(items), ITEMS_PER_QUERY):
-        batch = items[start:start + ITEMS_PER_QUERY]
+    for batch in item_batches(items):
         rows = endpoint.select(bind(query, item=batch, property=properties))
         citation_rows: list[Row] = []
         qualifier_rows: list[Row] = []
@@ -72,7 +70,7 @@ def select_cited(endpoint: SparqlEndpoint, worklist: Worklist, rules: SelectionR
     ``worklist.domain`` only, when given), read a page of ``page_size`` items at a time from ``after`` on."""
     properties = list(worklist.properties) or None
     if not worklist.worklist_property:
-        items = list(worklist.items) if worklist.query is None else items_from_query(endpoint, worklist.query)
+        items = worklist.named() if worklist.query is None else items_from_query(endpoint, worklist.query)
         yield from referenced_statements(endpoint, items, rules, properties)
         return
     query = load_query("referenced-worklist")
