@@ -13,7 +13,7 @@ it (an item as an invented item labelled with the object, a date as a time value
 an amount with a unit item labelled with the unit, a string as it is). The pages are served on loopback, one port per
 original host, at their original paths; the search stand-in answers a query about a subject with that statement's
 page and two other statements' pages (drawn with ``--seed``). Each statement is then checked as `refbot check` checks
-an item (``bot.runs.Run`` over a ``bot.wiring.Wiring``, the judge loaded once), with the product's default options
+an item (``bot.check_run.Run`` over a ``bot.wiring.Wiring``, the judge loaded once), with the product's default options
 and ``--source web``.
 
 Variants: ``true``, the statement as it is (label: the annotators'); ``wrong``, each supported statement with its
@@ -62,8 +62,8 @@ from bot.demo.world import DATA, DemoWorld, Reply, fold  # noqa: E402
 from bot.documents import paragraph_rules  # noqa: E402
 from bot.documents.paragraphs import Unreadable, extract, normalise  # noqa: E402
 from bot.options import load_options  # noqa: E402
-from bot.runledger import RunLedger  # noqa: E402
-from bot.runs import Run  # noqa: E402
+from bot.ledger.ledger import RunLedger  # noqa: E402
+from bot.check_run import Run  # noqa: E402
 from bot.selection.worklists import Worklist  # noqa: E402
 from bot.values import Finder, statement_finder  # noqa: E402
 from bot.wiring import Wiring  # noqa: E402

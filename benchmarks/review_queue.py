@@ -61,13 +61,13 @@ sys.path[:0] = [str(ROOT)]
 from bot.demo.wikibase import Account  # noqa: E402
 from bot.demo.world import DemoWorld, free_port  # noqa: E402
 from bot.options import Options  # noqa: E402
-from bot.output.runs import default_stem, run_trace, write_run  # noqa: E402
+from bot.output.run_trace import default_stem, run_trace, write_run  # noqa: E402
 from bot.review.queue import cards  # noqa: E402
 from bot.review import service as review_service  # noqa: E402
 from bot.review.server import serve  # noqa: E402
 from bot.review.store import ReviewLedger, keep_for_review  # noqa: E402
-from bot.runledger import RunLedger  # noqa: E402
-from bot.runs import Run  # noqa: E402
+from bot.ledger.ledger import RunLedger  # noqa: E402
+from bot.check_run import Run  # noqa: E402
 from bot.selection.worklists import Worklist  # noqa: E402
 from bot.wiring import Wiring  # noqa: E402
 

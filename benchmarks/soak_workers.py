@@ -46,7 +46,7 @@ from bot.errors import RefbotError  # noqa: E402
 from bot.ledger.tables import checks  # noqa: E402
 from bot.options import ini_text  # noqa: E402
 from bot.output import trace as traces  # noqa: E402
-from bot.runledger import RunLedger  # noqa: E402
+from bot.ledger.ledger import RunLedger  # noqa: E402
 
 
 def environ() -> dict[str, str]:

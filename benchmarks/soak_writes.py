@@ -27,7 +27,7 @@ from typing import Any
 
 from bot.review.datavalues import reference_urls, same_url
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 CURATOR = "Soak Curator"
 FAULTS = [("maxlag", {"error": "maxlag"}), ("maxlag", {"error": "maxlag", "times": 2}),

@@ -8,7 +8,7 @@
 ``DEV_DIR`` is ``../shared/data/wtr-dev`` (``dev.jsonl``, ``pages.jsonl``, ``pages/``). Each row's statement is put
 into a Wikidata-shaped Oxigraph store under an invented subject item (as ``real_pages.py`` does), this time **with
 its reference**: a reference URL (P854) naming the row's real page, served on loopback at its original host's path,
-retrieved (P813) 2020-01-01. Then `refbot verify` runs over every item (``bot.verifying.run.VerifyRun`` over one
+retrieved (P813) 2020-01-01. Then `refbot verify` runs over every item (``bot.verify_run.VerifyRun`` over one
 ``bot.wiring.Wiring``, the product's default options), and each reference's finding is compared with the
 annotators' label (supports ⇔ the page supports the statement).
 
@@ -49,10 +49,10 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 import bot  # noqa: E402
 from bot.demo.world import Reply  # noqa: E402
 from bot.options import load_options  # noqa: E402
-from bot.runledger import RunLedger  # noqa: E402
+from bot.ledger.ledger import RunLedger  # noqa: E402
 from bot.selection.worklists import Worklist  # noqa: E402
 from bot.verifying.records import ReferenceCheck  # noqa: E402
-from bot.verifying.run import VerifyRun  # noqa: E402
+from bot.verify_run import VerifyRun  # noqa: E402
 from bot.wiring import Wiring  # noqa: E402
 from real_pages import Case, Page, PagesWorld, Turtle, read_done, read_pages  # noqa: E402
 

@@ -38,7 +38,7 @@ from databases import create_database, start_mariadb, start_postgres, start_redi
 from soak_world import Rates, SoakWorld, generate  # noqa: E402
 
 from bot.options import ini_text  # noqa: E402
-from bot.runledger import RunLedger  # noqa: E402
+from bot.ledger.ledger import RunLedger  # noqa: E402
 
 
 def refbot(ini: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -92,7 +92,7 @@ OVERHEAD_WORKER = """
 import sys, time
 from bot.distributed.app import make_app
 from bot.options import Options
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 options = Options.flat(queue_broker=sys.argv[1], run_ledger=sys.argv[2])
 app = make_app(options.queue)
 ledger = RunLedger(options.run.ledger)

@@ -29,7 +29,7 @@ from bot.faults import FIX, REINSTALL, first_line
 from bot.ledger.database import is_url, sqlite_problem
 from bot.options import (JudgeOptions, Options, default_config_file, judge_urls, load_options, secrets_in,
                          without_password)
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 WIKIMEDIA = re.compile(r"(^|\.)(wikidata|wikipedia|wikimedia)\.org$")

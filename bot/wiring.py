@@ -56,7 +56,7 @@ from bot.judge.scripted import ScriptedBackend
 from bot.judge.transformers_backend import TransformersBackend
 from bot.options import (ArchiveOptions, AskOptions, CheckOptions, FetchOptions, JudgeOptions, Options,
                          SearchOptions, SparqlOptions, judge_urls, uses)
-from bot.output.runs import TraceRecords
+from bot.output.run_trace import TraceRecords
 from bot.properties import PropertyProfiles
 from bot.properties.cache import ProfileCache
 from bot.redaction import redact_url

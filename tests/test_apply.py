@@ -28,7 +28,7 @@ from bot.demo.wikibase import Account
 from bot.demo.world import DemoWorld
 from bot.references import ProposedReference, quickstatements
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_trace import run_info, supported_check
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ import pytest
 from bot.output import trace as traces
 from bot.demo.world import DemoWorld
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_apply import PROPOSED, ROOT, decide, edits, trace_of, write_config
 
 SECRET = "s3cret-bot-pass"

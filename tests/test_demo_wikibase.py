@@ -24,7 +24,7 @@ from bot.demo.world import DATA, DemoWorld
 from bot.options import load_options
 from bot.review.service import make_service
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 STATEMENT = "Q990201$FD23D3AF-2C9B-4A49-A6AB-C6A9F40FEBC2"  # Marta Novotná, award received: Purkyně Prize
 URL = "https://chronicle.example/2021/06/novotna-prize.html"

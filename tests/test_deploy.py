@@ -132,7 +132,7 @@ def test_each_toolforge_job_has_the_memory_it_needs_within_the_default_quota():
 def test_configure_writes_a_private_configuration_and_the_tools_database(mariadb, tmp_path):
     """As on Toolforge: replica.my.cnf's user names the database (<user>__refbot), configure.py creates it and writes
     refbot.ini (mode 0600) with which refbot opens its ledger there; run again, it keeps both."""
-    from bot.runledger import RunLedger
+    from bot.ledger.ledger import RunLedger
 
     configure = configure_module()
     (tmp_path / "replica.my.cnf").write_text(f"[client]\nuser = '{mariadb.user}'\npassword = '{mariadb.password}'\n",
@@ -222,7 +222,7 @@ def test_the_toolforge_webservice_serves_the_review_service_from_the_tools_confi
     from the environment."""
     import importlib.util
 
-    from bot.runledger import RunLedger
+    from bot.ledger.ledger import RunLedger
 
     RunLedger(tmp_path / "runs.sqlite").close()
     config = tmp_path / "refbot.ini"

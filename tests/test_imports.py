@@ -89,7 +89,7 @@ def test_only_the_owners_of_a_step_import_it(step):
 
 def test_a_run_imports_neither_review_doctor_trace_nor_report():
     imports = grimp.build_graph("bot", cache_dir=None)
-    imported = imports.find_modules_directly_imported_by("bot.runs")
+    imported = imports.find_modules_directly_imported_by("bot.check_run")
     assert not [module for module in imported if module.startswith(("bot.review", "bot.doctor", "bot.output"))]
 
 

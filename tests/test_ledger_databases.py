@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from bot.errors import ConfigError
 from bot.ledger.tables import checks, decisions, metadata
 from bot.options import load_options
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 
 def test_the_migrations_make_the_tables_the_code_queries(ledger_target):
@@ -153,7 +153,7 @@ def test_a_servers_password_comes_from_the_environment_or_a_credentials_file_and
 
 HOLD = """
 import sys, time
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 ledger = RunLedger(sys.argv[1]); run = ledger.open_run('held', '')
 try:
     ledger.claim(run)
@@ -206,8 +206,8 @@ def test_a_run_with_its_ledger_on_a_server_ends_as_one_on_sqlite(server, request
     from bot.judge.scripted import ScriptedBackend
     from bot.options import Options
     from bot.output import trace as traces
-    from bot.output.runs import run_trace, write_run
-    from bot.runs import Run
+    from bot.output.run_trace import run_trace, write_run
+    from bot.check_run import Run
     from bot.selection.worklists import Worklist
     from bot.wiring import Wiring
     from databases import create_database

@@ -11,7 +11,7 @@ import pytest
 
 from bot.cli import main
 from bot.errors import ConfigError, InputError
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 SECRET = "hunter2-Zq8v"
 

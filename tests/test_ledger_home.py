@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from bot.errors import InputError
 from bot.ledger.tables import queued
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -37,10 +37,10 @@ from bot.redaction import redact_text, redact_url
 from bot.references import ProposedReference, quickstatements
 from bot.review.applying import skip_reason
 from bot.review.proposals import Proposal
-from bot.output.runs import default_stem, run_trace, write_run
+from bot.output.run_trace import default_stem, run_trace, write_run
 from bot.review.store import keep_for_review
-from bot.runledger import RunLedger
-from bot.runs import Run
+from bot.ledger.ledger import RunLedger
+from bot.check_run import Run
 from bot.selection.binding import Query
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist

@@ -17,7 +17,7 @@ from bot.cli import main
 from bot.distributed.work import perform
 from bot.options import Options, ini_text
 from bot.output import trace as traces
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from bot.wiring import Wiring
 from conftest import ROOT
 
@@ -83,13 +83,13 @@ def test_report_run_renders_a_run_checked_in_one_process_loading_no_model(world,
 
 
 def test_report_run_renders_a_run_workers_checked_as_they_checked_it(world, tmp_path, capsys):
-    from bot import run_settings
-    from bot.runs import settings_key
+    from bot import shared_settings
+    from bot.check_run import settings_key
 
     options = Options.flat(**_checked_with(world, tmp_path))
     ledger = RunLedger(options.run.ledger)
     run = ledger.open_run("workers", "items (workers)")
-    ledger.enqueue(run, ITEMS, settings=settings_key(options), properties=(), shared=run_settings.shared(options))
+    ledger.enqueue(run, ITEMS, settings=settings_key(options), properties=(), shared=shared_settings.shared(options))
 
     tree = _report(_rendered_with(world, tmp_path), run.id, capsys)  # no item finished yet: no worker said how
     notes = [note.text for note in tree.getroot().iter(traces.tag("note"))]

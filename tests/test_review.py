@@ -24,7 +24,7 @@ from bot.review.summaries import summary
 from bot.review.datavalues import reference_snaks, same_url, same_value
 from bot.ledger.tables import decisions
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_trace import CONTEXT, STATEMENT, run_info, supported_check
 
 GUIDS = ("Q990201$AAAA-1", "Q990201$AAAA-2", "Q990201$AAAA-3")

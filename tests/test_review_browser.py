@@ -19,7 +19,7 @@ from bot.errors import ConfigError
 from bot.options import Options, load_options
 from bot.review.server import make_app, serve
 from bot.review.store import Review, ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 TRACE = Path(__file__).resolve().parent / "data" / "review-trace.xml"
 GUIDS = [f"Q990301$0A1B2C3D-000{n}-4000-8000-00000000000{n}" for n in (1, 2, 3)]

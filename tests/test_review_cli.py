@@ -13,7 +13,7 @@ from bot.cli import main
 from bot.output import trace as traces
 from bot.references import quickstatements
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_review import GUIDS, checks
 from test_trace import CONTEXT, run_info
 

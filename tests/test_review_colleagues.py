@@ -16,7 +16,7 @@ from bot.output import trace as traces
 from bot.clock import fixed_clock
 from bot.review.actions import decide, reviewing
 from bot.review.store import DecidedMeanwhile, ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_review_browser import GUIDS, ReviewServer, imported, review_options, start_server
 
 

@@ -24,7 +24,7 @@ from bot.output.report import render
 from bot.review.actions import reviewing
 from bot.review.datavalues import reference_snaks
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_trace import CONTEXT, STATEMENT, run_info, supported_check
 
 BORN = "Q990201$BORN-0001"

@@ -17,13 +17,13 @@ from bot.datamodel import Paragraph
 from bot.errors import InputError
 from bot.judge.scripted import ScriptedBackend
 from bot.options import Options
-from bot.output.runs import default_stem, run_trace, write_run
+from bot.output.run_trace import default_stem, run_trace, write_run
 from bot.output import trace as traces
 from bot.references import quickstatements
 from bot.review.queue import Card, card_from_json, card_json, cards
 from bot.review.store import ReviewLedger, keep_for_review
-from bot.runledger import RunLedger
-from bot.runs import Run
+from bot.ledger.ledger import RunLedger
+from bot.check_run import Run
 from bot.selection.worklists import Worklist
 from bot.wiring import Wiring
 from test_review import checks

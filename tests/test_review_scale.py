@@ -22,7 +22,7 @@ from bot.options import Options
 from bot.output import trace as traces
 from bot.review.queue import cards
 from bot.review.store import ReviewLedger, keep_for_review
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_review_browser import CURATOR, TRACE, ReviewServer, review_options, start_server
 
 # A statement's or an item's trace element read from the ledger: what putting the whole trace together reads.

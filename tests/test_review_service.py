@@ -26,7 +26,7 @@ from bot.output import trace as traces
 from bot.review.service import make_service
 from bot.review.sessions import LedgerSessions
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_apply import PROPOSED, trace_of
 
 CURATOR, PASSWORD = "Ada Curator", "ada-demo-password"

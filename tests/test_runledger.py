@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.arguments import duration
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from conftest import ROOT
 
 
@@ -80,7 +80,7 @@ def test_a_run_is_checked_by_one_process_at_a_time(tmp_path):
     first.claim(run)
     # another process resuming the same run is refused, and names who holds it
     claim_in_another_process = (
-        "import sys; from pathlib import Path; from bot.runledger import RunLedger\n"
+        "import sys; from pathlib import Path; from bot.ledger.ledger import RunLedger\n"
         "ledger = RunLedger(Path(sys.argv[1])); run = ledger.open_run('k', 'items a.txt')\n"
         "try:\n    ledger.claim(run)\nexcept Exception as error:\n    print(error); sys.exit(3)\n"
         "if len(sys.argv) > 2:\n    ledger.close()\n")  # else it ends as a killed process would: lock file left

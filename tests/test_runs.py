@@ -18,9 +18,9 @@ from bot.errors import BackendUnavailable, InputError
 from bot.judge.scripted import ScriptedBackend
 from bot.options import Options
 from bot.output import trace as traces
-from bot.output.runs import default_stem, run_trace, write_run
-from bot.runledger import RunLedger
-from bot.runs import Run, RunResult
+from bot.output.run_trace import default_stem, run_trace, write_run
+from bot.ledger.ledger import RunLedger
+from bot.check_run import Run, RunResult
 from bot.selection.worklists import Worklist
 from bot.wiring import Wiring
 

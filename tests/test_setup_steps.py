@@ -26,7 +26,7 @@ from sqlalchemy import select
 
 from bot.ledger.tables import checks
 from bot.options import ini_text
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from conftest import ROOT
 
 GUIDE = ROOT / "docs" / "workers.md"

@@ -20,12 +20,12 @@ from rdflib import Graph, URIRef
 from bot.judge.scripted import ScriptedBackend
 from bot.options import Options, ini_text
 from bot.output import trace as traces
-from bot.output.runs import verify_trace, write_run
-from bot.runledger import RunLedger
+from bot.output.run_trace import verify_trace, write_run
+from bot.ledger.ledger import RunLedger
 from bot.selection.worklists import Worklist
 from bot.verifying import export
 from bot.verifying.records import Finding
-from bot.verifying.run import VerifyRun
+from bot.verify_run import VerifyRun
 from bot.wiring import Wiring
 from conftest import ROOT
 from verify_world import EXPECTED, ITEMS, SNAPSHOT_MOVED, SNAPSHOT_RIGHT, start
@@ -436,7 +436,7 @@ def test_citations_fold_a_references_rows_into_one_naming_its_page():
 def test_references_are_taken_site_by_site_in_turn():
     from bot.datamodel import Statement, Value
     from bot.verifying.citations import Citation
-    from bot.verifying.run import alternate_hosts
+    from bot.verify_run import alternate_hosts
 
     statement = Statement("Q1", "One", "Q1$A", "P569", "date of birth", Value("time", "+1961", "1961"))
     urls = ["https://a.org/1", "https://a.org/2", "https://a.org/3", "https://b.org/1", "https://c.org/1",

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from bot import run_settings
+from bot import shared_settings
 from bot.cli import main
 from bot.distributed.app import CeleryBroker, make_app
 from bot.distributed.names import queue_name, tool_prefix
 from bot.distributed.work import enqueue, perform, servable
 from bot.errors import ServiceError
 from bot.options import Options, ini_text
-from bot.runledger import RunLedger
-from bot.runs import settings_key
+from bot.ledger.ledger import RunLedger
+from bot.check_run import settings_key
 from bot.selection.worklists import Worklist
 from bot.wiring import Wiring
 from databases import free_port
@@ -36,7 +36,7 @@ def clock() -> datetime:
 def enqueued(ledger: RunLedger, options: Options = OPTIONS, items: tuple[str, ...] = ("Q1", "Q2")):
     """A run enqueued in the ledger with ``options``' settings (what `refbot run --enqueue` records)."""
     run = ledger.open_run(f"worklist-{len(items)}", "test (workers)")
-    ledger.enqueue(run, items, settings=settings_key(options), properties=(), shared=run_settings.shared(options))
+    ledger.enqueue(run, items, settings=settings_key(options), properties=(), shared=shared_settings.shared(options))
     return run
 
 
@@ -155,7 +155,7 @@ def test_the_settings_a_run_is_bound_to_cover_what_changes_an_outcome():
     for name, value in {"run_recheck_days": 0.0, "check_workers": 7, "fetch_delay": 3.0, "judge_url":
                         "http://judge.example/v1", "queue_prefix": "secret"}.items():
         assert settings_key(OPTIONS.replaced(**{name: value})) == settings_key(OPTIONS), name
-    assert "calibration" in run_settings.outcome_settings(OPTIONS)
+    assert "calibration" in shared_settings.outcome_settings(OPTIONS)
 
 
 def test_the_tool_prefix_is_the_option_or_the_ledgers_database_name():

@@ -24,7 +24,7 @@ from sqlalchemy import select
 from bot.ledger.tables import checks, queued
 from bot.options import ini_text
 from bot.output import trace as traces
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from conftest import ROOT
 
 ITEMS = ["Q990201", "Q990202", "Q990203", "Q990204", "Q990205", "Q990206", "Q990207"]

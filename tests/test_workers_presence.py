@@ -11,7 +11,7 @@ import time
 import redis
 
 from bot.distributed.presence import seen_workers, worker_key
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from test_workers import ITEMS, _config, _enqueue, _items, _stop, _until, refbot, world, worker  # noqa: F401
 
 

@@ -1,4 +1,4 @@
-"""``refbot check``, ``refbot run``, ``refbot report`` and ``refbot demo``: the bot end to end (``bot.runs``)."""
+"""``refbot check``, ``refbot run``, ``refbot report`` and ``refbot demo``: the bot end to end (``bot.check_run``)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ from bot.doctor import preflight
 from bot.options import Options, ini_text
 from bot.output import trace as traces
 from bot.output.report import write_report
-from bot.output.runs import default_stem, run_trace, writable_folder, write_run
+from bot.output.run_trace import default_stem, run_trace, writable_folder, write_run
 from bot.review.proposals import export_problem
 from bot.review.store import keep_for_review
-from bot.runledger import RunLedger
-from bot.runs import Progress, Run, RunResult
+from bot.ledger.ledger import RunLedger
+from bot.check_run import Progress, Run, RunResult
 from bot.wiring import Wiring
 
 

@@ -14,7 +14,7 @@ from bot.errors import ConfigError, InputError, WriteError
 from bot.options import Options
 from bot.output.report import naming
 from bot.redaction import write_private
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, export_wrong_values, preview,
                                 report_too_large, reviewing)
 from bot.review.applying import Outcome, edit_lines, editgroups_url

@@ -16,13 +16,13 @@ from bot.cli.progress import Bar
 from bot.doctor import preflight
 from bot.errors import InputError
 from bot.options import Options
-from bot.output.runs import verify_trace, writable_folder, write_run
+from bot.output.run_trace import verify_trace, writable_folder, write_run
 from bot.review.store import ReviewLedger, keep_for_review
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from bot.selection.binding import DOMAIN_PATTERN
 from bot.selection.worklists import Worklist
 from bot.verifying.records import ORDER, ReferenceCheck, statement_verdict, summarise
-from bot.verifying.run import Progress, VerifyResult, VerifyRun
+from bot.verify_run import Progress, VerifyResult, VerifyRun
 from bot.wiring import Wiring
 
 

@@ -18,10 +18,10 @@ from bot.distributed.names import idle_queue, key_prefix
 from bot.distributed.presence import SEEN_S, age, seen_at
 from bot.errors import ConfigError, InputError, RefbotError
 from bot.options import Options
-from bot.output.runs import ledger_trace, writable_folder, write_run
+from bot.output.run_trace import ledger_trace, writable_folder, write_run
 from bot.review.proposals import export_problem
 from bot.review.store import keep_for_review
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from bot.selection.worklists import Worklist
 from bot.wiring import Wiring
 

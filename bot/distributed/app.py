@@ -31,7 +31,7 @@ from bot.distributed.transport import NAME as TRANSPORT
 from bot.distributed.work import perform, servable
 from bot.errors import RefbotError, ServiceError
 from bot.options import Options, QueueOptions, without_password
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 from bot.wiring import Wiring
 
 # How often a worker looks in its ledger for runs to serve, in seconds.

@@ -19,7 +19,7 @@ from datetime import timedelta
 from itertools import islice
 from typing import Any, Protocol
 
-from bot import run_settings
+from bot import shared_settings
 from bot.checking.statement import Tools
 from bot.clock import Clock, stamp
 from bot.distributed.messages import MAX_DELAY_S, BadMessage, TaskMessage, task_message
@@ -28,15 +28,15 @@ from bot.documents.services import ServiceClient
 from bot.errors import ConfigError, InputError, RefbotError
 from bot.judge.engine import Judge
 from bot.options import Options
-from bot.output.runs import TraceRecords, keep_run_settings
-from bot.runledger import Queue, RunLedger, SharedRun
-from bot.runledger import Run as LedgerRun
-from bot.runs import Parts, Run, run_key, settings_key
+from bot.output.run_trace import TraceRecords, keep_run_settings
+from bot.ledger.ledger import Queue, RunLedger, SharedRun
+from bot.ledger.ledger import Run as LedgerRun
+from bot.check_run import Parts, Run, run_key, settings_key
 from bot.selection import selection_rules
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist, select
-from bot.verifying.run import KEY_PREFIX as VERIFY_KEY
-from bot.verifying.run import VerifyRun
+from bot.verify_run import KEY_PREFIX as VERIFY_KEY
+from bot.verify_run import VerifyRun
 from bot.verifying.selection import select_cited
 
 # The longest pause before a failed task is tried again (a message with a later ETA is refused as none of refbot's).
@@ -87,7 +87,7 @@ def enqueue(parts: Parts, worklist: Worklist, ledger: RunLedger, broker: Broker,
     items = list(dict.fromkeys(islice(cited, worklist.limit or None)))
     record = ledger.open_run(key, description, new=new)
     ledger.enqueue(record, items, settings=settings_key(options), properties=worklist.properties,
-                   shared=run_settings.shared(options))
+                   shared=shared_settings.shared(options))
     identity, name = ledger.identity, queue_name(ledger.identity, record.id)
     # Tasks sent earlier are on the queue or with a worker, unless the queue lost them (its Redis emptied): those
     # sent longer ago than a task is held are sent again only when nothing waits on the queue.
@@ -110,8 +110,8 @@ def servable(options: Options, runs: Sequence[SharedRun]) -> list[tuple[SharedRu
 
 
 def _other_settings(options: Options, run: SharedRun) -> str:
-    outcome, _ = run_settings.recorded(run.shared)
-    named = run_settings.differences(outcome, run_settings.outcome_settings(options)) if outcome else []
+    outcome, _ = shared_settings.recorded(run.shared)
+    named = shared_settings.differences(outcome, shared_settings.outcome_settings(options)) if outcome else []
     return ("it was enqueued with other settings than this worker's: "
             + ("; ".join(named) if named else "it recorded none to compare (enqueued by an older refbot)"))
 
@@ -150,8 +150,8 @@ def perform(parts: Parts, ledger: RunLedger, args: Sequence[Any], kwargs: Mappin
                        items=message.items)
     if shared is None:
         return TaskEnd("refused", refusal, run=message.run, items=message.items)
-    _, worklist = run_settings.recorded(shared.shared)
-    run_parts = RunParts(parts, run_settings.with_worklist(parts.options, worklist))
+    _, worklist = shared_settings.recorded(shared.shared)
+    run_parts = RunParts(parts, shared_settings.with_worklist(parts.options, worklist))
     verifying = shared.run.key.startswith(VERIFY_KEY)
     try:
         if verifying:

@@ -21,7 +21,7 @@ from bot.review.guids import resolve
 from bot.review.proposals import (Proposal, export_note, export_problem, quickstatements_batch,
                                   quickstatements_dropped, quickstatements_problem)
 from bot.review.store import ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 
 @contextmanager

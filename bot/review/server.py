@@ -44,7 +44,7 @@ from bot.review.summaries import summary_of
 from bot.review.proposals import OPTIONAL_SNAKS
 from bot.review.shelf import Shelf
 from bot.review.store import DecidedMeanwhile, ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
                            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")

@@ -47,7 +47,7 @@ from bot.review.sessions import LedgerSessions
 from bot.review.server import (DONE, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, page_number,
                                queue_response)
 from bot.review.store import DecidedMeanwhile, ReviewLedger
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 _SEEN = re.compile(r"[0-9]{1,18}")
 _ITEM = re.compile(r"[Qq][1-9][0-9]{0,11}")

@@ -37,7 +37,7 @@ from werkzeug.datastructures import CallbackDict
 
 from bot.errors import InternalError
 from bot.ledger.tables import service_sessions
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 IDLE_S = 2 * 3600.0  # a signed-in session unused this long has ended
 SIGNING_IN_S = 15 * 60.0  # a session whose sign-in has not completed in this long has ended

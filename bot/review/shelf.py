@@ -25,7 +25,7 @@ from bot.ledger.tables import card_runs, cards, checks, decisions, items, runs, 
 from bot.output.trace import from_string, tag
 from bot.review.proposals import element_proposal
 from bot.review.queue import DEFAULT_FILTER, Card, card_from_json, card_json, card_of
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 BATCH = 500  # statements read into cards per transaction
 

@@ -28,7 +28,7 @@ from bot.review.alternatives import with_paragraph
 from bot.review.proposals import OPTIONAL_SNAKS, Proposal, element_proposal
 from bot.review.proposals import proposals as trace_proposals
 from bot.review.shelf import Shelf
-from bot.runledger import Run, RunLedger
+from bot.ledger.ledger import Run, RunLedger
 DECISIONS = ("approved", "rejected")
 # What a curator makes of a statement a source says is false, where nothing is proposed: seen and left as it is
 # (acknowledged), or Wikidata's value is wrong (listed for editors: `refbot export --wrong-values`).

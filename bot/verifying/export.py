@@ -18,7 +18,7 @@ from rdflib.namespace import RDF, XSD
 
 from bot.errors import InputError
 from bot.output import trace as traces
-from bot.runledger import RunLedger
+from bot.ledger.ledger import RunLedger
 
 # refbot's own terms; Wikidata's statements and references keep Wikidata's IRIs.
 REFBOT = Namespace("https://www.wikidata.org/wiki/Wikidata:refbot/verify#")

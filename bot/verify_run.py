@@ -31,9 +31,9 @@ from bot.errors import InternalError, RefbotError
 from bot.faults import FIX
 from bot.options import Options, uses
 from bot.pool import in_flight
-from bot.runledger import Run as LedgerRun
-from bot.runledger import RunLedger
-from bot.runs import item_context, run_key
+from bot.ledger.ledger import Run as LedgerRun
+from bot.ledger.ledger import RunLedger
+from bot.check_run import item_context, run_key
 from bot.selection import selection_rules
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist
@@ -83,7 +83,7 @@ class Progress:
 
 @dataclass(frozen=True)
 class VerifyResult:
-    """Where a verify run stands (as ``bot.runs.RunResult`` for a check run): ``counts`` by finding over the whole
+    """Where a verify run stands (as ``bot.check_run.RunResult`` for a check run): ``counts`` by finding over the whole
     run, ``checked`` this call's references in worklist order."""
 
     run_id: int

@@ -1,4 +1,4 @@
-"""A run's trace and report, from what the run left: its :class:`~bot.runs.RunResult` and its ledger.
+"""A run's trace and report, from what the run left: its :class:`~bot.check_run.RunResult` and its ledger.
 
 :class:`TraceRecords` is how a run keeps each item and statement in its ledger (trace elements, their URLs
 redacted); :func:`run_trace` assembles the trace of everything the run finished from those records, under the run's
@@ -23,12 +23,12 @@ from bot.judge.prompts import Template, template_by_id
 from bot.options import Options, judge_urls, uses
 from bot.output import trace as traces
 from bot.output.report import LeftOut, naming, write_report
-from bot.runledger import Run, RunLedger
-from bot.runs import RunResult
+from bot.ledger.ledger import Run, RunLedger
+from bot.check_run import RunResult
 from bot.selection import endpoint_url
 from bot.selection.worklists import Worklist
 from bot.verifying.records import ReferenceCheck
-from bot.verifying.run import VerifyResult
+from bot.verify_run import VerifyResult
 
 
 class RunParts(Protocol):

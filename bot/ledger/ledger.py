@@ -64,7 +64,7 @@ class Queue:
 @dataclass(frozen=True)
 class SharedRun:
     """What a worker reads of a run before it takes its tasks: the settings digest its workers must share, the
-    settings it recorded (JSON, ``bot.run_settings.shared``), its worklist's properties, and whether it finished."""
+    settings it recorded (JSON, ``bot.shared_settings.shared``), its worklist's properties, and whether it finished."""
 
     run: Run
     finished: str | None

@@ -2,8 +2,8 @@
 `refbot run` and `refbot check` do, as a library call::
 
     from bot.options import load_options
-    from bot.runledger import RunLedger
-    from bot.runs import Run
+    from bot.ledger.ledger import RunLedger
+    from bot.check_run import Run
     from bot.selection.worklists import Worklist
     from bot.wiring import Wiring
 
@@ -14,7 +14,7 @@ A run kept in a ledger file is resumed when opened again with the same worklist 
 finished is checked, and statements another run checked less than ``[run] recheck_days`` ago are skipped. A ledger
 in memory (``RunLedger(None)``) makes a dry run that checks everything once, as `refbot check` does for one item.
 Each finished statement is committed on its own, so a run that is stopped or killed loses only the statements in
-progress. The :class:`RunResult` is what the trace writer (``bot.output.runs``) and the review store read; the run
+progress. The :class:`RunResult` is what the trace writer (``bot.output.run_trace``) and the review store read; the run
 itself neither writes traces nor knows of reviews.
 """
 
@@ -35,10 +35,10 @@ from bot.clock import Clock, stamp
 from bot.datamodel import Statement
 from bot.documents.services import ServiceClient
 from bot.errors import InputError, RefbotError
-from bot import run_settings
+from bot import shared_settings
 from bot.options import Options, uses
-from bot.runledger import Run as LedgerRun
-from bot.runledger import RunLedger
+from bot.ledger.ledger import Run as LedgerRun
+from bot.ledger.ledger import RunLedger
 from bot.selection import selection_rules
 from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist, select
@@ -50,7 +50,7 @@ OCCASIONAL = ("corroborated", "contradicted", "undecided")
 
 class Records(Protocol):
     """How a run keeps what it finished in its ledger: each item as first read, each statement's check, as text
-    (``bot.output.runs.TraceRecords``: trace elements)."""
+    (``bot.output.run_trace.TraceRecords``: trace elements)."""
 
     def item(self, context: ItemContext) -> str: ...
 
@@ -328,7 +328,7 @@ def item_context(parts: Parts, item: str, label: str, *, strict: bool = False, w
 
 def run_key(options: Options, worklist: Worklist) -> str:
     """What makes two runs the same run, to resume: the worklist and every setting that changes an outcome
-    (``bot.run_settings``). Resuming with another judge or other checking settings would mix their results in one
+    (``bot.shared_settings``). Resuming with another judge or other checking settings would mix their results in one
     run: that is a new run."""
     settings = [",".join(worklist.properties), str(worklist.limit or ""), settings_key(options)]
     return hashlib.sha256("\n".join([worklist.identity, *settings]).encode()).hexdigest()[:16]
@@ -336,4 +336,4 @@ def run_key(options: Options, worklist: Worklist) -> str:
 
 def settings_key(options: Options) -> str:
     """The digest of every setting that changes an outcome: the workers of one run must share it."""
-    return run_settings.digest(run_settings.outcome_settings(options))
+    return shared_settings.digest(shared_settings.outcome_settings(options))
