@@ -126,3 +126,62 @@ def test_a_converted_model_directory_loads_and_agrees_with_the_gguf(backend, smo
 def test_a_missing_model_says_how_to_get_one(tmp_path):
     with pytest.raises(ModelError, match="get-models"):
         TransformersBackend(tmp_path / "nothing.gguf")
+
+
+def test_the_judge_and_the_embedding_model_compute_and_tokenize_one_thread_at_a_time(backend, monkeypatch):
+    """A statement's threads use both models at once: neither model nor either tokenizer is ever called from two
+    threads at the same time (torch's CPU kernels set up lazily on first use, and the Rust tokenizers, are not
+    to be raced; ``bot.model_lock``)."""
+    import threading
+    import time
+
+    from bot.options import Options
+    from bot.wiring import Wiring
+
+    embedder = Wiring(Options()).embedder
+    inside: dict[int, int] = {}
+    most = [0]
+    guard = threading.Lock()
+
+    def counted(real):
+        def call(*args, **kwargs):
+            me = threading.get_ident()
+            with guard:
+                inside[me] = inside.get(me, 0) + 1
+                most[0] = max(most[0], len(inside))
+            try:
+                time.sleep(0.002)  # (a wider window for another thread to come in, were it let in)
+                return real(*args, **kwargs)
+            finally:
+                with guard:
+                    inside[me] -= 1
+                    if not inside[me]:
+                        del inside[me]
+        return call
+
+    for owner in (backend.model, embedder.model):
+        monkeypatch.setattr(owner, "forward", counted(owner.forward))
+    for owner in (backend.tokenizer, embedder.tokenizer):
+        for name in ("_encode_plus", "decode", "apply_chat_template"):
+            monkeypatch.setattr(owner, name, counted(getattr(owner, name)))
+    failures: list[BaseException] = []
+
+    def statement(number: int) -> None:
+        try:
+            for _ in range(3):
+                if number % 2:
+                    backend.choose(REFBOT.messages(CLAIM, SNIPPET), ("yes", "no"))
+                    backend.count_tokens(SNIPPET)
+                    backend.continuation_logprobs(SNIPPET + " In summary, Marie Curie", [" won", " lost"])
+                else:
+                    embedder([SNIPPET, CLAIM.object, f"paragraph {number}"])
+        except BaseException as error:  # noqa: B902 (a thread's failure is the test's)
+            failures.append(error)
+
+    threads = [threading.Thread(target=statement, args=(number,)) for number in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert not failures, failures
+    assert most[0] == 1, f"{most[0]} threads were in the models or their tokenizers at once"

@@ -6,9 +6,10 @@ embeddings are off); torch and transformers are imported only here.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from bot.model_lock import MODELS
 
 BATCH = 32
 # all-MiniLM-L6-v2 was trained on 128 word pieces; longer paragraphs are cut (their start says the most).
@@ -24,11 +25,12 @@ class SentenceEmbedder:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        if threads:
-            torch.set_num_threads(threads)
-        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
-        self.model = AutoModel.from_pretrained(str(path)).eval()
-        self._lock = threading.Lock()
+        with MODELS:  # loaded, like every call, under the lock all models share (bot.model_lock)
+            if threads:
+                torch.set_num_threads(threads)
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+            self.model = AutoModel.from_pretrained(str(path)).eval()
+        self._lock = MODELS
 
     def __call__(self, texts: list[str]) -> list[list[float]]:
         import torch

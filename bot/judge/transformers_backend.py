@@ -11,7 +11,6 @@ paragraph share the system prompt and the paragraph — reads only what follows 
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from bot.errors import ModelError
 from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
 from bot.judge.prompts import Generation, Message
 from bot.judge.threads import threads_for
+from bot.model_lock import MODELS
 
 
 # Below this total probability the answer words are not among a server's top-20 tokens either.
@@ -40,26 +40,27 @@ class TransformersBackend:
         if not path.exists():
             raise ModelError(f"no model at {path}", hint="run `scripts/get-models` or pass --judge-model PATH")
         self.threads = threads_for(threads)
-        torch.set_num_threads(self.threads)
-        self.tokenizer: Any
-        self.model: Any
-        try:
-            if path.is_file():  # a GGUF file
-                kwargs: dict[str, Any] = {"gguf_file": path.name}
-                source = str(path.parent)
-                weights: Any = torch.float32
-            else:
-                kwargs = {}
-                source = str(path)
-                if dtype not in ("bfloat16", "float32"):
-                    raise ModelError(f"unknown weight type {dtype!r}", hint="use bfloat16 or float32")
-                weights = getattr(torch, dtype) if device == "cpu" else "auto"
-            self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-            model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=weights, **kwargs)
-            self.model = model.to(device)
-        except (OSError, ValueError) as error:
-            raise ModelError(f"cannot load the model at {path}: {error}",
-                             hint="pass a Hugging Face model directory or a GGUF file") from error
+        with MODELS:  # loaded, like every call, under the lock all models share (bot.model_lock)
+            torch.set_num_threads(self.threads)
+            self.tokenizer: Any
+            self.model: Any
+            try:
+                if path.is_file():  # a GGUF file
+                    kwargs: dict[str, Any] = {"gguf_file": path.name}
+                    source = str(path.parent)
+                    weights: Any = torch.float32
+                else:
+                    kwargs = {}
+                    source = str(path)
+                    if dtype not in ("bfloat16", "float32"):
+                        raise ModelError(f"unknown weight type {dtype!r}", hint="use bfloat16 or float32")
+                    weights = getattr(torch, dtype) if device == "cpu" else "auto"
+                self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+                model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=weights, **kwargs)
+                self.model = model.to(device)
+            except (OSError, ValueError) as error:
+                raise ModelError(f"cannot load the model at {path}: {error}",
+                                 hint="pass a Hugging Face model directory or a GGUF file") from error
         self.model.eval()
         self.device = device
         # A converted directory is named after its format; its parent names the model.
@@ -69,7 +70,7 @@ class TransformersBackend:
         limit = getattr(self.model.config, "max_position_embeddings", None) or context_tokens
         self._context_tokens = min(int(limit), context_tokens)
         self._torch = torch
-        self._lock = threading.Lock()
+        self._lock = MODELS  # (with the tokenizer's calls: bot.model_lock)
         # The last prompt read, as token ids, and its key-value cache (see _read).
         self._read_ids: list[int] = []
         self._read_cache: Any = None
@@ -78,18 +79,21 @@ class TransformersBackend:
         return self._context_tokens
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        with self._lock:
+            return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def render(self, messages: Sequence[Message]) -> str:
         """The prompt text the model reads for ``messages``: the chat template applied, the assistant's turn
         opened, special tokens written out."""
-        rendered: str = self.tokenizer.apply_chat_template(list(messages), add_generation_prompt=True,
-                                                           tokenize=False)
+        with self._lock:
+            rendered: str = self.tokenizer.apply_chat_template(list(messages), add_generation_prompt=True,
+                                                               tokenize=False)
         return rendered
 
     def _encode(self, messages: Sequence[Message]) -> Any:
-        encoded: Any = self.tokenizer.apply_chat_template(
-            list(messages), add_generation_prompt=True, return_tensors="pt", return_dict=True)
+        with self._lock:
+            encoded: Any = self.tokenizer.apply_chat_template(
+                list(messages), add_generation_prompt=True, return_tensors="pt", return_dict=True)
         return encoded["input_ids"].to(self.device)
 
     def _read(self, ids: list[int]) -> tuple[Any, int]:
@@ -127,7 +131,8 @@ class TransformersBackend:
             torch.manual_seed(generation.seed)
             output = self.model.generate(input_ids, attention_mask=torch.ones_like(input_ids), **options)
         new_tokens = output[0, input_ids.shape[1]:]
-        text: str = self.tokenizer.decode(new_tokens, skip_special_tokens=True)
+        with self._lock:
+            text: str = self.tokenizer.decode(new_tokens, skip_special_tokens=True)
         return Completion(text.strip(), int(input_ids.shape[1]), int(new_tokens.shape[0]))
 
     def choose(self, messages: Sequence[Message], letters: Sequence[str]) -> Choice:
@@ -136,12 +141,13 @@ class TransformersBackend:
         torch = self._torch
         ids = self._encode(messages)[0].tolist()
         spellings: dict[int, str] = {}
-        for letter in letters:
-            for word in {letter, letter.capitalize(), letter.upper()}:
-                for spelling in (word, f" {word}"):
-                    encoded = self.tokenizer.encode(spelling, add_special_tokens=False)
-                    if len(encoded) == 1:
-                        spellings.setdefault(encoded[0], spelling)
+        with self._lock:
+            for letter in letters:
+                for word in {letter, letter.capitalize(), letter.upper()}:
+                    for spelling in (word, f" {word}"):
+                        encoded = self.tokenizer.encode(spelling, add_special_tokens=False)
+                        if len(encoded) == 1:
+                            spellings.setdefault(encoded[0], spelling)
         token_ids = torch.tensor(list(spellings), device=self.device)
         with self._lock, torch.inference_mode():
             output, read = self._read(ids)
@@ -167,8 +173,9 @@ class TransformersBackend:
         computed in float32 from the hidden state (bf16 logits are quantised too coarsely to compare phrases a
         few tokens long); the model's own logits only normalise."""
         torch = self._torch
-        head = self.tokenizer(prefix, add_special_tokens=False)["input_ids"]
-        tails = [self.tokenizer(text, add_special_tokens=False)["input_ids"] for text in continuations]
+        with self._lock:
+            head = self.tokenizer(prefix, add_special_tokens=False)["input_ids"]
+            tails = [self.tokenizer(text, add_special_tokens=False)["input_ids"] for text in continuations]
         if not head or not all(tails):
             raise ModelError("a continuation is scored after a non-empty prefix and must not be empty")
         width = max(len(tail) for tail in tails)
