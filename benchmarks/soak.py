@@ -178,7 +178,22 @@ class Invocation:
 
     @property
     def how(self) -> str:
-        return "SIGKILL (soak)" if self.killed else f"exit {self.returncode}"
+        return "SIGKILL (soak)" if self.killed else signal_death(self.returncode) or f"exit {self.returncode}"
+
+    @property
+    def crashed(self) -> bool:
+        """It died by a signal the soak did not send: refbot's own error."""
+        return not self.killed and bool(signal_death(self.returncode))
+
+
+def signal_death(returncode: int | None) -> str:
+    """"died by SIGSEGV" for a process a signal ended ("" otherwise)."""
+    if returncode is None or returncode >= 0:
+        return ""
+    try:
+        return f"died by {signal.Signals(-returncode).name}"
+    except ValueError:
+        return f"died by signal {-returncode}"
 
 
 class LedgerWatch:
@@ -297,7 +312,8 @@ def run_refbot(args: argparse.Namespace, ini: Path, items: Path, tmp: Path, ledg
         invocation.returncode = process.returncode
         invocation.ended = time.monotonic()
         invocation.done_after = watch.poll()
-        status = "SIGKILLed" if invocation.killed else f"exited {process.returncode}"
+        status = "SIGKILLed" if invocation.killed else signal_death(process.returncode) or \
+            f"exited {process.returncode}"
         print(f"soak: refbot #{invocation.number} {status} after {invocation.ended - invocation.started:.0f} s, "
               f"{invocation.done_after}/{args.statements} statements in the ledger", flush=True)
         if process.returncode == 0 and not invocation.killed:
@@ -487,6 +503,10 @@ def main() -> int:
     twice = duplicated + len(watch.changed | watch.vanished)
     searched_again = sum(1 for count in world.searches.values() if count > 1)
     interruptions = sum(1 for invocation in invocations if invocation.returncode != 0 or invocation.killed)
+    crashed = [invocation for invocation in invocations if invocation.crashed]
+    if crashed:
+        failures.append(f"{len(crashed)} refbot process(es) died by a signal the soak did not send (refbot's error): "
+                        + ", ".join(f"#{invocation.number} {invocation.how}" for invocation in crashed))
     if len(runs) != 1:
         failures.append(f"{len(runs)} runs in the ledger, not one resumed run")
     if lost:

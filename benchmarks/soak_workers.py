@@ -27,6 +27,7 @@ import argparse
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,7 @@ class Workers:
         self.ini, self.tmp, self.started = ini, tmp, 0
         self.processes: list[subprocess.Popen] = []
         self.restarted = 0
+        self.crashed: list[str] = []  # the signals that ended workers the soak did not kill
 
     def start(self) -> None:
         self.started += 1
@@ -80,10 +82,13 @@ class Workers:
         self.start()
 
     def keep_up(self) -> None:
-        """A worker that exited is started again (its broker or ledger was gone too long)."""
+        """A worker that exited is started again (its broker or ledger was gone too long); one a signal the soak did
+        not send ended is refbot's error, counted apart."""
         for process in [p for p in self.processes if p.poll() is not None]:
             self.processes.remove(process)
             self.restarted += 1
+            if process.returncode < 0:
+                self.crashed.append(signal.Signals(-process.returncode).name)
             self.start()
 
     def stop(self) -> None:
@@ -221,10 +226,12 @@ def main() -> int:
     print(f"  lost {len(lost)}, recorded twice {twice}, not terminal {not_terminal}, errors {outcomes.get('error', 0)}"
           f"; run finished: {finished}; trace valid: {valid}")
     print(f"  tasks delivered again {queue.redelivered if queue else '?'}; searches asked twice (statements begun "
-          f"by a dead worker, checked again) {again}; workers started again after exiting {workers.restarted}")
+          f"by a dead worker, checked again) {again}; workers started again after exiting {workers.restarted}; "
+          f"workers dead by a signal the soak did not send (refbot's error) {len(workers.crashed)}"
+          + (f" ({', '.join(workers.crashed)})" if workers.crashed else ""))
     print(f"  {len(rows)} statements in {wall:.0f} s = {len(rows) / wall * 3600:,.0f} statements/h with "
           f"{args.workers} workers")
-    return 0 if not lost and not twice and finished and valid else 1
+    return 0 if not lost and not twice and finished and valid and not workers.crashed else 1
 
 
 if __name__ == "__main__":

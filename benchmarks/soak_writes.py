@@ -52,6 +52,7 @@ class WriteResult:
     faults_served: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     timed_out: bool = False
+    crashed: list[str] = field(default_factory=list)  # applies a signal the soak did not send ended
 
     @property
     def failures(self) -> list[str]:
@@ -69,6 +70,8 @@ class WriteResult:
             problems.append(f"the ledger disagrees with the wiki on {len(self.ledger_disagrees)} statement(s)")
         if self.timed_out:
             problems.append("the applies did not finish (time limit or too many starts)")
+        if self.crashed:
+            problems.append(f"{len(self.crashed)} apply process(es) {', '.join(self.crashed)} (refbot's error)")
         return problems
 
 
@@ -163,6 +166,9 @@ def write_phase(world: Any, command: list[str], environment: dict[str, str], tmp
                     wikibase.end_delays()
                     break
             log.close()
+            if not how and process.returncode < 0:  # a signal this soak did not send: refbot's error
+                how = f"died by {signal.Signals(-process.returncode).name}"
+                result.crashed.append(how)
             how = how or f"exited {process.returncode}"
             result.applies.append(f"{how} ({len(_edits(wikibase, user))} edits in all)")
             print(f"soak: refbot apply #{number} {how}; {len(_edits(wikibase, user))} edits landed", flush=True)

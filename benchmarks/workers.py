@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -70,7 +71,9 @@ def measure(workers: int, ini: Path, items: Path, tmp: Path, ledger_url: str) ->
             dead = [n for n, p in enumerate(processes) if p.poll() is not None]
             if dead:
                 said = (tmp / f"worker-{workers}-{dead[0]}.log").read_text(encoding="utf-8")[-2000:]
-                raise SystemExit(f"workers: a worker stopped: {said}")
+                code = processes[dead[0]].returncode
+                how = f"died by {signal.Signals(-code).name} (refbot's error)" if code < 0 else f"exited {code}"
+                raise SystemExit(f"workers: a worker {how}: {said}")
             if ledger.run_finished(ledger.run(run_id)):
                 break
             time.sleep(0.2)

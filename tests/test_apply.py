@@ -299,14 +299,16 @@ def test_a_blocked_account_or_a_lagged_wiki_stops_the_apply_and_loses_nothing(wo
 
 def test_an_approval_by_an_account_blocked_since_is_not_written_until_the_block_ends(tmp_path):
     """The bot's apply reads the approving curator's block before every write: blocked since approving, their
-    approval is not written with the bot's account, stays approved with the reason, and is written once unblocked."""
+    approval is not written with the bot's account, stays approved with the reason, and is written once unblocked.
+    Only an account OAuth confirmed (the review service) is read: the same name typed into `refbot review` is a name,
+    not that account, and its approval is written."""
     curator = "Bo Curator"
     with DemoWorld(workdir=tmp_path, accounts={curator: Account({}, groups=(), password="bo-demo-password")}) as world:
         trace = trace_of(world, tmp_path / "check.xml")
         store = ReviewLedger(RunLedger(tmp_path / "runs.sqlite"))
         run = store.import_trace(traces.read(trace), trace)
-        store.decide(run, [PROPOSED[0][0]], "approved", curator=curator)
-        store.decide(run, [PROPOSED[1][0]], "approved", curator="Ada")  # a `refbot review` curator: no wiki account
+        store.decide(run, [PROPOSED[0][0]], "approved", curator=curator, confirmed=True)  # signed in to the service
+        store.decide(run, [PROPOSED[1][0]], "approved", curator=curator)  # typed into `refbot review`: a name only
         store.ledger.close()
         write_config(world, tmp_path)
         world.wikibase.accounts[curator] = replace(world.wikibase.accounts[curator], blocked=True)

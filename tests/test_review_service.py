@@ -539,6 +539,31 @@ def test_a_sign_in_begun_and_left_keeps_one_small_row_that_ends_in_fifteen_minut
         service.stop()
 
 
+def test_a_stream_of_sign_ins_cannot_grow_the_sessions_without_bound(world, tmp_path, monkeypatch):
+    """Each anonymous `/login` keeps a row for 15 minutes; with MAX_SESSIONS alive, a new visitor's sign-in is
+    answered 503 with Retry-After and keeps nothing, a sign-in under way goes on, and once rows end, sign-ins begin
+    again."""
+    from bot.review import sessions
+
+    monkeypatch.setattr(sessions, "MAX_SESSIONS", 3)
+    now = [time.time()]
+    service = start_service(world, tmp_path, clock=lambda: now[0])
+    try:
+        visitors = [requests.Session() for _ in range(3)]
+        for visitor in visitors:
+            assert visitor.get(f"{service.url}/login", timeout=20, allow_redirects=False).status_code == 302
+        refused = requests.get(f"{service.url}/login", timeout=20, allow_redirects=False)
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "300"
+        assert "too many sign-ins are under way" in refused.text and "refbot_service" not in refused.cookies
+        assert len(_sessions(service)) == 3
+        assert visitors[0].get(f"{service.url}/login", timeout=20, allow_redirects=False).status_code == 302
+        now[0] += 16 * 60
+        assert requests.get(f"{service.url}/login", timeout=20, allow_redirects=False).status_code == 302
+        assert len(_sessions(service)) == 1, "the ended rows were deleted"
+    finally:
+        service.stop()
+
+
 def test_report_pages_are_put_together_a_few_at_a_time_and_the_rest_are_told_to_come_back(world, tmp_path,
                                                                                           monkeypatch):
     """Anyone may read a run's report, so requests for it cannot be let to fill the server's memory: however many

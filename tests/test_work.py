@@ -112,6 +112,35 @@ def test_an_unexpected_error_is_tried_again_later_each_time_then_is_the_runs_err
     assert "not finished; error: items Q1: RuntimeError: a bug in refbot (tried 4 times)" in shown, shown
 
 
+def test_a_worker_that_died_with_an_item_in_hand_is_reported_by_the_next_and_three_such_deaths_fail_it(
+        tmp_path, caplog, capsys):
+    """A worker whose process dies mid-item leaves the item in its hand in the ledger: the next worker to start on
+    it logs that as refbot's error; a task that ends in refbot's hands (to be tried again) lets go, and is no death;
+    after three deaths on one item it fails for good, named, instead of taking down a fourth worker."""
+    ledger = RunLedger(tmp_path / "runs.sqlite", clock=clock)
+    run = enqueued(ledger)
+    parts = FailingParts(OPTIONS)  # each check fails in refbot's hands: the task is tried again, the item let go
+    assert ledger.start_item(run, "Q1", "w1@host").go  # w1 takes Q1 and its process dies
+    caplog.set_level("ERROR", logger="refbot.worker")
+    end = perform(parts, ledger, *task(ledger, run.id, ["Q1"]), worker="w2@host")
+    assert end.kind == "retry"
+    assert [record.getMessage() for record in caplog.records] == [
+        f"run {run.id} item Q1: 1 worker(s) ended while checking it, the last w1@host (its process died mid-item: "
+        "a crash, a kill or the machine; see that worker's log): refbot's error"]
+    caplog.clear()
+    end = perform(parts, ledger, *task(ledger, run.id, ["Q1"]), worker="w2@host", attempt=1)
+    assert end.kind == "retry" and caplog.records == [], "a task tried again let go of its item: no death"
+    for dead in ("w3@host", "w4@host"):
+        assert ledger.start_item(run, "Q1", dead).go  # taken, and the process dies
+    end = perform(parts, ledger, *task(ledger, run.id, ["Q1"]), worker="w5@host")
+    assert end.kind == "failed" and parts.asked == 2, "the third death fails the item before it is checked"
+    assert end.detail == ("items Q1: 3 worker(s) ended while checking it, the last w4@host; left unchecked rather "
+                          "than end another worker (read those workers' logs, where a crash prints its stack; then "
+                          "enqueue the worklist again)")
+    assert ledger.queue(run.id).error == end.detail and ledger.unfinished_items(run) == ["Q1", "Q2"]
+    ledger.close()
+
+
 def test_a_task_whose_ledger_fails_while_its_run_is_read_is_tried_again_not_dropped(tmp_path):
     ledger = RunLedger(tmp_path / "runs.sqlite", clock=clock)
     run = enqueued(ledger)

@@ -92,8 +92,13 @@ def test_two_workers_one_killed_mid_item_record_every_statement_once_as_one_proc
         rows = list(connection.execute(select(checks.c.guid).where(checks.c.run_id == run_id)))
         deliveries = dict(connection.execute(select(queued.c.item, queued.c.deliveries)
                                              .where(queued.c.run_id == run_id)).all())
+        stops = dict(connection.execute(select(queued.c.item, queued.c.stops).where(queued.c.run_id == run_id)).all())
     assert len(rows) == len({row.guid for row in rows}) == len(expected), "every statement once"
     assert deliveries[killed] >= 2, "the killed worker's item was given to the other worker"
+    assert stops == {item: int(item == killed) for item in stops}, "one worker ended with an item in hand"
+    said = (tmp_path / "second.log").read_text(encoding="utf-8")
+    assert re.search(rf"item {killed}: 1 worker\(s\) ended while checking it, the last \S*first \(its process died "
+                     r"mid-item.*\): refbot's error", said), said
     status = refbot(shared, "run", "--status", str(run_id), cwd=tmp_path)
     assert status.returncode == 0 and f"run {run_id}: 7/7 item(s) finished, 0 left" in status.stdout, status
     assert "finished 20" in status.stdout

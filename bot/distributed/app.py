@@ -128,7 +128,8 @@ def register(app: Celery, state: WorkerState) -> None:
             state.heartbeat.working(*_task_of(args, kwargs, state.ledger.identity, queue))
         try:
             end = perform(state.parts, state.ledger, args, kwargs, queue=queue, attempt=task.request.retries or 0,
-                          retries=state.options.queue.retries, retry_delay=state.options.queue.retry_delay)
+                          retries=state.options.queue.retries, retry_delay=state.options.queue.retry_delay,
+                          worker=str(task.request.hostname or ""))
         finally:
             if state.heartbeat is not None:
                 state.heartbeat.idle()

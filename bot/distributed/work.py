@@ -13,6 +13,7 @@ items are finished already does nothing, and statements already recorded are not
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -25,7 +26,7 @@ from bot.clock import Clock, stamp
 from bot.distributed.messages import MAX_DELAY_S, BadMessage, TaskMessage, task_message
 from bot.distributed.names import queue_name, run_of_queue
 from bot.documents.services import ServiceClient
-from bot.errors import ConfigError, InputError, RefbotError
+from bot.errors import ConfigError, InputError, InternalError, RefbotError
 from bot.judge.engine import Judge
 from bot.options import Options
 from bot.output.run_trace import TraceRecords, keep_run_settings
@@ -41,6 +42,9 @@ from bot.verifying.selection import select_cited
 
 # The longest pause before a failed task is tried again (a message with a later ETA is refused as none of refbot's).
 MAX_RETRY_DELAY_S = MAX_DELAY_S
+# Workers that may end (their process dying) with an item in hand before the item fails for good.
+MAX_STOPS = 3
+log = logging.getLogger("refbot.worker")
 
 
 class Broker(Protocol):
@@ -131,11 +135,12 @@ class TaskEnd:
 
 
 def perform(parts: Parts, ledger: RunLedger, args: Sequence[Any], kwargs: Mapping[str, Any], *, queue: str = "",
-            attempt: int = 0, retries: int = 8, retry_delay: float = 30.0) -> TaskEnd:
+            attempt: int = 0, retries: int = 8, retry_delay: float = 30.0, worker: str = "") -> TaskEnd:
     """One delivery of a task (``attempt``: the deliveries before it that failed). Errors that can never succeed —
     a message that is no task of this worker's, an item the run does not hold, an option missing (no search engine)
     — end it at once; any other (a part unavailable, refbot's own failure) is tried again ``retries`` times, after
-    ``retry_delay`` seconds and twice as long each next time, and then fails for good."""
+    ``retry_delay`` seconds and twice as long each next time, and then fails for good. ``worker``: the name the
+    items are taken in hand under (a worker whose process dies keeps them: the next one reports it)."""
     try:
         message = task_message(args, kwargs)
     except BadMessage as error:
@@ -155,18 +160,30 @@ def perform(parts: Parts, ledger: RunLedger, args: Sequence[Any], kwargs: Mappin
     verifying = shared.run.key.startswith(VERIFY_KEY)
     try:
         if verifying:
-            counts = verify_items(run_parts, ledger, shared.run, message.items, properties=shared.properties)
+            counts = verify_items(run_parts, ledger, shared.run, message.items, properties=shared.properties,
+                                  worker=worker)
         else:
-            counts = check_items(run_parts, ledger, shared.run, message.items, properties=shared.properties)
+            counts = check_items(run_parts, ledger, shared.run, message.items, properties=shared.properties,
+                                 worker=worker)
         keep_run_settings(ledger, shared.run, run_parts, mode="verify" if verifying else "run")
-    except (ConfigError, InputError) as error:  # another try would end alike
+    except (ConfigError, InputError, WorkersEnded) as error:  # another try would end alike
+        _let_go(ledger, shared.run, message.items)
         return _failed(ledger, shared.run, message.items, str(error))
     except Exception as error:  # noqa: BLE001 (a part unavailable, or refbot's own failure: tried again)
+        _let_go(ledger, shared.run, message.items)
         if attempt >= retries:
             return _failed(ledger, shared.run, message.items, f"{_reason(error)} (tried {attempt + 1} times)")
         return TaskEnd("retry", _reason(error), retry_in=_pause(attempt, retry_delay), run=shared.run.id,
                        items=message.items)
     return TaskEnd("done", counts=counts, run=shared.run.id, items=message.items)
+
+
+def _let_go(ledger: RunLedger, run: LedgerRun, items: Sequence[str]) -> None:
+    """The task's items out of this worker's hand: its task ended here, not with its process."""
+    try:
+        ledger.let_go(run, items)
+    except Exception as error:  # noqa: BLE001 (the ledger gone: the next worker reports a stop that was none)
+        log.warning("run %s items %s could not be let go of (%s)", run.id, ",".join(items), _reason(error))
 
 
 def _reason(error: Exception) -> str:
@@ -209,13 +226,13 @@ def _task_run(options: Options, ledger: RunLedger, message: TaskMessage, queue: 
 
 
 def check_items(parts: Parts, ledger: RunLedger, record: LedgerRun, items: Sequence[str], *,
-                properties: Sequence[str] = ()) -> dict[str, int]:
+                properties: Sequence[str] = (), worker: str = "") -> dict[str, int]:
     """Each item of the run not finished yet checked as `refbot run` checks it, its statements recorded in the
     shared ledger, the item marked finished. The outcomes recorded now, by outcome. The run's failure (the judge
     gone) is raised with the item left unfinished, for the task to be tried again."""
     counts: dict[str, int] = {}
     for item in items:
-        if not ledger.start_item(record, item):
+        if not _started(ledger, record, item, worker):
             continue  # finished by a worker that died before acknowledging the task
         run = Run.part_of(parts, record, Worklist.of_items([item], properties=tuple(properties)), ledger)
         result = run.check()
@@ -228,12 +245,12 @@ def check_items(parts: Parts, ledger: RunLedger, record: LedgerRun, items: Seque
 
 
 def verify_items(parts: Any, ledger: RunLedger, record: LedgerRun, items: Sequence[str], *,
-                 properties: Sequence[str] = ()) -> dict[str, int]:
+                 properties: Sequence[str] = (), worker: str = "") -> dict[str, int]:
     """Each item of a verify run not finished yet, its references verified as `refbot verify` verifies them and
     recorded in the shared ledger, the item marked finished. The findings recorded now."""
     counts: dict[str, int] = {}
     for item in items:
-        if not ledger.start_item(record, item):
+        if not _started(ledger, record, item, worker):
             continue
         run = VerifyRun.part_of(parts, record, Worklist.of_items([item], properties=tuple(properties)), ledger)
         result = run.verify()
@@ -243,6 +260,26 @@ def verify_items(parts: Any, ledger: RunLedger, record: LedgerRun, items: Sequen
             counts[check.finding.value] = counts.get(check.finding.value, 0) + 1
         ledger.finish_item(record, item)
     return counts
+
+
+class WorkersEnded(InternalError):
+    """Workers ended (their processes died) while they had the item in hand, MAX_STOPS times: it fails for good."""
+
+
+def _started(ledger: RunLedger, record: LedgerRun, item: str, worker: str) -> bool:
+    """The item taken in hand by ``worker``; False when it is finished already. A worker before that ended while it
+    had the item (its process died mid-item: a crash, a kill, the machine) is refbot's error, logged; after
+    MAX_STOPS such ends the item fails for good (WorkersEnded), rather than end the next worker too."""
+    start = ledger.start_item(record, item, worker)
+    if start.stopped:
+        ended = f"{start.stops} worker(s) ended while checking it, the last {start.stopped}"
+        log.error("run %s item %s: %s (its process died mid-item: a crash, a kill or the machine; see that "
+                  "worker's log): refbot's error", record.id, item, ended)
+        if start.stops >= MAX_STOPS:
+            raise WorkersEnded(f"{ended}; left unchecked rather than end another worker", component="workers",
+                               hint="read those workers' logs, where a crash prints its stack; then enqueue the "
+                                    "worklist again")
+    return start.go
 
 
 class RunParts:

@@ -62,6 +62,15 @@ class Queue:
 
 
 @dataclass(frozen=True)
+class ItemStart:
+    """What a worker finds as it starts on an item (:meth:`RunLedger.start_item`)."""
+
+    go: bool  # False: finished already, nothing to do
+    stopped: str = ""  # the worker that had the item in hand and ended without letting go of it ("" none)
+    stops: int = 0  # how many workers ended so
+
+
+@dataclass(frozen=True)
 class SharedRun:
     """What a worker reads of a run before it takes its tasks: the settings digest its workers must share, the
     settings it recorded (JSON, ``bot.shared_settings.shared``), its worklist's properties, and whether it finished."""
@@ -550,21 +559,33 @@ class RunLedger:
         return {row.item for row in self._rows(select(queued.c.item).where(
             queued.c.run_id == run.id, queued.c.item.in_(list(candidates))))}
 
-    def start_item(self, run: Run, item: str) -> bool:
-        """A worker starts on the item: its deliveries counted. False when the item is finished already (a task
-        delivered again after its worker finished it but died before acknowledging: nothing to do)."""
-        with self.transaction() as connection:
-            connection.execute(queued.update().where(queued.c.run_id == run.id, queued.c.item == item)
-                               .values(deliveries=queued.c.deliveries + 1))
-            finished = connection.execute(select(queued.c.finished)
-                                          .where(queued.c.run_id == run.id, queued.c.item == item)).first()
-        return finished is None or finished.finished is None
+    def start_item(self, run: Run, item: str, worker: str = "") -> ItemStart:
+        """A worker (named ``worker``) starts on the item: its deliveries counted, the item in its hand. Whether to
+        go on (not when the item is finished already: a task delivered again after its worker finished it but died
+        before acknowledging), and the worker that had it in hand and ended without letting go of it (its process
+        died mid-item), with how many workers ended so."""
+        with self.transaction(lock=f"refbot-item-{run.id}") as connection:
+            where = (queued.c.run_id == run.id) & (queued.c.item == item)
+            row = connection.execute(select(queued.c.finished, queued.c.taken_by, queued.c.stops).where(where)).first()
+            if row is None or row.finished is not None:
+                return ItemStart(go=row is None)
+            stops = int(row.stops) + (row.taken_by is not None)
+            connection.execute(queued.update().where(where).values(
+                deliveries=queued.c.deliveries + 1, taken_by=worker or "a worker", stops=stops))
+        return ItemStart(go=True, stopped=row.taken_by or "", stops=stops)
+
+    def let_go(self, run: Run, items: Sequence[str]) -> None:
+        """The task that had these items in hand ended in refbot's hands (to be tried again, or failed): none of
+        them is held by a worker that died."""
+        self._change(queued.update().where(queued.c.run_id == run.id, queued.c.item.in_(list(items)))
+                     .values(taken_by=None))
 
     def finish_item(self, run: Run, item: str) -> bool:
         """The item done; the run finished with its last item. True when this finished the run."""
         with self.transaction(lock=f"refbot-finish-{run.id}") as connection:
             connection.execute(queued.update().where(queued.c.run_id == run.id, queued.c.item == item,
-                                                     queued.c.finished.is_(None)).values(finished=stamp(self.clock())))
+                                                     queued.c.finished.is_(None))
+                               .values(finished=stamp(self.clock()), taken_by=None))
             return self.finish_if_done(run)
 
     def finish_if_done(self, run: Run) -> bool:

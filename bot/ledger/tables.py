@@ -9,8 +9,8 @@ a test checks that they match what the migrations make.
 
 from __future__ import annotations
 
-from sqlalchemy import (BigInteger, Column, Double, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-                        UniqueConstraint)
+from sqlalchemy import (BigInteger, Boolean, Column, Double, Float, ForeignKey, Index, Integer, MetaData, String,
+                        Table, Text, UniqueConstraint, false)
 from sqlalchemy.dialects import mysql
 
 metadata = MetaData()
@@ -94,6 +94,8 @@ decisions = Table(
     Column("dropped", String(60), nullable=False, server_default=""),
     # Another supporting paragraph whose reference the curator approved instead ("D:J"; "" the one proposed).
     Column("paragraph", String(40), nullable=False, server_default=""),
+    # The curator is the wiki account of that name, as OAuth confirmed it (the review service); False: a name typed.
+    Column("confirmed", Boolean, nullable=False, server_default=false()),
     Index("decisions_by_statement", "run_id", "guid"),
 )
 
@@ -119,6 +121,8 @@ queued = Table(
     Column("finished", Stamp),
     Column("deliveries", Integer, nullable=False, server_default="0"),  # tasks that started on the item
     Column("sent", Stamp),  # when its task was last put on the queue (None: never, or its task failed for good)
+    Column("taken_by", String(200)),  # the worker that has it in hand (None: none; left set when that one died)
+    Column("stops", Integer, nullable=False, server_default="0"),  # workers that ended while they had it in hand
     UniqueConstraint("run_id", "item", name="queued_once_per_run"),
     Index("queued_unfinished", "run_id", "finished"),
 )

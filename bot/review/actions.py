@@ -191,6 +191,8 @@ def apply(options: Options, connect: Callable[[], Wiki], *, run_id: int | None, 
         try:
             return apply_approved(store, wiki, chosen, live=live, model_of=store.model,
                                   curator_of=lambda run, guid: reviews[run][guid].curator,
+                                  account_of=lambda run, guid: reviews[run][guid].curator
+                                  if reviews[run][guid].confirmed else "",
                                   report_url=lambda run: options.apply.report_url.replace("{run}", str(run)),
                                   documentation=options.apply.documentation_page, batch=batch,
                                   limit=limit, on_outcome=on_outcome)

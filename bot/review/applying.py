@@ -206,11 +206,13 @@ def _time_changed(proposal: Proposal, current: dict[str, Any]) -> str:
 
 def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, Proposal]], *, live: bool,
                    model_of: Callable[[int], str], curator_of: Callable[[int, str], str],
+                   account_of: Callable[[int, str], str] = lambda run, guid: "",
                    report_url: Callable[[int], str] = lambda run: "", documentation: str = "", batch: str = "",
                    limit: int | None = None, on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Apply ``chosen`` (run id, approved proposal) in order; at most ``limit`` edits sent (or simulated), failed
     ones included; every summary links ``documentation`` and carries ``batch``'s EditGroups tag. A WriteError that
-    is ``fatal`` ends the apply (after recording the statement it hit)."""
+    is ``fatal`` ends the apply (after recording the statement it hit). ``account_of``: the wiki account the
+    approval's curator is confirmed to be ("" a name typed into `refbot review`: no account's block is read)."""
     outcomes: list[Outcome] = []
     attempts = 0
     for run_id, proposal in chosen:
@@ -221,7 +223,8 @@ def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, 
         curator = curator_of(run_id, proposal.key)
         written_as = summary(proposal, model=model_of(run_id), curator=curator,
                              report_url=report_url(run_id), documentation=documentation, batch=batch)
-        outcome = _apply_one(store, wiki, run_id, proposal, live=live, edit_summary=written_as, curator=curator)
+        outcome = _apply_one(store, wiki, run_id, proposal, live=live, edit_summary=written_as,
+                             account=account_of(run_id, proposal.key))
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
@@ -231,7 +234,7 @@ def apply_approved(store: ReviewLedger, wiki: Wiki, chosen: Iterable[tuple[int, 
 
 
 def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal, *, live: bool,
-               edit_summary: str, curator: str) -> Outcome:
+               edit_summary: str, account: str) -> Outcome:
     def record(state: str, **details: Any) -> None:
         if live:
             store.record_write(run_id, proposal.key, state, site=wiki.api_url, **details)
@@ -240,9 +243,9 @@ def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal,
     try:
         # Read again before every write: an account blocked after it approved does not have its approval written,
         # by the bot's account or its own (it stays approved; once the block ends, an apply writes it).
-        blocked = wiki.blocked(curator) if curator else ""
+        blocked = wiki.blocked(account) if account else ""
         if blocked:
-            reason = f"approved by {curator}, who is blocked now: {blocked}; not written while the block lasts"
+            reason = f"approved by {account}, who is blocked now: {blocked}; not written while the block lasts"
             if not interrupted:  # (an edit an apply stopped while sending keeps that mark: the next apply finds it)
                 record("failed", reason=reason)
             return Outcome(run_id, proposal, "failed", reason=reason)

@@ -134,7 +134,7 @@ def make_service(options: Options, store: ReviewLedger, *,
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=own.startswith("https://"))
     reports = limits.AtOnce(service.reports_at_once)  # report pages put together at once (the rest: 503)
-    app.session_interface = LedgerSessions(store.ledger, service.secret_key, clock=session_clock)
+    kept = app.session_interface = LedgerSessions(store.ledger, service.secret_key, clock=session_clock)
     oauth = OAuth(app)
     provider = service.oauth_url.rstrip("/")
     oauth.register(PROVIDER, client_id=service.client_id, client_secret=service.client_secret,
@@ -187,6 +187,11 @@ def make_service(options: Options, store: ReviewLedger, *,
     # -- signing in -------------------------------------------------------------------------------------------
     @app.get("/login")
     def login() -> Any:
+        if not getattr(session, "sid", "") and kept.crowded():  # a new session, and the table is full
+            response = _page(503, "Busy", "too many sign-ins are under way; try again in a few minutes", "/",
+                             "Back to the review queue")
+            response.headers["Retry-After"] = str(int(sessions.SIGNING_IN_S // 3))
+            return response
         for key in [key for key in session if key.startswith("_state_")]:
             del session[key]  # a sign-in begun before and left: its state goes (one session never grows with them)
         session["next"] = own_path(request.args.get("next", "/"))
@@ -322,6 +327,7 @@ def make_service(options: Options, store: ReviewLedger, *,
             return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
         try:
             store.decide(run_id, [guid], decision, curator=curator.name, note=note, seen={guid: int(seen)},
+                         confirmed=True,
                          dropped=request.form.getlist("drop") if decision == "approved" else (),
                          paragraph=request.form.get("paragraph", "") if decision == "approved" else "")
         except DecidedMeanwhile as error:
@@ -359,6 +365,7 @@ def make_service(options: Options, store: ReviewLedger, *,
             wiki = connect(options, dict(session.get("token") or {}), name, keep_token)
             outcomes: list[Outcome] = apply_approved(
                 store, wiki, [(run_id, proposal)], live=True, model_of=store.model, curator_of=lambda *_: name,
+                account_of=lambda *_: name,
                 report_url=lambda run: options.apply.report_url.replace("{run}", str(run)),
                 documentation=options.apply.documentation_page,
                 batch=str(session.get("batch") or new_batch()))

@@ -32,7 +32,7 @@ from typing import Any
 from cryptography.fernet import Fernet, InvalidToken
 from flask import Flask, Request, Response
 from flask.sessions import SessionInterface, SessionMixin
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from werkzeug.datastructures import CallbackDict
 
 from bot.errors import InternalError
@@ -44,6 +44,9 @@ SIGNING_IN_S = 15 * 60.0  # a session whose sign-in has not completed in this lo
 LIFETIME_S = 8 * 3600.0  # no session lasts longer than this from its beginning
 SEEN_EVERY_S = 60.0  # how often a session's last use is written (not at every request)
 MAX_BYTES = 16 * 1024  # the most a session's data may take
+# The most sessions kept at once (a few MB at most); beyond it no new sign-in begins until some end (a sign-in left
+# unfinished ends in SIGNING_IN_S), so that anyone's stream of /login requests cannot grow the table without bound.
+MAX_SESSIONS = 20_000
 _ID_BYTES = 32
 
 
@@ -142,6 +145,14 @@ class LedgerSessions(SessionInterface):
                             domain=self.get_cookie_domain(app), path=self.get_cookie_path(app),
                             secure=self.get_cookie_secure(app), httponly=True,
                             samesite=self.get_cookie_samesite(app))
+
+    def crowded(self) -> bool:
+        """Whether MAX_SESSIONS sessions are alive now: no new one may begin."""
+        with self.ledger.transaction() as connection:
+            alive = connection.execute(select(func.count()).select_from(
+                select(service_sessions.c.id).where(service_sessions.c.expires >= self.clock())
+                .limit(MAX_SESSIONS).subquery())).scalar()
+        return int(alive or 0) >= MAX_SESSIONS
 
     def _delete(self, sid: str) -> None:
         with self.ledger.transaction() as connection:

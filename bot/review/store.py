@@ -56,6 +56,7 @@ class Review:
     decision_id: int = 0  # the latest decision's row: the version a decision is made on (0: none yet)
     dropped: tuple[str, ...] = ()  # the optional snaks the curator left out of the approved reference
     paragraph: str = ""  # another supporting paragraph whose reference was approved ("" the one proposed)
+    confirmed: bool = False  # the curator is the wiki account of that name, as OAuth confirmed it (the service)
 
 
 class DecidedMeanwhile(InputError):
@@ -214,13 +215,15 @@ class ReviewLedger:
 
     # -- decisions -------------------------------------------------------------------------------------------
     def decide(self, run_id: int, guids: Sequence[str], decision: str, *, curator: str, note: str = "",
-               seen: Mapping[str, int] | None = None, dropped: Sequence[str] = (), paragraph: str = "") -> list[str]:
+               seen: Mapping[str, int] | None = None, dropped: Sequence[str] = (), paragraph: str = "",
+               confirmed: bool = False) -> list[str]:
         """Record ``decision`` for these statements of the run; returns those whose state changed. InputError names
         a GUID that is not a proposal of the run, or one already written (its decision is final). ``seen``: the
         ``decision_id`` of each statement the curator saw; DecidedMeanwhile when another decision came since (unless
         it is this very decision, as a form sent twice makes). ``dropped``: with an approval, the optional snaks
         (``OPTIONAL_SNAKS``: the title, the quotation) the reference is to be written without; ``paragraph``: another
-        supporting paragraph its card lists, whose reference is approved instead."""
+        supporting paragraph its card lists, whose reference is approved instead. ``confirmed``: ``curator`` is the
+        wiki account of that name, as the wiki confirmed it (an OAuth sign-in); otherwise a name only."""
         left_out = tuple(sorted(set(dropped)))
         if left_out and (decision != "approved" or not set(left_out) <= set(OPTIONAL_SNAKS)):
             raise InputError(f"only an approved reference may leave out snaks, and only {', '.join(OPTIONAL_SNAKS)} "
@@ -263,7 +266,7 @@ class ReviewLedger:
                     connection.execute(decisions.insert().values(run_id=run_id, guid=guid, decision=decision,
                                                                  curator=curator.strip(), decided=now,
                                                                  note=note.strip(), dropped=",".join(left_out),
-                                                                 paragraph=paragraph))
+                                                                 paragraph=paragraph, confirmed=confirmed))
         return changed
 
     def resolved(self, run_id: int, resolution: str) -> list[str]:
@@ -293,14 +296,16 @@ class ReviewLedger:
             guids = self.index(run_id).proposals()
         chosen = list(dict.fromkeys(guids))
         whole = len(chosen) > 500  # (a list of GUIDs that long is the run's, read by the run's id)
-        decided: dict[str, tuple[str, str, str, str, int, str, str]] = {}
+        decided: dict[str, tuple[str, str, str, str, int, str, str, bool]] = {}
         with self.ledger.transaction() as connection:  # one view of both tables
-            for guid, decision, curator, when, note, row, dropped, paragraph in connection.execute(
+            for guid, decision, curator, when, note, row, dropped, paragraph, confirmed in connection.execute(
                     select(decisions.c.guid, decisions.c.decision, decisions.c.curator, decisions.c.decided,
-                           decisions.c.note, decisions.c.id, decisions.c.dropped, decisions.c.paragraph)
+                           decisions.c.note, decisions.c.id, decisions.c.dropped, decisions.c.paragraph,
+                           decisions.c.confirmed)
                     .where(decisions.c.run_id == run_id, *(() if whole else (decisions.c.guid.in_(chosen),)))
                     .order_by(decisions.c.id)):
-                decided[guid] = (decision, curator, when, note, int(row), dropped or "", paragraph or "")
+                decided[guid] = (decision, curator, when, note, int(row), dropped or "", paragraph or "",
+                                 bool(confirmed))
             attempted = list(connection.execute(
                 select(writes.c.run_id, writes.c.guid, writes.c.state, writes.c.revision, writes.c.reason,
                        writes.c.at, writes.c.site)
@@ -312,8 +317,8 @@ class ReviewLedger:
                 attempts[guid] = (state, revision, reason, when, site)
         reviews = {}
         for guid in chosen:
-            decision, curator, when, note, version, dropped, paragraph = decided.get(
-                guid, ("proposed", "", "", "", 0, "", ""))
+            decision, curator, when, note, version, dropped, paragraph, confirmed = decided.get(
+                guid, ("proposed", "", "", "", 0, "", "", False))
             state, revision, reason, at, site = attempts.get(guid, ("", None, "", "", ""))
             if state == "written" or (state == "skipped" and decision == "approved"):
                 decision = state
@@ -323,7 +328,7 @@ class ReviewLedger:
             reviews[guid] = Review(decision, curator, when, note, revision if done else None, at if done else "",
                                    reason if decision != "rejected" else "",
                                    diff_url(site, revision) if done and site and revision else "", version,
-                                   tuple(pid for pid in dropped.split(",") if pid), paragraph)
+                                   tuple(pid for pid in dropped.split(",") if pid), paragraph, confirmed)
         return reviews
 
     # -- writes ----------------------------------------------------------------------------------------------
