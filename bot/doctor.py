@@ -244,6 +244,17 @@ def judge(options: Options) -> str:
             f"({'CUDA' if torch.cuda.is_available() else 'CPU'}); model {options.judge.model}")
 
 
+def judge_arithmetic(options: Options) -> str:
+    """What the embedded judge computes in on this CPU ([judge] dtype; auto: bf16 only where it is native)."""
+    from bot.judge.arithmetic import arithmetic
+
+    chosen = arithmetic(options.judge.dtype)
+    if chosen.dtype == "bfloat16" and not chosen.native_bf16:
+        raise Problem(WARN, f"{chosen.describe()}: torch emulates bf16 products here, about six times slower "
+                            "than float32", "set [judge] dtype = auto (or float32)")
+    return chosen.describe()
+
+
 def _vllm_prefix_caching(session, base_url: str) -> bool | None:
     """Whether a vLLM server caches prompt prefixes, from its /metrics (cache_config_info); None: not vLLM, or it
     does not say."""
@@ -393,6 +404,7 @@ def diagnose(config_file: Path | None = None, environ: Mapping[str, str] | None 
     if options.judge.backend == "transformers":
         findings.append(_run("judge model", lambda: model(options.judge.model, options, needed_for="the judge",
                                                           transformers=True)))
+        findings.append(_run("judge arithmetic", lambda: judge_arithmetic(options)))
     if options.check.embeddings:
         findings.append(_run("embedding model", lambda: model(options.check.embedding_model, options,
                                                               needed_for="pre-ranking (or use --no-embeddings)")))

@@ -74,8 +74,9 @@ class JudgeOptions:
     echo: bool = True
     retries: int = 3
     context: int = 0
-    # The weights' type for the in-process transformers judge on a CPU: bfloat16 (half the memory) or float32.
-    dtype: str = "bfloat16"
+    # The in-process transformers judge's arithmetic on a CPU: auto (bfloat16 where the CPU multiplies it natively,
+    # float32 elsewhere: bot.judge.arithmetic), bfloat16 (half the memory) or float32.
+    dtype: str = "auto"
     template: str = "refbot"
     # The calibrated support at or above which a paragraph supports; None: the calibration's own (chosen for
     # precision 0.95 on development data; 0.5 for a judge no calibration was fitted for).
@@ -500,7 +501,7 @@ def _check(options: Options) -> Options:
         (options.judge.in_flight < 1, "judge in-flight must be at least 1"),
         (options.judge.retries < 0, "judge retries cannot be negative"),
         (options.judge.context < 0, "judge context cannot be negative (0: ask the server or model)"),
-        (options.judge.dtype not in ("bfloat16", "float32"), "judge dtype must be bfloat16 or float32"),
+        (options.judge.dtype not in ("auto", "bfloat16", "float32"), "judge dtype must be auto, bfloat16 or float32"),
         (options.judge.threads < 0, "threads cannot be negative (0: the cores no other process keeps busy)"),
         (not options.languages, "languages needs at least one language code"),
         (options.sparql.timeout <= 0, "sparql timeout must be more than 0 seconds"),

@@ -3,10 +3,12 @@
 import shutil
 
 import pytest
+import torch
 
 from bot import modelstore
 from bot.datamodel import Claim, Verdict
 from bot.errors import ModelError
+from bot.judge.arithmetic import arithmetic
 from bot.judge.engine import Judge
 from bot.judge.transformers_backend import TransformersBackend
 from bot.judge.prompts import PAPER, REFBOT, Generation
@@ -106,7 +108,7 @@ def test_a_converted_model_directory_loads_and_agrees_with_the_gguf(backend, smo
             (cache / "smollm2-135m" / path.name).symlink_to(path)
     directory = modelstore.convert_to_transformers("smollm2-135m", cache, log=lambda message: None)
     assert modelstore.resolve("smollm2-135m", cache, transformers=True) == directory
-    converted = TransformersBackend(directory)
+    converted = TransformersBackend(directory, dtype="bfloat16")
     messages = REFBOT.messages(CLAIM, SNIPPET)
     ours, theirs = converted.choose(messages, ("yes", "no")), backend.choose(messages, ("yes", "no"))
     # the converted weights are the GGUF's rounded to bf16: computed in float32 they move P(yes) a little (0.002
@@ -118,8 +120,13 @@ def test_a_converted_model_directory_loads_and_agrees_with_the_gguf(backend, smo
         < rounded_weights
     assert abs(ours.probabilities["yes"] - theirs.probabilities["yes"]) \
         < rounded_weights + TOLERANCES["bfloat16"].probability / 2
-    with pytest.raises(ModelError, match="unknown weight type"):
+    with pytest.raises(ModelError, match="unknown arithmetic 'float16'"):
         TransformersBackend(directory, dtype="float16")
+    # by default the arithmetic is the CPU's (bf16 only where it is native), and the judge is named for it
+    chosen = TransformersBackend(directory)
+    assert chosen.arithmetic == arithmetic("auto")
+    assert chosen.model_id == (converted.model_id if arithmetic("auto").dtype == "bfloat16" else wide.model_id)
+    assert next(chosen.model.parameters()).dtype == getattr(torch, arithmetic("auto").dtype)
     shutil.rmtree(directory)
 
 

@@ -239,6 +239,9 @@
     </p>
     <dl class="meta">
       <dt>Model</dt><dd><xsl:value-of select="t:judge/@model"/> (<xsl:value-of select="t:judge/@backend"/>)</dd>
+      <xsl:if test="t:judge/@arithmetic">
+        <dt>Arithmetic</dt><dd><xsl:value-of select="t:judge/@arithmetic"/></dd>
+      </xsl:if>
       <dt>Prompt</dt><dd><xsl:value-of select="t:judge/@template"/>, threshold <xsl:value-of select="t:judge/@threshold"/></dd>
       <dt>Strategy</dt><dd><xsl:value-of select="t:judge/@strategy"/>
         <xsl:if test="t:judge/@strategy = 'ranked'">, top <xsl:value-of select="t:judge/@top"/> paragraphs per document,

@@ -145,8 +145,9 @@ def judge_options(parser: argparse.ArgumentParser) -> None:
                        help="requests sent to the server at once; vLLM batches them (4)")
     group.add_argument("--judge-retries", type=int, metavar="N",
                        help="retries on HTTP 429/5xx and connection errors, with exponential backoff (3)")
-    group.add_argument("--judge-dtype", choices=("bfloat16", "float32"),
-                       help="weights' type for the transformers judge on the CPU (bfloat16)")
+    group.add_argument("--judge-dtype", choices=("auto", "bfloat16", "float32"),
+                       help="the transformers judge's arithmetic on the CPU (auto: bfloat16 where the CPU "
+                            "multiplies it natively, else float32)")
     group.add_argument("--judge-context", type=int, metavar="TOKENS",
                        help="the model's context length; default: asked from the server or the model")
     group.add_argument("--template", choices=list(TEMPLATES),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import ModelError
+from bot.judge.arithmetic import Arithmetic, arithmetic
 from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
 from bot.judge.prompts import Generation, Message
 from bot.judge.threads import threads_for
@@ -30,9 +31,10 @@ class TransformersBackend:
     max_in_flight = 1
 
     def __init__(self, model_path: str | Path, *, device: str = "cpu", threads: int = 0,
-                 context_tokens: int = 8192, dtype: str = "bfloat16") -> None:
-        """``dtype`` ("bfloat16" or "float32") is the weights' type for a model directory on the CPU; ``threads`` 0
-        takes the cores actually free (:func:`bot.judge.threads.threads_for`)."""
+                 context_tokens: int = 8192, dtype: str = "auto") -> None:
+        """``dtype`` is the arithmetic of a model directory on the CPU: "bfloat16", "float32", or "auto" — bf16
+        where the CPU multiplies it natively, float32 elsewhere (:mod:`bot.judge.arithmetic`); ``threads`` 0 takes
+        the cores actually free (:func:`bot.judge.threads.threads_for`)."""
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -40,6 +42,13 @@ class TransformersBackend:
         if not path.exists():
             raise ModelError(f"no model at {path}", hint="run `scripts/get-models` or pass --judge-model PATH")
         self.threads = threads_for(threads)
+        try:
+            # A GGUF file is dequantised to float32 whatever is asked; a GPU computes in the model's own type.
+            self.arithmetic: Arithmetic | None = arithmetic("float32" if path.is_file() else dtype) \
+                if device == "cpu" else None
+        except ValueError as error:
+            raise ModelError(str(error), hint="[judge] dtype: auto, bfloat16 or float32") from error
+        dtype = self.arithmetic.dtype if self.arithmetic else dtype
         with MODELS:  # loaded, like every call, under the lock all models share (bot.model_lock)
             torch.set_num_threads(self.threads)
             self.tokenizer: Any
@@ -52,8 +61,6 @@ class TransformersBackend:
                 else:
                     kwargs = {}
                     source = str(path)
-                    if dtype not in ("bfloat16", "float32"):
-                        raise ModelError(f"unknown weight type {dtype!r}", hint="use bfloat16 or float32")
                     weights = getattr(torch, dtype) if device == "cpu" else "auto"
                 self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
                 model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=weights, **kwargs)

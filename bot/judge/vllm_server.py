@@ -30,6 +30,7 @@ from typing import IO
 import requests
 
 from bot.errors import ConfigError, JudgeError
+from bot.judge.arithmetic import cpu_dtype
 
 # The OpenAI server's module: the same on the CUDA and CPU builds.
 SERVER_MODULE = "vllm.entrypoints.openai.api_server"
@@ -113,18 +114,6 @@ def is_loopback(host: str) -> bool:
 def device() -> str:
     """"cuda" where an NVIDIA driver answers, else "cpu"."""
     return "cuda" if shutil.which("nvidia-smi") else "cpu"
-
-
-def cpu_dtype(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    """bfloat16 where the CPU multiplies it natively (AVX512-BF16 or AMX), else float32: without those
-    instructions torch emulates bf16 matrix products, six times slower than float32 on an AVX2 core (9 against 58
-    GFLOPS, benchmarks/README.md), and vLLM then takes minutes per request."""
-    try:
-        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "float32"
-    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
-    return "bfloat16" if {"avx512_bf16", "amx_bf16"} & set(flags) else "float32"
 
 
 def find_python(explicit: str | None, environ: Mapping[str, str]) -> Path:

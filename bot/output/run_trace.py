@@ -98,12 +98,14 @@ def verify_trace(result: VerifyResult, ledger: RunLedger, parts: RunParts) -> An
 def run_info(result: RunResult, parts: RunParts) -> traces.RunInfo:
     """The trace's account of the run: when, how long, with which judge, settings and services."""
     judge = parts.judge
+    arithmetic = getattr(judge.backend, "arithmetic", None)
     return described(result, parts.options, model=judge.model_id, template=judge.template,
-                     threshold=judge.threshold, services=parts.records.services)
+                     threshold=judge.threshold, services=parts.records.services,
+                     arithmetic=arithmetic.describe() if arithmetic is not None else "")
 
 
 def described(result: RunResult, options: Options, *, model: str, template: Template, threshold: float,
-              services: Sequence[str] = ()) -> traces.RunInfo:
+              services: Sequence[str] = (), arithmetic: str = "") -> traces.RunInfo:
     """The run as ``options`` and a judge's ``model``, ``template`` and ``threshold`` make it (no part is built:
     the embedding model is named from the options, never loaded)."""
     endpoints = [("sparql", endpoint_url(options.sparql.endpoint)), ("wikidata-api", options.wikidata.api_url)]
@@ -124,7 +126,7 @@ def described(result: RunResult, options: Options, *, model: str, template: Temp
         threshold=threshold, strategy=options.check.strategy, top=options.check.top,
         embeddings=options.check.embedding_model if ranked_by_embeddings else "none", endpoints=endpoints,
         options=sorted(options.public().items()), notes=result.notes, skipped=result.skipped,
-        run_id=str(result.run_id) if result.kept else "", services=services)
+        run_id=str(result.run_id) if result.kept else "", services=services, arithmetic=arithmetic)
 
 
 def keep_run_settings(ledger: RunLedger, record: Run, parts: RunParts, *, mode: str = "run") -> None:
@@ -186,7 +188,8 @@ def recorded_info(run: Any) -> traces.RunInfo:
         endpoints=[(e.get("service"), e.get("url")) for e in run.iterfind(traces.tag("endpoint"))],
         options=[(o.get("name"), o.get("value")) for o in run.iterfind(traces.tag("option"))],
         notes=[note.text or "" for note in run.iterfind(traces.tag("note"))],
-        skipped=int(summary.get("skipped") or 0) if summary is not None else 0, run_id=run.get("id") or "")
+        skipped=int(summary.get("skipped") or 0) if summary is not None else 0, run_id=run.get("id") or "",
+        arithmetic=judge.get("arithmetic") or "")
 
 
 def default_stem(result: RunResult, reports: Path) -> Path:

@@ -91,6 +91,8 @@ class RunInfo:
     run_id: str = ""
     # The configured services' URLs (``bot.wiring.service_urls``): a URL under one shows no query value.
     services: Sequence[str] = ()
+    # What an in-process judge computed in, and why (``bot.judge.arithmetic``); "" for a server's.
+    arithmetic: str = ""
 
 
 def _redacted(element: Any, services: Sequence[str]) -> Any:
@@ -403,6 +405,8 @@ def run_element(info: RunInfo, statements: Sequence[Any]) -> Any:
     judge = _element("judge", run, backend=info.judge_backend, model=info.model or "(unknown)",
                      template=info.template, threshold=_number(info.threshold), strategy=info.strategy,
                      top=info.top, embeddings=info.embeddings or "none")
+    if info.arithmetic:
+        judge.set("arithmetic", clean(info.arithmetic))
     _element("prompt-template", judge, info.prompt_template)
     for service, url in info.endpoints:
         _element("endpoint", run, service=service, url=redact_url(url, service=True))

@@ -1,0 +1,83 @@
+"""The judge's arithmetic follows the CPU: bfloat16 only where the CPU multiplies it natively, float32 elsewhere;
+`refbot doctor` and the trace say which and why."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot import doctor
+from bot.judge import arithmetic as arithmetics
+from bot.judge.arithmetic import arithmetic, cpu_flags
+from bot.options import JudgeOptions, Options
+from bot.output import run_trace
+from bot.output import trace as traces
+from bot.output.report import render
+
+AMX = "fpu sse2 avx2 fma avx512f avx512bw avx512_bf16 amx_bf16 amx_tile"
+AVX512 = "fpu sse2 avx2 fma avx512f avx512bw"
+AVX2 = "fpu sse2 avx2 fma"
+
+
+def cpu(tmp_path, flags: str):
+    path = tmp_path / "cpuinfo"
+    path.write_text(f"processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: {flags}\n\nprocessor\t: 1\nflags\t\t: "
+                    f"{flags}\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("flags", "dtype", "shown"), [
+    (AMX, "bfloat16", "amx_bf16 avx512_bf16 avx512f avx2, native bf16 products"),
+    ("fpu avx2 avx512f avx512_bf16", "bfloat16", "avx512_bf16 avx512f avx2, native bf16 products"),
+    (AVX512, "float32", "avx512f avx2, no native bf16 products"),
+    (AVX2, "float32", "avx2, no native bf16 products"),
+    ("fp asimd evtstrm aes crc32", "float32", "no vector flags read, no native bf16 products"),
+])
+def test_auto_takes_bf16_only_where_the_cpu_multiplies_it_natively(tmp_path, flags, dtype, shown):
+    chosen = arithmetic("auto", cpu(tmp_path, flags))
+    assert chosen.dtype == dtype
+    assert chosen.describe() == f"{dtype} (chosen for this CPU: {shown})"
+
+
+def test_a_named_arithmetic_is_kept_and_said_to_be_configured(tmp_path):
+    assert arithmetic("bfloat16", cpu(tmp_path, AVX2)).describe() == \
+        "bfloat16 (as configured: avx2, no native bf16 products)"
+    assert arithmetic("float32", cpu(tmp_path, AMX)).dtype == "float32"
+    with pytest.raises(ValueError, match="unknown arithmetic 'float16'"):
+        arithmetic("float16", cpu(tmp_path, AMX))
+
+
+def test_an_unreadable_cpuinfo_means_float32(tmp_path):
+    assert cpu_flags(tmp_path / "missing") == frozenset()
+    assert arithmetic("auto", tmp_path / "missing").dtype == "float32"
+
+
+def test_doctor_names_the_arithmetic_and_warns_of_bf16_emulated(tmp_path, monkeypatch):
+    monkeypatch.setattr(arithmetics, "CPUINFO", cpu(tmp_path, AVX2))
+    assert doctor.judge_arithmetic(Options()) == "float32 (chosen for this CPU: avx2, no native bf16 products)"
+    emulated = Options(judge=JudgeOptions(dtype="bfloat16"))
+    with pytest.raises(doctor.Problem) as raised:
+        doctor.judge_arithmetic(emulated)
+    assert raised.value.state == doctor.WARN and "six times slower" in raised.value.detail
+    assert "dtype = auto" in raised.value.fix
+    monkeypatch.setattr(arithmetics, "CPUINFO", cpu(tmp_path, AMX))
+    assert doctor.judge_arithmetic(emulated) == "bfloat16 (as configured: amx_bf16 avx512_bf16 avx512f avx2, " \
+                                                "native bf16 products)"
+
+
+def test_the_trace_and_the_report_say_what_the_judge_computed_in(tmp_path):
+    said = "float32 (chosen for this CPU: avx2, no native bf16 products)"
+    info = traces.RunInfo(mode="check", started="2026-11-21T10:00:00Z", finished="2026-11-21T10:00:05Z",
+                          duration_s=5.0, complete=True, judge_backend="transformers",
+                          model="qwen2.5-coder-1.5b/transformers-bf16 as float32", template="refbot",
+                          prompt_template="[system]\n…", threshold=0.5, strategy="ranked", top=3,
+                          embeddings="all-minilm-l6-v2", arithmetic=said)
+    tree = traces.assemble(info, [])
+    traces.validate(tree)
+    run = tree.find(traces.tag("run"))
+    assert run.find(traces.tag("judge")).get("arithmetic") == said
+    assert run_trace.recorded_info(run).arithmetic == said
+    html = render(tree)
+    assert "Arithmetic" in html and said in html
+    served = traces.assemble(traces.RunInfo(**{**info.__dict__, "arithmetic": "", "judge_backend": "openai"}), [])
+    traces.validate(served)
+    assert served.find(traces.tag("run")).find(traces.tag("judge")).get("arithmetic") is None
