@@ -121,3 +121,29 @@ def test_the_embedding_model_ranks_a_paraphrase_above_an_unrelated_sentence():
                                           "Tickets for the concert at the Rudolfinum sold out within hours."])
     assert len(claim) == 384 and abs(sum(x * x for x in claim) - 1.0) < 1e-4
     assert cosine(claim, paraphrase) > 0.6 > cosine(claim, unrelated) + 0.3
+
+
+def test_the_embedding_model_embeds_a_text_once_and_gives_it_the_vector_it_has_alone():
+    from bot.checking import embedding
+    from bot.checking.embedding import SentenceEmbedder
+
+    embed = SentenceEmbedder(modelstore.resolve("all-minilm-l6-v2", modelstore.default_cache()))
+    units = [f"Unit {n}: Marta Novotná {'received the Purkyně Prize' if n % 3 else 'sang in Brno'} in {2000 + n}."
+             + " More words." * (n % 7) for n in range(40)]
+    first = embed(units)
+    assert embed.embedded == 40
+    again = embed(list(reversed(units)) + units[:5])  # a second statement reading the same page
+    assert embed.embedded == 40, "the units were not embedded again"
+    assert again[:40] == list(reversed(first)) and again[40:] == first[:5]
+    alone = SentenceEmbedder(modelstore.resolve("all-minilm-l6-v2", modelstore.default_cache()))
+    for unit, vector in zip(units[::9], first[::9]):  # batched with others of like length, as computed alone
+        assert max(abs(a - b) for a, b in zip(alone([unit])[0], vector)) < 1e-5
+    kept = embedding.KEPT
+    try:
+        embedding.KEPT = 10
+        embed([f"another text {n}" for n in range(12)])
+        assert embed.embedded == 52 and len(embed._kept) == 10
+        embed(units[:1])
+        assert embed.embedded == 53, "a text dropped from those kept is embedded again"
+    finally:
+        embedding.KEPT = kept

@@ -78,7 +78,9 @@ def test_a_page_of_many_paragraphs_naming_the_value_is_ranked_within_the_cap_and
     check = check_laureates(recording_server, embed)
     document, = check.documents
     assert document.readable and len(document.retrieved.paragraphs) == PARAGRAPHS
-    assert embed.texts == MAX_RANKED + 1
+    # of the MAX_RANKED ranked, one unit writes the value and is about the subject: only it could be judged, and only
+    # it is embedded (with the statement)
+    assert embed.texts == 2
     assert document.not_ranked == PARAGRAPHS - MAX_RANKED
     assert document.not_judged == PARAGRAPHS - len(document.judged)
     assert check.outcome.value == "supported" and document.supporting[0].ranked.paragraph.position == NAMING_BOTH
@@ -124,3 +126,31 @@ def test_keeping_only_the_best_while_scanning_ranks_as_sorting_them_all():
     for limit in (1, 3, 5, len(paragraphs), 2 * len(paragraphs)):
         ranked = rank(paragraphs, CURIE, limit=limit)
         assert ranked == every[:limit], limit
+
+
+def test_where_some_units_write_the_value_only_they_are_embedded_and_the_queue_is_as_if_all_were():
+    """Only units that write the value can be judged when any does: embedding the rest would order nothing."""
+    writes = {5, 40, 41, 90}
+
+    def line(number: int) -> str:
+        if number in writes:
+            return f"Note {number}: Marie Curie is listed for the Nobel Prize in Physics{' in 1903' * (number % 2)}."
+        return f"Note {number}: Marie Curie met the committee in Stockholm and heard that year's citations read."
+
+    paragraphs = [Paragraph(line(number), "https://big.example/", number) for number in range(120)]
+
+    class Closeness(CountingEmbedder):
+        def __call__(self, texts: list[str]) -> list[list[float]]:
+            self.texts += len(texts)
+            return [[float("1903" in text), float("Stockholm" in text), 1.0] for text in texts]
+
+    embed = Closeness()
+    judged = queue(paragraphs, CURIE, Strategy(considered=MAX_RANKED), embed)
+    assert embed.texts == 1 + len(writes)  # the statement, then the units that write the value
+    everything = rank(paragraphs, CURIE, embed=Closeness(), limit=MAX_RANKED)  # every unit embedded
+    expected = [entry.paragraph.position for entry in everything if entry.object == 1.0][:Strategy().top]
+    assert [entry.paragraph.position for entry in judged] == expected == [40, 90, 5]  # the closest first
+    # where no unit writes the value, every unit ranked is embedded (to find one that gives another value)
+    embed = Closeness()
+    queue([p for p in paragraphs if p.position not in writes], CURIE, Strategy(considered=MAX_RANKED), embed)
+    assert embed.texts == 1 + len(paragraphs) - len(writes)

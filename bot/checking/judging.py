@@ -25,7 +25,7 @@ from bot.checking.records import Judged
 from bot.documents.blocks import PARAGRAPH
 from bot.datamodel import Claim, Paragraph, Statement
 from bot.judge.engine import Judge
-from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names
+from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names, with_closeness
 from bot.checking.subject_check import PAGE_RULES, admitting_rule, named_somewhere, page_context, page_rule
 from bot.judge.contradictions import candidates as contradiction_candidates, stated_for_another
 from bot.values import names_beyond_reach
@@ -80,18 +80,20 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     page = page_rule(names, title=title, opening=opening, official=official, heading=heading, cited=cited)
     context = page_context(names, title=title, opening=opening, heading=heading)
     every = [_about(entry, names, page, context)
-             for entry in rank(paragraphs, statement, embed=embed, limit=strategy.considered)]
+             for entry in rank(paragraphs, statement, limit=strategy.considered)]
     if strategy.require_subject:
         every = [entry for entry in every if entry.subject_rule]
     if not strategy.require_mention:
-        return every[:strategy.top]
-    named = [entry for entry in every if entry.object == 1.0]
+        return _closer_first(every, statement, embed)[:strategy.top]
+    # Where units write the value only they can be judged: only they are embedded, to order them among themselves.
+    named = _closer_first([entry for entry in every if entry.object == 1.0], statement, embed)
     # A page whose prose writes the value is read in its prose, as a person reads it; its header line, tables and
     # other terse units only where no prose writes it ("Janssens wins the Medal … a shortlist that included
     # Novotná" is no support where the article says she did not win it).
     prose = [entry for entry in named if entry.paragraph.kind == PARAGRAPH]
     if named:
         return (prose or named)[:strategy.top]
+    every = _closer_first(every, statement, embed)
     others = contradicting(every, claim or replace(statement.claim, single_valued=single_valued))[
         :min(strategy.unnamed, strategy.top)]
     if statement.value.datatype != "wikibase-item":
@@ -101,6 +103,11 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     across = sorted((entry for entry in rest if names_beyond_reach(statement.value, entry.snippet)),
                     key=lambda entry: entry.subject_rule in PAGE_RULES)[:strategy.across]
     return others + [entry for entry in rest if entry in rest[:strategy.naming] or entry in across]
+
+
+def _closer_first(entries: Sequence[Ranked], statement: Statement, embed: Embed | None) -> list[Ranked]:
+    """``entries`` best first with their closeness to the statement, where an embedding model is given."""
+    return with_closeness(entries, statement, embed) if embed is not None else list(entries)
 
 
 def contradicting(entries: Sequence[Ranked], claim: Claim) -> list[Ranked]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.datamodel import Paragraph, Statement
 from bot.documents.sentences import sentence_spans
@@ -108,19 +108,30 @@ def rank(paragraphs: Sequence[Paragraph], statement: Statement, *, embed: Embed 
 
     scanned = map(names_in, paragraphs)
     named = list(scanned) if limit is None else _best_by_names(scanned, limit)
-    semantic: list[float | None] = [None] * len(named)
-    if embed is not None and named:
-        vectors = embed([verbalise(statement)] + [entry[0].text for entry in named])
-        semantic = [max(0.0, cosine(vectors[0], vector)) for vector in vectors[1:]]
     ranked = []
-    for (paragraph, subject, subject_hit, object_, object_hit, found), closeness in zip(named, semantic):
-        if closeness is None:
-            score = _by_names(object_, subject)
-        else:
-            score = 0.5 * object_ + 0.2 * subject + 0.3 * closeness
+    for paragraph, subject, subject_hit, object_, object_hit, found in named:
         matched = tuple(name for name in (subject_hit, object_hit) if name)
-        ranked.append(Ranked(paragraph, round(score, 6), subject, object_, closeness, matched,
+        ranked.append(Ranked(paragraph, round(_by_names(object_, subject), 6), subject, object_, None, matched,
                              value_form=found.form if found else "", value_match=found.how if found else ""))
+    return with_closeness(ranked, statement, embed) if embed is not None else _best_first(ranked)
+
+
+def with_closeness(ranked: Sequence[Ranked], statement: Statement, embed: Embed) -> list[Ranked]:
+    """``ranked`` rescored with each paragraph's closeness to the verbalised statement (the embeddings' cosine),
+    best first; ties keep document order. A paragraph already rescored is not embedded again."""
+    wanted = [index for index, entry in enumerate(ranked) if entry.semantic is None]
+    rescored = list(ranked)
+    if wanted:
+        vectors = embed([verbalise(statement)] + [ranked[index].paragraph.text for index in wanted])
+        for index, vector in zip(wanted, vectors[1:]):
+            entry = ranked[index]
+            closeness = max(0.0, cosine(vectors[0], vector))
+            score = 0.5 * entry.object + 0.2 * entry.subject + 0.3 * closeness
+            rescored[index] = replace(entry, score=round(score, 6), semantic=closeness)
+    return _best_first(rescored)
+
+
+def _best_first(ranked: Iterable[Ranked]) -> list[Ranked]:
     return sorted(ranked, key=lambda r: (-r.score, r.paragraph.position))
 
 
