@@ -495,6 +495,15 @@ def summarise(entries: Sequence[Mapping[str, Any]], model_s: float | None) -> li
         lines.append(f"seconds per statement: mean {statistics.mean(seconds):.1f}, median "
                      f"{statistics.median(seconds):.1f}, max {max(seconds):.1f} ({len(seconds)} statements)"
                      + (f"; judge loaded in {model_s:.1f} s" if model_s is not None else ""))
+        timed = [entry for entry in checked if entry.get("stages")]
+        if timed:
+            def mean(stage: str) -> float:
+                return statistics.mean(entry["stages"].get(stage, 0.0) for entry in timed)
+            ranks = [entry["stages"].get("rank", 0.0) for entry in timed]
+            lines.append(f"seconds per stage (mean a statement, {len(timed)} statements): fetch {mean('fetch'):.2f}, "
+                         f"rank {mean('rank'):.2f} (median {statistics.median(ranks):.2f}, max {max(ranks):.2f}), "
+                         f"judge {mean('judge'):.2f} ({statistics.mean(e.get('asked', 0) for e in timed):.2f} "
+                         f"judgements)")
     return lines
 
 

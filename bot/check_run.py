@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -173,8 +174,17 @@ class Run:
         """The run with its statements selected: the worklist read a batch of items at a time, only until the
         statements to check reach the limit (counting those finished before a resume) or the time budget is spent
         (what is not read then is read by the next run: the run is left unfinished)."""
+        with ThreadPoolExecutor(1, thread_name_prefix="refbot-models") as loading:
+            # The models load while the statements are selected, before any statement is due (not inside the first).
+            models = loading.submit(lambda: parts.tools)
+            run = cls._selecting(parts, worklist, ledger, record, opened, partial=partial, time_budget=time_budget)
+            models.result()
+        return run
+
+    @classmethod
+    def _selecting(cls, parts: Parts, worklist: Worklist, ledger: RunLedger, record: LedgerRun,
+                   opened: float, *, partial: bool, time_budget: float | None) -> Run:
         options, kept = parts.options, ledger.path is not None
-        parts.tools  # noqa: B018 (the models load before any statement is due, not inside the first one)
         among = worklist.items if partial else ()  # a worker's part: what the ledger holds of its items only
         done = ledger.done(record, among)
         recent = ledger.recently_checked(record, options.run.recheck_days, among) \

@@ -95,13 +95,24 @@ class Wiring:
         self.options = options
         self.clock = clock
         self._built: dict[str, Any] = dict(given)
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()  # guards the two dicts
+        self._building: dict[str, threading.RLock] = {}  # a part's own lock, held while it is built
 
     def _part(self, name: str, build: Any) -> Any:
-        with self._lock:  # two statements' threads never load one model twice
-            if name not in self._built:
-                self._built[name] = build()
-            return self._built[name]
+        """The part, built once: two threads never build one part twice (nor load one model twice), while a part
+        being built — a model loading — holds up only those that need it."""
+        with self._lock:
+            if name in self._built:
+                return self._built[name]
+            building = self._building.setdefault(name, threading.RLock())
+        with building:
+            with self._lock:
+                if name in self._built:
+                    return self._built[name]
+            part = build()
+            with self._lock:
+                self._built[name] = part
+            return part
 
     def built(self, name: str) -> bool:
         """Whether the part was built (or given) already: what a command can report without building it."""
