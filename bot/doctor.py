@@ -246,9 +246,14 @@ def judge(options: Options) -> str:
 
 def judge_arithmetic(options: Options) -> str:
     """What the embedded judge computes in on this CPU ([judge] dtype; auto: bf16 only where it is native)."""
-    from bot.judge.arithmetic import arithmetic
+    from bot import modelstore
+    from bot.judge.arithmetic import arithmetic, weights_bytes
 
-    chosen = arithmetic(options.judge.dtype)
+    try:
+        weights = weights_bytes(modelstore.resolve(options.judge.model, options.judge.model_cache, transformers=True))
+    except RefbotError:  # no model yet ("judge model" says so): the CPU alone decides
+        weights = 0
+    chosen = arithmetic(options.judge.dtype, weights=weights)
     if chosen.dtype == "bfloat16" and not chosen.native_bf16:
         raise Problem(WARN, f"{chosen.describe()}: torch emulates bf16 products here, about six times slower "
                             "than float32", "set [judge] dtype = auto (or float32)")

@@ -81,3 +81,35 @@ def test_the_trace_and_the_report_say_what_the_judge_computed_in(tmp_path):
     served = traces.assemble(traces.RunInfo(**{**info.__dict__, "arithmetic": "", "judge_backend": "openai"}), [])
     traces.validate(served)
     assert served.find(traces.tag("run")).find(traces.tag("judge")).get("arithmetic") is None
+
+
+def test_auto_keeps_bf16_where_float32_weights_would_not_fit_the_memory_allowed(tmp_path):
+    gib = 1 << 30
+    weights = 3_554_214_752  # Qwen2.5-Coder-1.5B's copy in bf16
+    small = arithmetic("auto", cpu(tmp_path, AVX2), weights=weights, memory=6 * gib)  # a Toolforge job's most
+    assert small.dtype == "bfloat16"
+    assert small.describe() == ("bfloat16 (chosen for this CPU: avx2, no native bf16 products; float32 would need "
+                                "about 8.0 GiB, this process may use 6.0 GiB)")
+    assert arithmetic("auto", cpu(tmp_path, AVX2), weights=weights, memory=24 * gib).dtype == "float32"
+    assert arithmetic("auto", cpu(tmp_path, AVX2), weights=0, memory=1 * gib).dtype == "float32"  # size unknown
+    assert arithmetic("auto", cpu(tmp_path, AMX), weights=weights, memory=6 * gib).dtype == "bfloat16"
+    assert arithmetic("float32", cpu(tmp_path, AVX2), weights=weights, memory=6 * gib).dtype == "float32"
+
+
+@pytest.mark.parametrize(("v2", "v1", "expected"), [
+    ("6442450944\n", None, 6442450944),  # a container's limit (cgroup v2)
+    ("max\n", None, 24 * (1 << 30)),  # none: the machine's memory
+    (None, "9223372036854771712\n", 24 * (1 << 30)),  # cgroup v1's "none"
+    (None, "4294967296\n", 4294967296),
+])
+def test_the_memory_a_process_may_use_is_its_containers_limit_else_the_machines(tmp_path, v2, v1, expected):
+    from bot.judge.arithmetic import memory_limit
+
+    paths = (tmp_path / "memory.max", tmp_path / "memory.limit_in_bytes")
+    for path, text in zip(paths, (v2, v1)):
+        if text is not None:
+            path.write_text(text, encoding="ascii")
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       25165824 kB\nMemFree:        1000 kB\n", encoding="ascii")
+    assert memory_limit(paths, meminfo) == expected
+    assert memory_limit((tmp_path / "none",), tmp_path / "missing") == 0

@@ -2,7 +2,9 @@
 
 Without AVX512-BF16 or AMX, torch emulates bf16 matrix products — six times slower than float32 on an AVX2 core (9
 against 58 GFLOPS, benchmarks/README.md) —, so the embedded judge (``[judge] dtype = auto``) and ``refbot
-serve-judge --dtype auto`` both choose here, once, at start. Pure but for reading ``/proc/cpuinfo``.
+serve-judge --dtype auto`` both choose here, once, at start. float32 weights take twice bf16's memory: where the
+memory this process may use (its container's limit, else the machine's) cannot hold them, ``auto`` keeps bf16 —
+slower, but a worker that fits (a Toolforge job may have 6 GiB). Pure but for reading ``/proc`` and the cgroup.
 """
 
 from __future__ import annotations
@@ -11,6 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CPUINFO = Path("/proc/cpuinfo")
+MEMINFO = Path("/proc/meminfo")
+# The memory limit of this process's container: cgroup v2, then v1 ("max" or a huge number: none).
+CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+# What a process of refbot takes beside the judge's weights: Python and torch, the embedding model, the tokenizers,
+# pages and their units, a prompt's key-value cache (a worker with the judge on a server peaked at 1.3 GB).
+BESIDE_WEIGHTS = 1_500_000_000
+GIB = 1 << 30
 DTYPES = ("auto", "bfloat16", "float32")
 # The flags that mean bf16 products in hardware (x86): AVX-512's dot products, AMX's tiles.
 NATIVE_BF16 = ("avx512_bf16", "amx_bf16")
@@ -38,6 +47,8 @@ class Arithmetic:
     dtype: str
     flags: tuple[str, ...]  # the CPU's flags that decided it (SHOWN), widest first
     chosen: bool  # True: "auto" chose it from the CPU; False: the options named it
+    # Why "auto" kept bf16 on a CPU without native bf16 products: float32's weights would not fit ("" otherwise).
+    memory: str = ""
 
     @property
     def native_bf16(self) -> bool:
@@ -49,18 +60,56 @@ class Arithmetic:
         has = " ".join(self.flags) or "no vector flags read"
         products = "native bf16 products" if self.native_bf16 else "no native bf16 products"
         how = "chosen for this CPU" if self.chosen else "as configured"
-        return f"{self.dtype} ({how}: {has}, {products})"
+        return f"{self.dtype} ({how}: {has}, {products}{'; ' + self.memory if self.memory else ''})"
 
 
-def arithmetic(dtype: str = "auto", cpuinfo: Path | None = None) -> Arithmetic:
-    """``dtype`` resolved on this CPU: "auto" is bfloat16 where it multiplies bf16 natively, else float32."""
+def arithmetic(dtype: str = "auto", cpuinfo: Path | None = None, *, weights: int = 0,
+               memory: int | None = None) -> Arithmetic:
+    """``dtype`` resolved on this CPU: "auto" is bfloat16 where it multiplies bf16 natively, else float32 — unless
+    float32 copies of ``weights`` (the model's bytes in bf16; 0: not known) would not fit in ``memory`` (the bytes
+    this process may use; None: read from the cgroup or the machine), when it stays bfloat16."""
     if dtype not in DTYPES:
         raise ValueError(f"unknown arithmetic {dtype!r}: choose one of {', '.join(DTYPES)}")
     flags = cpu_flags(cpuinfo)
     shown = tuple(flag for flag in SHOWN if flag in flags)
     if dtype != "auto":
         return Arithmetic(dtype, shown, chosen=False)
-    return Arithmetic("bfloat16" if flags & set(NATIVE_BF16) else "float32", shown, chosen=True)
+    if flags & set(NATIVE_BF16):
+        return Arithmetic("bfloat16", shown, chosen=True)
+    room = memory_limit() if memory is None else memory
+    needed = 2 * weights + BESIDE_WEIGHTS
+    if weights and room and needed > room:
+        return Arithmetic("bfloat16", shown, chosen=True,
+                          memory=f"float32 would need about {needed / GIB:.1f} GiB, this process may use "
+                                 f"{room / GIB:.1f} GiB")
+    return Arithmetic("float32", shown, chosen=True)
+
+
+def memory_limit(limits: tuple[Path, ...] = CGROUP_LIMITS, meminfo: Path | None = None) -> int:
+    """The bytes this process may use: its container's memory limit where one is set, else the machine's memory;
+    0 if neither can be read."""
+    for path in limits:
+        try:
+            text = path.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text.isdigit() and int(text) < 1 << 60:  # "max", or v1's page-rounded 2**63: no limit
+            return int(text)
+    try:
+        for line in (meminfo or MEMINFO).read_text(encoding="ascii").splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, UnicodeDecodeError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def weights_bytes(model: Path) -> int:
+    """A model directory's weights in bytes (its safetensors files); 0 for a file or what cannot be read."""
+    try:
+        return sum(path.stat().st_size for path in model.glob("*.safetensors")) if model.is_dir() else 0
+    except OSError:
+        return 0
 
 
 def cpu_dtype(cpuinfo: Path | None = None) -> str:

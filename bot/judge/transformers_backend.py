@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import ModelError
-from bot.judge.arithmetic import Arithmetic, arithmetic
+from bot.judge.arithmetic import Arithmetic, arithmetic, weights_bytes
 from bot.judge.backend import Choice, Completion, Continuations, letter_probabilities
 from bot.judge.prompts import Generation, Message
 from bot.judge.threads import threads_for
@@ -44,8 +44,8 @@ class TransformersBackend:
         self.threads = threads_for(threads)
         try:
             # A GGUF file is dequantised to float32 whatever is asked; a GPU computes in the model's own type.
-            self.arithmetic: Arithmetic | None = arithmetic("float32" if path.is_file() else dtype) \
-                if device == "cpu" else None
+            self.arithmetic: Arithmetic | None = arithmetic("float32" if path.is_file() else dtype,
+                                                            weights=weights_bytes(path)) if device == "cpu" else None
         except ValueError as error:
             raise ModelError(str(error), hint="[judge] dtype: auto, bfloat16 or float32") from error
         dtype = self.arithmetic.dtype if self.arithmetic else dtype
