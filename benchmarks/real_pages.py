@@ -59,6 +59,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 import bot  # noqa: E402
 from bot.checking.records import DocumentCheck, Outcome, StatementCheck  # noqa: E402
 from bot.demo.world import DATA, DemoWorld, Reply, fold  # noqa: E402
+from bot.judge.loading import wait_for_model  # noqa: E402
 from bot.documents import paragraph_rules  # noqa: E402
 from bot.documents.paragraphs import Unreadable, extract, normalise  # noqa: E402
 from bot.options import load_options  # noqa: E402
@@ -626,6 +627,7 @@ def check_all(args: argparse.Namespace, todo: Sequence[Case], cases: Sequence[Ca
             parts = Wiring(options)
             began = time.monotonic()
             parts.tools  # noqa: B018 (the judge loads here, once, not inside the first statement)
+            wait_for_model(parts.backend)
             model_s = time.monotonic() - began
             served = options.judge.url if options.judge.backend == "openai" else options.judge.dtype
             print(f"real_pages: judge {options.judge.backend} {options.judge.model} ({served}) loaded in "

@@ -53,7 +53,8 @@ from bot.judge.openai_backend import MAX_RETRY_WAIT_S, OpenAIBackend
 from bot.judge.openai_backend import make_session as judge_session
 from bot.judge.prompts import template_by_id
 from bot.judge.scripted import ScriptedBackend
-from bot.judge.transformers_backend import TransformersBackend
+from bot.judge.loading import LoadingBackend
+from bot.judge.transformers_backend import TransformersBackend, judge_arithmetic, judge_name
 from bot.options import (ArchiveOptions, AskOptions, CheckOptions, FetchOptions, JudgeOptions, Options,
                          SearchOptions, SparqlOptions, judge_urls, uses)
 from bot.output.run_trace import TraceRecords
@@ -247,16 +248,17 @@ class Wiring:
             raise ConfigError("no web search engine is configured",
                               hint="set [search] backend and url (searxng or brave), or check --source kg or "
                                    "wikipedia")
+        # The embedding model first: the judge's then loads in a thread of its own (bot.judge.loading), and models
+        # load one at a time (bot.model_lock).
+        embed = self.embedder if options.check.strategy == "ranked" else None
         judge = self.judge
         if options.check.strategy == "paper":
             # The published method asks the model about every paragraph; refbot's shortcut (a paragraph that does
             # not name the value is answered without the model) is a pre-ranking of its own.
             judge.template = replace(judge.template, require_object_mention=False)
-        ranked = options.check.strategy == "ranked"
         return Tools(judge, self.fetcher, paragraph_rules(options.paragraph), self.wayback,
                      self.search if uses(options.check.source, "web") else None,
-                     self.embedder if ranked else None, self.profiles, self.corroborator, self.clock, self.related,
-                     self.subject_names)
+                     embed, self.profiles, self.corroborator, self.clock, self.related, self.subject_names)
 
     @property
     def verify_tools(self) -> Tools:
@@ -311,8 +313,13 @@ def make_backend(judge: JudgeOptions) -> Backend:
                                 max_in_flight=judge.in_flight, context_tokens=judge.context or None, echo=judge.echo)
     elif judge.backend == "transformers":
         path = modelstore.resolve(judge.model, judge.model_cache, transformers=True)
-        backend = TransformersBackend(path, threads=judge.threads, context_tokens=judge.context or 8192,
-                                      dtype=judge.dtype)
+        chosen = judge_arithmetic(path, judge.dtype)  # a missing model or an unknown arithmetic: refused now
+        dtype = chosen.dtype if chosen is not None else judge.dtype
+        # The model loads in a thread of its own while the statements are selected and their pages read.
+        backend = LoadingBackend(lambda: TransformersBackend(path, threads=judge.threads,
+                                                             context_tokens=judge.context or 8192, dtype=dtype),
+                                 model_id=judge_name(path, chosen), arithmetic=chosen,
+                                 max_in_flight=TransformersBackend.max_in_flight)
     elif judge.backend == "scripted":
         backend = ScriptedBackend(support=0.9, logprobs=_read_off, model_id="scripted")
     else:

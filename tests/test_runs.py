@@ -15,6 +15,7 @@ import pytest
 
 from bot.demo.world import DemoWorld
 from bot.errors import BackendUnavailable, InputError
+from bot.judge.loading import ModelUnavailable
 from bot.judge.scripted import ScriptedBackend
 from bot.options import Options
 from bot.output import trace as traces
@@ -238,3 +239,20 @@ def test_an_item_list_is_read_no_further_than_the_limit_or_the_time_budget_goes(
 
     with pytest.raises(InputError, match=r"items\.txt:150003: not a Wikidata item id"):  # read to it: refused
         list(Worklist.from_file(listing).named())
+
+
+def test_a_judge_model_that_will_not_load_stops_the_run_and_no_statement_is_blamed(world, tmp_path, embedder):
+    """The embedded judge loads while statements are selected and pages read; a model that turns out broken stops
+    the run with its error, as a judge server gone does, and no statement is recorded with it."""
+    broken = tmp_path / "models" / "broken-model" / "transformers-bf16"
+    broken.mkdir(parents=True)
+    (broken / "config.json").write_text('{"model_type": "qwen2", "vocab_size": ', encoding="utf-8")  # cut short
+    options = options_for(world, tmp_path, judge_model=str(broken))
+    parts = Wiring(options, embedder=embedder)
+    with RunLedger(options.run.ledger) as ledger, Run.open(parts, Worklist.of_items(ITEMS), ledger) as run:
+        assert parts.backend.model_id == "broken-model/transformers-bf16" or \
+            parts.backend.model_id == "broken-model/transformers-bf16 as float32"
+        result = run.check()
+    assert isinstance(result.failure, ModelUnavailable) and not result.complete
+    assert str(broken) in str(result.failure) and "could not be loaded" in str(result.failure)
+    assert not result.checked and sum(result.counts.values()) == 0

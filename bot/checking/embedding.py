@@ -29,10 +29,10 @@ class SentenceEmbedder:
     """Mean-pooled, L2-normalised token embeddings, as sentence-transformers computes them for this model."""
 
     def __init__(self, path: Path, threads: int = 0) -> None:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
+        with MODELS:  # imported and loaded, like every call, under the lock all models share (bot.model_lock)
+            import torch
+            from transformers import AutoModel, AutoTokenizer
 
-        with MODELS:  # loaded, like every call, under the lock all models share (bot.model_lock)
             if threads:
                 torch.set_num_threads(threads)
             self.tokenizer = AutoTokenizer.from_pretrained(str(path))

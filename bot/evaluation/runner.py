@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.judge.loading import wait_for_model
 from bot.judge.answers import parse_option
 from bot.datamodel import Verdict
 from bot.evaluation.dataset import LabelledStatement
@@ -176,6 +177,7 @@ def evaluate(rows: Sequence[LabelledStatement], build_judge: Callable[[], Judge]
         return Evaluation(list(rows), done, 0, 0.0, model, template)
     judge = build_judge()
     check_same_judge(done, judge.model_id, judge.template.id, out, settings)
+    wait_for_model(judge.backend)  # the seconds measured are the judgements'
     by_id = {row.id: row for row in todo}
     started = time.monotonic()
     judged = 0

@@ -27,6 +27,30 @@ from bot.model_lock import MODELS
 UNLIKELY = 1e-3
 
 
+def judge_arithmetic(path: Path, dtype: str, device: str = "cpu") -> Arithmetic | None:
+    """The arithmetic the model at ``path`` is computed in (None on a GPU: the model's own type), known before it is
+    loaded; a ModelError for a path with no model or an arithmetic refbot does not know."""
+    if not path.exists():
+        raise ModelError(f"no model at {path}", hint="run `scripts/get-models` or pass --judge-model PATH")
+    if device != "cpu":
+        return None
+    try:
+        # A GGUF file is dequantised to float32 whatever is asked.
+        return arithmetic("float32" if path.is_file() else dtype, weights=weights_bytes(path))
+    except ValueError as error:
+        raise ModelError(str(error), hint="[judge] dtype: auto, bfloat16 or float32") from error
+
+
+def judge_name(path: Path, arithmetic: Arithmetic | None) -> str:
+    """The judge as traces and the calibration name it: a converted directory after its format, its parent naming
+    the model ("qwen2.5-coder-1.5b/transformers-bf16"), and the arithmetic where the weights are computed in another
+    type than they are stored in (" as float32": not the same judge)."""
+    if path.is_file():
+        return path.name
+    name = f"{path.parent.name}/{path.name}"
+    return name if arithmetic is None or arithmetic.dtype == "bfloat16" else f"{name} as {arithmetic.dtype}"
+
+
 class TransformersBackend:
     max_in_flight = 1
 
@@ -35,21 +59,16 @@ class TransformersBackend:
         """``dtype`` is the arithmetic of a model directory on the CPU: "bfloat16", "float32", or "auto" — bf16
         where the CPU multiplies it natively, float32 elsewhere (:mod:`bot.judge.arithmetic`); ``threads`` 0 takes
         the cores actually free (:func:`bot.judge.threads.threads_for`)."""
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
         path = Path(model_path).expanduser()
-        if not path.exists():
-            raise ModelError(f"no model at {path}", hint="run `scripts/get-models` or pass --judge-model PATH")
+        self.arithmetic: Arithmetic | None = judge_arithmetic(path, dtype, device)
         self.threads = threads_for(threads)
-        try:
-            # A GGUF file is dequantised to float32 whatever is asked; a GPU computes in the model's own type.
-            self.arithmetic: Arithmetic | None = arithmetic("float32" if path.is_file() else dtype,
-                                                            weights=weights_bytes(path)) if device == "cpu" else None
-        except ValueError as error:
-            raise ModelError(str(error), hint="[judge] dtype: auto, bfloat16 or float32") from error
         dtype = self.arithmetic.dtype if self.arithmetic else dtype
-        with MODELS:  # loaded, like every call, under the lock all models share (bot.model_lock)
+        # Imported and loaded, like every call, under the lock all models share (bot.model_lock): transformers'
+        # lazy imports are not safe from two threads at once (the judge's model loads in a thread of its own).
+        with MODELS:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
             torch.set_num_threads(self.threads)
             self.tokenizer: Any
             self.model: Any
@@ -70,10 +89,7 @@ class TransformersBackend:
                                  hint="pass a Hugging Face model directory or a GGUF file") from error
         self.model.eval()
         self.device = device
-        # A converted directory is named after its format; its parent names the model.
-        self.model_id = path.name if path.is_file() else f"{path.parent.name}/{path.name}"
-        if not path.is_file() and dtype != "bfloat16" and device == "cpu":
-            self.model_id += f" as {dtype}"  # the same weights computed another way: not the same judge
+        self.model_id = judge_name(path, self.arithmetic)
         limit = getattr(self.model.config, "max_position_embeddings", None) or context_tokens
         self._context_tokens = min(int(limit), context_tokens)
         self._torch = torch
