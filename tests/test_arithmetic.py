@@ -105,11 +105,29 @@ def test_auto_keeps_bf16_where_float32_weights_would_not_fit_the_memory_allowed(
 def test_the_memory_a_process_may_use_is_its_containers_limit_else_the_machines(tmp_path, v2, v1, expected):
     from bot.judge.arithmetic import memory_limit
 
-    paths = (tmp_path / "memory.max", tmp_path / "memory.limit_in_bytes")
-    for path, text in zip(paths, (v2, v1)):
+    root = tmp_path / "cgroup"
+    (root / "memory").mkdir(parents=True)
+    for path, text in ((root / "memory.max", v2), (root / "memory" / "memory.limit_in_bytes", v1)):
         if text is not None:
             path.write_text(text, encoding="ascii")
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       25165824 kB\nMemFree:        1000 kB\n", encoding="ascii")
-    assert memory_limit(paths, meminfo) == expected
-    assert memory_limit((tmp_path / "none",), tmp_path / "missing") == 0
+    assert memory_limit(meminfo, tmp_path / "no-cgroups", root) == expected
+    assert memory_limit(tmp_path / "missing", tmp_path / "no-cgroups", tmp_path / "none") == 0
+
+
+def test_a_process_in_a_cgroup_of_its_own_takes_that_cgroups_limit(tmp_path):
+    from bot.judge.arithmetic import memory_limit
+
+    root = tmp_path / "cgroup"
+    (root / "memory" / "workers" / "refbot").mkdir(parents=True)
+    (root / "memory" / "workers" / "refbot" / "memory.limit_in_bytes").write_text("6442450944\n", encoding="ascii")
+    (root / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n", encoding="ascii")
+    v1 = tmp_path / "cgroup-v1"
+    v1.write_text("12:pids:/\n4:memory:/workers/refbot\n0::/\n", encoding="ascii")
+    assert memory_limit(tmp_path / "missing", v1, root) == 6442450944
+    (root / "jobs" / "worker").mkdir(parents=True)
+    (root / "jobs" / "worker" / "memory.max").write_text("5368709120\n", encoding="ascii")
+    v2 = tmp_path / "cgroup-v2"
+    v2.write_text("0::/jobs/worker\n", encoding="ascii")
+    assert memory_limit(tmp_path / "missing", v2, root) == 5368709120

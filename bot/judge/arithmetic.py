@@ -14,8 +14,8 @@ from pathlib import Path
 
 CPUINFO = Path("/proc/cpuinfo")
 MEMINFO = Path("/proc/meminfo")
-# The memory limit of this process's container: cgroup v2, then v1 ("max" or a huge number: none).
-CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+CGROUPS = Path("/proc/self/cgroup")
+CGROUP_ROOT = Path("/sys/fs/cgroup")
 # What a process of refbot takes beside the judge's weights: Python and torch, the embedding model, the tokenizers,
 # pages and their units, a prompt's key-value cache (a worker with the judge on a server peaked at 1.3 GB).
 BESIDE_WEIGHTS = 1_500_000_000
@@ -85,16 +85,23 @@ def arithmetic(dtype: str = "auto", cpuinfo: Path | None = None, *, weights: int
     return Arithmetic("float32", shown, chosen=True)
 
 
-def memory_limit(limits: tuple[Path, ...] = CGROUP_LIMITS, meminfo: Path | None = None) -> int:
-    """The bytes this process may use: its container's memory limit where one is set, else the machine's memory;
-    0 if neither can be read."""
+def memory_limit(meminfo: Path | None = None, cgroups: Path | None = None, root: Path | None = None) -> int:
+    """The bytes this process may use: the lowest memory limit of its own cgroup (v2 or v1, as ``/proc/self/cgroup``
+    names it) and of the cgroup root it sees (a container's), else the machine's memory; 0 if none can be read."""
+    root = root or CGROUP_ROOT
+    # its own cgroup's, then the root's: v2's memory.max, v1's memory.limit_in_bytes ("max" or ~2**63: none)
+    limits = (*_own_cgroup_limits(cgroups or CGROUPS, root), root / "memory.max",
+              root / "memory" / "memory.limit_in_bytes")
+    found = []
     for path in limits:
         try:
             text = path.read_text(encoding="ascii").strip()
         except (OSError, UnicodeDecodeError):
             continue
         if text.isdigit() and int(text) < 1 << 60:  # "max", or v1's page-rounded 2**63: no limit
-            return int(text)
+            found.append(int(text))
+    if found:
+        return min(found)
     try:
         for line in (meminfo or MEMINFO).read_text(encoding="ascii").splitlines():
             if line.startswith("MemTotal:"):
@@ -102,6 +109,23 @@ def memory_limit(limits: tuple[Path, ...] = CGROUP_LIMITS, meminfo: Path | None 
     except (OSError, UnicodeDecodeError, ValueError, IndexError):
         pass
     return 0
+
+
+def _own_cgroup_limits(cgroups: Path, root: Path) -> list[Path]:
+    """The memory limit files of this process's own cgroup: "0::/path" (v2), "N:memory:/path" (v1)."""
+    try:
+        lines = cgroups.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    paths = []
+    for line in lines:
+        _, controllers, where = (line.split(":", 2) + ["", ""])[:3]
+        where = where.strip().lstrip("/")
+        if controllers == "" and where:
+            paths.append(root / where / "memory.max")
+        elif "memory" in controllers.split(",") and where:
+            paths.append(root / "memory" / where / "memory.limit_in_bytes")
+    return paths
 
 
 def weights_bytes(model: Path) -> int:
