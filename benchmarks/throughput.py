@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,10 @@ def arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def timed(command: list[str], cwd: Path, environ: dict[str, str]) -> tuple[int, float, int, str]:
-    """``command`` run to its end: its exit status, seconds, peak resident memory (KiB) and standard error."""
+def timed(command: list[str], cwd: Path, environ: dict[str, str]) -> tuple[int, float, int, str, float]:
+    """``command`` run to its end: its exit status, seconds, peak resident memory (KiB), standard error and the
+    moment it was started (seconds since the epoch)."""
+    launched = time.time()
     began = time.monotonic()
     process = subprocess.Popen(command, cwd=cwd, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True, errors="replace")
@@ -67,7 +70,7 @@ def timed(command: list[str], cwd: Path, environ: dict[str, str]) -> tuple[int, 
     stderr = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, time.monotonic() - began, usage.ru_maxrss, stderr
+    return process.returncode, time.monotonic() - began, usage.ru_maxrss, stderr, launched
 
 
 def trace_of(reports: Path) -> Any:
@@ -88,7 +91,9 @@ def statements_of(tree: Any) -> list[dict[str, Any]]:
         stages: dict[str, float] = defaultdict(float)
         for stage in element.findall(traces.tag("stage")):
             stages[stage.get("name")] += float(stage.get("seconds"))
+        started = datetime.fromisoformat(element.get("started").replace("Z", "+00:00")).timestamp()
         found.append({"outcome": element.get("outcome"), "seconds": float(element.get("elapsed-s") or 0),
+                      "started": started,
                       "stages": stages, "asked": int(element.get("judgements") or 0)})
     return found
 
@@ -124,27 +129,30 @@ def main() -> int:
             checks = []
             for number, case in enumerate(placed[: args.checks]):
                 reports = workdir / f"check-{number}"
-                code, seconds, peak, stderr = timed(
+                code, seconds, peak, stderr, launched = timed(
                     [sys.executable, "-m", "bot.cli", "--quiet", "check", case.item, "--reports", str(reports)],
                     workdir, environ)
                 if code not in (0, 1):  # 1: checked, nothing supported
                     print(f"throughput: refbot check {case.item} ended with status {code}:\n{stderr[-2000:]}")
                     return 1
                 statement, = statements_of(trace_of(reports)) or [None]
-                spent = statement["seconds"] if statement else 0.0
-                checks.append((seconds, seconds - spent, spent, peak))
-                print(f"  refbot check {case.item}: {seconds:.1f} s (start-up {seconds - spent:.1f} s, the statement "
-                      f"{spent:.1f} s), peak {peak / 1024:.0f} MiB", flush=True)
+                began = statement["started"] - launched if statement else 0.0
+                checks.append((seconds, began, peak))
+                print(f"  refbot check {case.item}: {seconds:.1f} s; its statement began {began:.0f} s after the "
+                      f"command (the trace's second); peak {peak / 1024:.0f} MiB", flush=True)
             items = workdir / "items.txt"
             items.write_text("".join(f"{case.item}\n" for case in placed), encoding="utf-8")
             reports = workdir / "run"
-            code, seconds, peak, stderr = timed(
+            code, seconds, peak, stderr, launched = timed(
                 [sys.executable, "-m", "bot.cli", "--quiet", "run", "--items", str(items), "--reports", str(reports),
                  "--ledger", str(workdir / "runs.sqlite")], workdir, environ)
             if code not in (0, 1):
                 print(f"throughput: refbot run ended with status {code}:\n{stderr[-2000:]}")
                 return 1
             tree = trace_of(reports)
+    from bot.options import CheckOptions
+
+    side_by_side = args.workers or CheckOptions().workers
     statements = statements_of(tree)
     count = len(statements)
     if not count:
@@ -153,19 +161,20 @@ def main() -> int:
     print(f"judge arithmetic: {arithmetic_of(tree)}")
     if checks:
         print(f"refbot check, one statement ({len(checks)} processes): median "
-              f"{statistics.median(c[0] for c in checks):.1f} s in all, start-up median "
-              f"{statistics.median(c[1] for c in checks):.1f} s, the statement median "
-              f"{statistics.median(c[2] for c in checks):.1f} s; peak {max(c[3] for c in checks) / 1024:.0f} MiB")
+              f"{statistics.median(c[0] for c in checks):.1f} s from the command to its end, its statement begun "
+              f"{statistics.median(c[1] for c in checks):.0f} s after the command; peak "
+              f"{max(c[2] for c in checks) / 1024:.0f} MiB")
     outcomes = Counter(statement["outcome"] for statement in statements)
     print(f"refbot run: {count} statements in {seconds:.0f} s: {count / seconds * 3600:,.0f} statements an hour "
-          f"(start-up included); peak memory {peak / 1024:,.0f} MiB; outcomes "
+          f"(start-up included; {side_by_side} statements side by side, so a stage's seconds include "
+          f"waiting for the model the other holds); peak memory {peak / 1024:,.0f} MiB; outcomes "
           + ", ".join(f"{n} {outcome}" for outcome, n in outcomes.most_common()))
     mean = {stage: statistics.mean(s["stages"].get(stage, 0.0) for s in statements) for stage in STAGES}
     each = statistics.mean(s["seconds"] for s in statements)
     ranks = [s["stages"].get("rank", 0.0) for s in statements]
     print("| stage (mean per statement) | seconds |\n| --- | --- |")
-    print(f"| start-up (the run's process: {seconds - sum(s['seconds'] for s in statements):.1f} s in all) | "
-          f"{(seconds - sum(s['seconds'] for s in statements)) / count:.2f} |")
+    first = min(statement["started"] for statement in statements) - launched
+    print(f"| start-up: the command to its first statement (the trace's seconds) | {first:.0f} |")
     print(f"| ranking | {mean['rank']:.2f} (median {statistics.median(ranks):.2f}, max {max(ranks):.2f}) |")
     print(f"| judging ({statistics.mean(s['asked'] for s in statements):.2f} judgements a statement) | "
           f"{mean['judge']:.2f} |")
