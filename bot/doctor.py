@@ -250,13 +250,17 @@ def judge_arithmetic(options: Options) -> str:
     from bot.judge.arithmetic import arithmetic, weights_bytes
 
     try:
-        weights = weights_bytes(modelstore.resolve(options.judge.model, options.judge.model_cache, transformers=True))
+        path: Path | None = modelstore.resolve(options.judge.model, options.judge.model_cache, transformers=True)
     except RefbotError:  # no model yet ("judge model" says so): the CPU alone decides
-        weights = 0
-    chosen = arithmetic(options.judge.dtype, weights=weights)
-    if chosen.dtype == "bfloat16" and not chosen.native_bf16:
+        path = None
+    chosen = arithmetic(options.judge.dtype, weights=weights_bytes(path) if path else 0)
+    if chosen.dtype == "bfloat16" and not chosen.native_bf16 and not chosen.memory:
         raise Problem(WARN, f"{chosen.describe()}: torch emulates bf16 products here, about six times slower "
                             "than float32", "set [judge] dtype = auto (or float32)")
+    if chosen.dtype == "float32" and path is not None and path.name == "transformers-bf16" \
+            and modelstore.float32_copy(path) is None:
+        return (f"{chosen.describe()}; each process widens the weights as it loads them "
+                f"(`refbot models fetch {path.parent.name} --float32` keeps a float32 copy that loads as it is)")
     return chosen.describe()
 
 

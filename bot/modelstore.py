@@ -112,6 +112,26 @@ def transformers_path(name: str, cache: Path) -> Path:
     return cache / name / "transformers-bf16"
 
 
+def float32_path(name: str, cache: Path) -> Path:
+    """Where the transformers copy's weights are kept widened to float32, for a CPU that computes the judge in float32:
+    memory-mapped as they are, they load without being widened again in every process (and processes on one machine
+    share their pages)."""
+    return cache / name / "transformers-f32"
+
+
+def float32_copy(path: Path) -> Path | None:
+    """The float32 copy beside the transformers copy ``path`` — made from the same source (``source.sha256``) —, or
+    None where there is none or it is stale."""
+    widened = path.parent / "transformers-f32"
+    try:
+        stamp = (widened / "source.sha256").read_text(encoding="ascii").strip()
+        source = (path / "source.sha256").read_text(encoding="ascii").strip()
+    except OSError:
+        return None
+    return widened if path.name == "transformers-bf16" and stamp == source and \
+        (widened / "config.json").is_file() else None
+
+
 def resolve(name_or_path: str, cache: Path, *, transformers: bool = False) -> Path:
     """A catalogue name or a path to the file or directory a backend loads; fails with the fix if absent."""
     if name_or_path not in CATALOGUE:
@@ -329,10 +349,44 @@ def convert_to_transformers(name: str, cache: Path, *, log=print) -> Path:
     return target
 
 
-def install(names: Sequence[str], cache: Path, *, transformers: bool = False, log=print) -> list[Path]:
+def widen_to_float32(name: str, cache: Path, *, log=print) -> Path:
+    """The transformers copy's weights widened once to float32 (exactly: every bf16 number is a float32 one) and
+    kept beside it: twice its size on disk, loaded as they are where the judge computes in float32."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source = convert_to_transformers(name, cache, log=log)
+    target = float32_path(name, cache)
+    if float32_copy(source) is not None:
+        log(f"{name}: float32 copy already at {target}")
+        return target
+    log(f"{name}: widening {source.name} to float32 at {target} (once)")
+    tokenizer = AutoTokenizer.from_pretrained(str(source))
+    model: Any = AutoModelForCausalLM.from_pretrained(str(source), dtype=torch.float32)
+    partial = _scratch_folder(target)
+    try:
+        model.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
+        shutil.copyfile(source / "source.sha256", partial / "source.sha256")
+        (partial / COPY_MANIFEST).write_text("".join(f"{sha256_of(file)}  {file.name}\n"
+                                                     for file in sorted(partial.iterdir()) if file.is_file()))
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    partial.chmod(0o755)
+    shutil.rmtree(target, ignore_errors=True)
+    partial.replace(target)
+    log(f"{name}: float32 copy at {target}")
+    return target
+
+
+def install(names: Sequence[str], cache: Path, *, transformers: bool = False, float32: bool = False,
+            log=print) -> list[Path]:
     """Fetch and verify the named models (all of the catalogue when none is named), every name checked before
-    anything is downloaded; ``transformers``: a GGUF model is also converted once into a bf16 directory."""
+    anything is downloaded; ``transformers``: a GGUF model is also converted once into a bf16 directory;
+    ``float32``: and that directory widened once to float32 (for a CPU without native bf16 products)."""
     names = list(names) or list(CATALOGUE)
     specs = [spec_for(name) for name in names]
-    return [convert_to_transformers(spec.name, cache, log=log) if transformers and not spec.is_directory
+    return [widen_to_float32(spec.name, cache, log=log) if float32 and not spec.is_directory
+            else convert_to_transformers(spec.name, cache, log=log) if transformers and not spec.is_directory
             else fetch(spec.name, cache, log=log) for spec in specs]

@@ -316,7 +316,10 @@ def make_backend(judge: JudgeOptions) -> Backend:
         chosen = judge_arithmetic(path, judge.dtype)  # a missing model or an unknown arithmetic: refused now
         dtype = chosen.dtype if chosen is not None else judge.dtype
         # The model loads in a thread of its own while the statements are selected and their pages read.
-        backend = LoadingBackend(lambda: TransformersBackend(path, threads=judge.threads,
+        # Computed in float32, the weights load as they are from a float32 copy where one was made (`refbot models
+        # fetch NAME --float32`): the same numbers, widened once rather than in every process.
+        widened = modelstore.float32_copy(path) if dtype == "float32" else None
+        backend = LoadingBackend(lambda: TransformersBackend(widened or path, threads=judge.threads,
                                                              context_tokens=judge.context or 8192, dtype=dtype),
                                  model_id=judge_name(path, chosen), arithmetic=chosen,
                                  max_in_flight=TransformersBackend.max_in_flight)

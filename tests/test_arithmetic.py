@@ -8,7 +8,7 @@ import pytest
 from bot import doctor
 from bot.judge import arithmetic as arithmetics
 from bot.judge.arithmetic import arithmetic, cpu_flags
-from bot.options import JudgeOptions, Options
+from bot.options import Options
 from bot.output import run_trace
 from bot.output import trace as traces
 from bot.output.report import render
@@ -53,8 +53,9 @@ def test_an_unreadable_cpuinfo_means_float32(tmp_path):
 
 def test_doctor_names_the_arithmetic_and_warns_of_bf16_emulated(tmp_path, monkeypatch):
     monkeypatch.setattr(arithmetics, "CPUINFO", cpu(tmp_path, AVX2))
-    assert doctor.judge_arithmetic(Options()) == "float32 (chosen for this CPU: avx2, no native bf16 products)"
-    emulated = Options(judge=JudgeOptions(dtype="bfloat16"))
+    nothing = Options.flat(model_cache=tmp_path / "no-models")  # no model installed: the CPU alone decides
+    assert doctor.judge_arithmetic(nothing) == "float32 (chosen for this CPU: avx2, no native bf16 products)"
+    emulated = nothing.replaced(judge_dtype="bfloat16")
     with pytest.raises(doctor.Problem) as raised:
         doctor.judge_arithmetic(emulated)
     assert raised.value.state == doctor.WARN and "six times slower" in raised.value.detail
@@ -131,3 +132,20 @@ def test_a_process_in_a_cgroup_of_its_own_takes_that_cgroups_limit(tmp_path):
     v2 = tmp_path / "cgroup-v2"
     v2.write_text("0::/jobs/worker\n", encoding="ascii")
     assert memory_limit(tmp_path / "missing", v2, root) == 5368709120
+
+
+def test_doctor_says_a_float32_copy_would_spare_each_process_widening_the_weights(tmp_path, monkeypatch):
+    monkeypatch.setattr(arithmetics, "CPUINFO", cpu(tmp_path, AVX2))
+    copy = tmp_path / "models" / "qwen2.5-coder-1.5b" / "transformers-bf16"
+    copy.mkdir(parents=True)
+    (copy / "config.json").write_text("{}", encoding="utf-8")
+    (copy / "source.sha256").write_text("ab12\n", encoding="ascii")
+    options = Options.flat(model_cache=tmp_path / "models")
+    said = doctor.judge_arithmetic(options)
+    assert said.startswith("float32 (chosen for this CPU") and \
+        "`refbot models fetch qwen2.5-coder-1.5b --float32` keeps a float32 copy" in said
+    widened = copy.parent / "transformers-f32"
+    widened.mkdir()
+    (widened / "config.json").write_text("{}", encoding="utf-8")
+    (widened / "source.sha256").write_text("ab12\n", encoding="ascii")
+    assert doctor.judge_arithmetic(options) == "float32 (chosen for this CPU: avx2, no native bf16 products)"

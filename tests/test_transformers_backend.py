@@ -127,6 +127,22 @@ def test_a_converted_model_directory_loads_and_agrees_with_the_gguf(backend, smo
     assert chosen.arithmetic == arithmetic("auto")
     assert chosen.model_id == (converted.model_id if arithmetic("auto").dtype == "bfloat16" else wide.model_id)
     assert next(chosen.model.parameters()).dtype == getattr(torch, arithmetic("auto").dtype)
+    # widened once to float32 and kept: it loads as it is, and computes the very numbers of the bf16 copy widened
+    assert modelstore.float32_copy(directory) is None
+    widened = modelstore.widen_to_float32("smollm2-135m", cache, log=lambda message: None)
+    assert modelstore.float32_copy(directory) == widened
+    kept = TransformersBackend(widened, dtype="float32")
+    assert kept.choose(messages, ("yes", "no")).probabilities == \
+        pytest.approx(wide.choose(messages, ("yes", "no")).probabilities, abs=1e-5)  # (one read it from its cache)
+    from bot.options import Options
+    from bot.wiring import Wiring
+
+    parts = Wiring(Options.flat(judge_model="smollm2-135m", model_cache=cache, judge_dtype="float32"))
+    assert parts.backend.model_id == wide.model_id, "the same judge, whichever copy it loads"
+    assert parts.backend.loaded().model_id == kept.model_id  # loaded from the float32 copy
+    (directory / "source.sha256").write_text("another source\n", encoding="ascii")
+    assert modelstore.float32_copy(directory) is None, "a copy of another conversion is not taken"
+    shutil.rmtree(widened)
     shutil.rmtree(directory)
 
 

@@ -31,6 +31,10 @@ def add_parsers(commands: Any) -> None:
     fetch.add_argument("names", nargs="*", metavar="NAME", help="catalogue names (default: all)")
     fetch.add_argument("--transformers", action="store_true",
                        help="also convert each model once into a bf16 directory for the transformers backend")
+    fetch.add_argument("--float32", action="store_true",
+                       help="also keep that directory widened to float32 (twice its size on disk), which loads "
+                            "without being widened again where the judge computes in float32 (a CPU without "
+                            "native bf16 products)")
     fetch.add_argument("--cache", type=Path, metavar="DIR", help="the model cache directory")
     listing = model_commands.add_parser("list", help="list the catalogue and what is installed",
                                         description="List the model catalogue and what is installed.")
@@ -87,7 +91,7 @@ def run_models(args: argparse.Namespace, options: Options) -> None:
                   f"  {spec.license}; {spec.note}")
         print(f"cache: {cache}")
         return
-    modelstore.install(args.names, cache, transformers=args.transformers)
+    modelstore.install(args.names, cache, transformers=args.transformers or args.float32, float32=args.float32)
 
 
 def run_doctor(args: argparse.Namespace, options: Options | None) -> Ended:
