@@ -267,10 +267,9 @@ class Wiring:
         reads only the page the reference names."""
         def build() -> Tools:
             options = self.options
-            ranked = options.check.strategy == "ranked"
+            embed = self.embedder if options.check.strategy == "ranked" else None  # before the judge's (_tools)
             return Tools(self.judge, self.fetcher, paragraph_rules(options.paragraph), self.wayback, None,
-                         self.embedder if ranked else None, self.profiles, None, self.clock, self.related,
-                         self.subject_names)
+                         embed, self.profiles, None, self.clock, self.related, self.subject_names)
         return self._part("verify_tools", build)
 
     def wiki(self, *, live: bool) -> PywikibotWiki:
