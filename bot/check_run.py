@@ -177,7 +177,16 @@ class Run:
         with ThreadPoolExecutor(1, thread_name_prefix="refbot-models") as loading:
             # The models load while the statements are selected, before any statement is due (not inside the first).
             models = loading.submit(lambda: parts.tools)
-            run = cls._selecting(parts, worklist, ledger, record, opened, partial=partial, time_budget=time_budget)
+            try:
+                run = cls._selecting(parts, worklist, ledger, record, opened, partial=partial,
+                                     time_budget=time_budget)
+            except Exception:
+                # What the tools could not be made of (no search engine configured, no model) comes first: it would
+                # stop the run whatever the selection found.
+                unmade = models.exception()
+                if unmade is not None:
+                    raise unmade from None
+                raise
             models.result()
         return run
 

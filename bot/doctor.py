@@ -23,9 +23,10 @@ from pathlib import Path
 import redis
 import requests
 
-from bot import __version__
+from bot import __version__, modelstore
 from bot.errors import InputError, InternalError, RefbotError
 from bot.faults import FIX, REINSTALL, first_line
+from bot.judge.arithmetic import arithmetic, weights_bytes
 from bot.ledger.database import is_url, sqlite_problem
 from bot.options import (JudgeOptions, Options, default_config_file, judge_urls, load_options, secrets_in,
                          without_password)
@@ -246,9 +247,6 @@ def judge(options: Options) -> str:
 
 def judge_arithmetic(options: Options) -> str:
     """What the embedded judge computes in on this CPU ([judge] dtype; auto: bf16 only where it is native)."""
-    from bot import modelstore
-    from bot.judge.arithmetic import arithmetic, weights_bytes
-
     try:
         path: Path | None = modelstore.resolve(options.judge.model, options.judge.model_cache, transformers=True)
     except RefbotError:  # no model yet ("judge model" says so): the CPU alone decides
@@ -279,7 +277,6 @@ def _vllm_prefix_caching(session, base_url: str) -> bool | None:
 
 def model(name: str, options: Options, *, needed_for: str, transformers: bool = False) -> str:
     """A catalogue model installed and verified by sha256; ``transformers``: the judge loads its bf16 copy."""
-    from bot import modelstore
 
     if name not in modelstore.CATALOGUE:
         if not Path(name).expanduser().exists():

@@ -352,7 +352,6 @@ def convert_to_transformers(name: str, cache: Path, *, log=print) -> Path:
 def widen_to_float32(name: str, cache: Path, *, log=print) -> Path:
     """The transformers copy's weights widened once to float32 (exactly: every bf16 number is a float32 one) and
     kept beside it: twice its size on disk, loaded as they are where the judge computes in float32."""
-    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source = convert_to_transformers(name, cache, log=log)
@@ -362,7 +361,7 @@ def widen_to_float32(name: str, cache: Path, *, log=print) -> Path:
         return target
     log(f"{name}: widening {source.name} to float32 at {target} (once)")
     tokenizer = AutoTokenizer.from_pretrained(str(source))
-    model: Any = AutoModelForCausalLM.from_pretrained(str(source), dtype=torch.float32)
+    model: Any = AutoModelForCausalLM.from_pretrained(str(source), dtype="float32")
     partial = _scratch_folder(target)
     try:
         model.save_pretrained(partial)

@@ -109,7 +109,7 @@ def test_selection_settings_from_file_and_environment(tmp_path):
     ({"ignored_reference_properties": ("Q143",)}, "not a property id: 'Q143'"),
     ({"contact": "call me"}, "neither an email address nor an http"),
     ({"sparql_page_size": 0}, "page_size must be at least 1"),
-    ({"judge_dtype": "float16"}, "judge dtype must be bfloat16 or float32"),
+    ({"judge_dtype": "float16"}, "judge dtype must be auto, bfloat16 or float32"),
 ])
 def test_bad_selection_settings_are_refused(tmp_path, override, message):
     empty = tmp_path / "empty.ini"

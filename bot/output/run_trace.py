@@ -98,7 +98,7 @@ def verify_trace(result: VerifyResult, ledger: RunLedger, parts: RunParts) -> An
 def run_info(result: RunResult, parts: RunParts) -> traces.RunInfo:
     """The trace's account of the run: when, how long, with which judge, settings and services."""
     judge = parts.judge
-    arithmetic = getattr(judge.backend, "arithmetic", None)
+    arithmetic = getattr(getattr(judge, "backend", None), "arithmetic", None)
     return described(result, parts.options, model=judge.model_id, template=judge.template,
                      threshold=judge.threshold, services=parts.records.services,
                      arithmetic=arithmetic.describe() if arithmetic is not None else "")
