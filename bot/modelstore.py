@@ -331,11 +331,19 @@ def convert_to_transformers(name: str, cache: Path, *, log=print) -> Path:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model = model.to(torch.bfloat16)
+    _save_copy(model, tokenizer, target, spec_for(name).sha256)
+    log(f"{name}: transformers copy at {target}")
+    return target
+
+
+def _save_copy(model: Any, tokenizer: Any, target: Path, source_sha256: str) -> None:
+    """A model and its tokenizer saved as a Hugging Face directory at ``target``, whole or not at all, stamped with
+    the sha256 of the file it was made from (``source.sha256``)."""
     partial = _scratch_folder(target)
     try:
         model.save_pretrained(partial)
         tokenizer.save_pretrained(partial)
-        (partial / "source.sha256").write_text(spec_for(name).sha256 + "\n")
+        (partial / "source.sha256").write_text(source_sha256 + "\n")
         # The copy is made here, not downloaded: its files' checksums are recorded so `refbot doctor` can verify it.
         (partial / COPY_MANIFEST).write_text("".join(f"{sha256_of(file)}  {file.name}\n"
                                                      for file in sorted(partial.iterdir()) if file.is_file()))
@@ -345,8 +353,6 @@ def convert_to_transformers(name: str, cache: Path, *, log=print) -> Path:
     partial.chmod(0o755)
     shutil.rmtree(target, ignore_errors=True)
     partial.replace(target)
-    log(f"{name}: transformers copy at {target}")
-    return target
 
 
 def widen_to_float32(name: str, cache: Path, *, log=print) -> Path:
@@ -362,19 +368,7 @@ def widen_to_float32(name: str, cache: Path, *, log=print) -> Path:
     log(f"{name}: widening {source.name} to float32 at {target} (once)")
     tokenizer = AutoTokenizer.from_pretrained(str(source))
     model: Any = AutoModelForCausalLM.from_pretrained(str(source), dtype="float32")
-    partial = _scratch_folder(target)
-    try:
-        model.save_pretrained(partial)
-        tokenizer.save_pretrained(partial)
-        shutil.copyfile(source / "source.sha256", partial / "source.sha256")
-        (partial / COPY_MANIFEST).write_text("".join(f"{sha256_of(file)}  {file.name}\n"
-                                                     for file in sorted(partial.iterdir()) if file.is_file()))
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    partial.chmod(0o755)
-    shutil.rmtree(target, ignore_errors=True)
-    partial.replace(target)
+    _save_copy(model, tokenizer, target, (source / "source.sha256").read_text(encoding="ascii").strip())
     log(f"{name}: float32 copy at {target}")
     return target
 
