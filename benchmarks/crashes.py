@@ -21,7 +21,6 @@ several times shorter (the same libraries and threads, a smaller model), for a c
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import statistics
@@ -37,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from real_pages import Case, build_world, place_urls, read_pages  # noqa: E402
+from real_pages import Case, build_world, place_urls, true_cases  # noqa: E402
 
 
 def environment(overrides: dict[str, Any]) -> dict[str, str]:
@@ -74,10 +73,7 @@ def arguments() -> argparse.Namespace:
 
 def main() -> int:
     args = arguments()
-    rows = [json.loads(line) for line in (args.dev / "dev.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()][: args.limit]
-    pages = read_pages(args.dev, rows)
-    cases = [Case(row, "true", str(row["object"])) for row in rows if row["id"] in pages]
+    rows, pages, cases = true_cases(args.dev, args.limit)
     args.keep.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="refbot-crashes-") as folder:
         world, placed = build_world(Path(folder) / "world", cases, rows, pages, args.seed)

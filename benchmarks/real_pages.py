@@ -142,6 +142,15 @@ def address_key(path: str, query: Mapping[str, Sequence[str]]) -> str:
     return path + ("?" + urlencode(pairs) if pairs else "")
 
 
+def true_cases(dev: Path, limit: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Page], list[Case]]:
+    """The first ``limit`` rows of ``dev``'s dev.jsonl (all: None), their saved pages, and each row with a saved page
+    as a statement with its true value (what `crashes.py` and `throughput.py` check)."""
+    rows = [json.loads(line) for line in (dev / "dev.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()][:limit]
+    pages = read_pages(dev, rows)
+    return rows, pages, [Case(row, "true", str(row["object"])) for row in rows if row["id"] in pages]
+
+
 def read_pages(dev: Path, rows: Sequence[Mapping[str, Any]]) -> dict[str, Page]:
     """Row id → its page, for the rows whose page is saved."""
     wanted = {str(row["id"]) for row in rows}

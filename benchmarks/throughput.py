@@ -24,7 +24,6 @@ Printed with the CPU's flags and the arithmetic the judge chose (the trace's ``j
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -40,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from crashes import environment  # noqa: E402
-from real_pages import Case, build_world, place_urls, read_pages  # noqa: E402
+from real_pages import build_world, place_urls, true_cases  # noqa: E402
 
 STAGES = ("fetch", "rank", "judge")
 
@@ -109,10 +108,7 @@ def main() -> int:
     args = arguments()
     from bot.judge.arithmetic import SHOWN, cpu_flags
 
-    rows = [json.loads(line) for line in (args.dev / "dev.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()][: args.limit]
-    pages = read_pages(args.dev, rows)
-    cases = [Case(row, "true", str(row["object"])) for row in rows if row["id"] in pages]
+    rows, pages, cases = true_cases(args.dev, args.limit)
     flags = cpu_flags()
     print(f"throughput: {len(cases)} statements on real pages; {os.cpu_count()} CPUs with "
           f"{' '.join(flag for flag in SHOWN if flag in flags) or 'no vector flags read'}", flush=True)
