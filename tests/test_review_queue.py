@@ -426,7 +426,7 @@ def test_evidence_against_is_resolved_counted_down_exported_and_every_decision_c
     reopened = page_of(server, f"show=all&at={at}")
     assert "acknowledged by " + CURATOR in reopened.xpath("string(//*[@id='card']//span[@class='state acknowledged'])")
     assert reopened.xpath("string(//*[@id='note-shown'])") == "note: “the source is a satire column”"
-    assert reopened.xpath("//input[@id='note']/@value") == ["the source is a satire column"]
+    assert reopened.xpath("//input[@id='note']/@value") == [""], "a new decision starts a note of its own"
 
     wrong = page_of(server, f"show=contradicted&at={resolvable[1].guid.replace('$', '%24')}")
     assert post(server, wrong, "value-wrong", note="checked the parish register").status_code == 200

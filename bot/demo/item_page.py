@@ -55,5 +55,7 @@ def item_page(entity: Mapping[str, Any], label: Callable[[str], str], common_js:
             f'(refbot demo world)</title>{script}</head><body class="wb-entitypage ns-0">'
             f'<h1 class="firstHeading"><span class="wikibase-title"><span class="wikibase-title-label">'
             f'{html.escape(title)}</span> <span class="wikibase-title-id">({html.escape(item)})</span></span></h1>'
+            f'<p class="page-actions"><a id="ca-history" '
+            f'href="/w/index.php?title={html.escape(item)}&amp;action=history">View history</a></p>'
             f'<div class="wikibase-entityview"><h2 class="wb-section-heading">Statements</h2>'
             f'<div class="wikibase-statementgrouplistview">{"".join(groups)}</div></div>{user}</body></html>')

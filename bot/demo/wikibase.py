@@ -35,6 +35,8 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, quote
 
+from bot.demo import history
+from bot.demo.history import Revision
 from bot.demo.items import ENTITY, JSON, START, VALUE_TYPES, entities_from_store, hashed, merge_entities
 
 SESSION_COOKIE = "demowiki_session"
@@ -45,10 +47,11 @@ FAILED_LOGIN = "Incorrect username or password entered. Please try again."
 SERVED_BY = "refbot-demo"
 
 
-ACTIONS = ("login", "clientlogin", "logout", "query", "paraminfo", "wbgetentities", "wbgetclaims", "wbsetreference")
-POSTED = ("login", "clientlogin", "logout", "wbsetreference")
-TOKEN_CHECKED = ("wbsetreference",)
-QUERY_MODULES = {"prop": ("info",), "list": ("allusers", "users"),
+ACTIONS = ("login", "clientlogin", "logout", "query", "paraminfo", "wbgetentities", "wbgetclaims", "wbsetreference",
+           "wbremovereferences")
+POSTED = ("login", "clientlogin", "logout", "wbsetreference", "wbremovereferences")
+TOKEN_CHECKED = ("wbsetreference", "wbremovereferences")
+QUERY_MODULES = {"prop": ("info", "revisions"), "list": ("allusers", "users", "usercontribs", "recentchanges"),
                  "meta": ("siteinfo", "tokens", "userinfo", "wikibase")}
 TOKEN_TYPES = ("createaccount", "csrf", "login", "patrol", "rollback", "userrights", "watch")
 ANONYMOUS_RIGHTS = ("read", "edit", "createpage", "createaccount", "writeapi", "item-term", "property-term")
@@ -107,19 +110,6 @@ class ApiReply:
         return json.dumps(self.body).encode("utf-8"), "application/json; charset=utf-8"
 
 
-@dataclass(frozen=True)
-class Revision:
-    """One edit of an item: by the API (a user's write) or by a test (user ``(demo)``)."""
-
-    revid: int
-    entity: str
-    user: str
-    action: str
-    statement: str = ""
-    summary: str = ""
-    bot: bool = False
-
-
 class ApiError(Exception):
     """An error the API answers as ``{"error": {"code", "info", ...}}``."""
 
@@ -145,6 +135,13 @@ def read_form(content_type: str, body: bytes) -> dict[str, str]:
         if isinstance(name, str) and isinstance(payload, bytes):
             fields[name] = payload.decode("utf-8", "replace")
     return fields
+
+
+def _limit(given: str | None, default: int = 10) -> int:
+    """A list's ``limit`` parameter as MediaWiki reads it: a number up to 500, ``max`` for 500."""
+    if given == "max":
+        return 500
+    return max(1, min(int(given), 500)) if given and given.isdigit() else default
 
 
 def read_cookies(header: str) -> dict[str, str]:
@@ -295,6 +292,10 @@ class WikibaseApi:
         self._changed = {statement["id"]: int(entity.get("lastrevid") or 0)
                          for entity in self._entities.values()
                          for statements in entity.get("claims", {}).values() for statement in statements}
+        # Each statement as its last revision left it: what the next revision's difference starts from.
+        self._last: dict[str, JSON] = {statement["id"]: copy.deepcopy(statement)
+                                       for entity in self._entities.values()
+                                       for statements in entity.get("claims", {}).values() for statement in statements}
 
     @classmethod
     def from_store(cls, sparql_url: str, entities: Mapping[str, JSON], **options: Any) -> WikibaseApi:
@@ -452,6 +453,7 @@ class WikibaseApi:
             handlers = {"login": self._login, "clientlogin": self._clientlogin, "logout": self._logout,
                         "query": self._query, "paraminfo": self._paraminfo, "wbgetentities": self._wbgetentities,
                         "wbgetclaims": self._wbgetclaims, "wbsetreference": self._wbsetreference,
+                        "wbremovereferences": self._wbremovereferences,
                         "wbsearchentities": self._wbsearchentities}
             try:
                 if action not in handlers:
@@ -558,8 +560,27 @@ class WikibaseApi:
             start = call.params.get("aufrom", "")
             query["allusers"] = [{"userid": self._user_id(user), "name": user}
                                  for user in sorted(self.accounts) if user >= start]
-        if "users" in call.params.get("list", "").split("|"):
+        lists = set(call.params.get("list", "").split("|"))
+        if "users" in lists:
             query["users"] = [self._user(name) for name in call.params.get("ususers", "").split("|") if name]
+        if "usercontribs" in lists:
+            if not call.params.get("ucuser"):
+                raise ApiError("missingparam", 'One of the parameters "ucuser", "ucuserids" and "uciprange" is '
+                                               "required.")
+            query["usercontribs"] = history.user_contributions(self.revisions, call.params["ucuser"],
+                                                               _limit(call.params.get("uclimit")))
+        if "recentchanges" in lists:
+            shown = call.params.get("rcshow", "")
+            query["recentchanges"] = history.recent_changes(
+                self.revisions, user=call.params.get("rcuser", ""),
+                bots=False if "!bot" in shown.split("|") else True if "bot" in shown.split("|") else None,
+                limit=_limit(call.params.get("rclimit")))
+        if "revisions" in call.params.get("prop", "").split("|"):
+            query["pages"] = [{"ns": 0, "title": title, "pageid": int(self._entities[title].get("pageid") or 0),
+                               "revisions": history.page_revisions(self.revisions, title,
+                                                                   _limit(call.params.get("rvlimit")))}
+                              if title in self._entities else {"ns": 0, "title": title, "missing": True}
+                              for title in call.params.get("titles", "").split("|") if title]
         return {"batchcomplete": True, "query": query}
 
     def _user(self, name: str) -> JSON:
@@ -725,6 +746,44 @@ class WikibaseApi:
                 raise ApiError("missingparam", f'The "{required}" parameter must be set.')
         if call.user is not None and self.accounts[call.user].blocked:
             raise ApiError("blocked", "You have been blocked from editing.", blockinfo=self._blockinfo())
+        entity, statement = self._statement_of(call)
+        reference = self._reference(call.params["snaks"], call.params.get("snaks-order"))
+        references = statement.setdefault("references", [])
+        replaced = call.params.get("reference")
+        if replaced:
+            position = next((n for n, r in enumerate(references) if r["hash"] == replaced), None)
+            if position is None:
+                raise ApiError("no-such-reference", "Could not find the reference")
+            references[position] = reference
+        else:
+            index = call.params.get("index", "")
+            references.insert(int(index) if index.isdigit() else len(references), reference)
+        user = call.user or "127.0.0.1"
+        bot = "bot" in call.params and "bot" in self._rights(call.user)
+        revid = self._save(entity, statement["id"], user, "wbsetreference", call.params.get("summary", ""), bot)
+        return {"pageinfo": {"lastrevid": revid}, "success": 1, "reference": copy.deepcopy(reference)}
+
+    def _wbremovereferences(self, call: Call) -> JSON:
+        """Remove references (``references``: their hashes, ``|``-separated) from a statement, as Wikibase does."""
+        for required in ("statement", "references"):
+            if not call.params.get(required):
+                raise ApiError("missingparam", f'The "{required}" parameter must be set.')
+        if call.user is not None and self.accounts[call.user].blocked:
+            raise ApiError("blocked", "You have been blocked from editing.", blockinfo=self._blockinfo())
+        entity, statement = self._statement_of(call)
+        hashes = call.params["references"].split("|")
+        references = statement.get("references") or []
+        missing = [wanted for wanted in hashes if not any(r["hash"] == wanted for r in references)]
+        if missing:
+            raise ApiError("no-such-reference", "Could not find the reference")
+        statement["references"] = [reference for reference in references if reference["hash"] not in hashes]
+        bot = "bot" in call.params and "bot" in self._rights(call.user)
+        revid = self._save(entity, statement["id"], call.user or "127.0.0.1", "wbremovereferences",
+                           call.params.get("summary", ""), bot)
+        return {"pageinfo": {"lastrevid": revid}, "success": 1}
+
+    def _statement_of(self, call: Call) -> tuple[JSON, JSON]:
+        """The entity and the statement a write names (``statement``), checked against its base revision."""
         guid = call.params["statement"]
         if not re.fullmatch(r"[QqPp][1-9]\d*\$[0-9A-Fa-f-]+", guid):
             raise ApiError("invalid-guid", "Invalid claim guid")
@@ -742,21 +801,7 @@ class WikibaseApi:
             if int(base) < self._changed.get(statement["id"], 0):
                 info, extra, _ = FAULTS["editconflict"]
                 raise ApiError("editconflict", info, **extra)
-        reference = self._reference(call.params["snaks"], call.params.get("snaks-order"))
-        references = statement.setdefault("references", [])
-        replaced = call.params.get("reference")
-        if replaced:
-            position = next((n for n, r in enumerate(references) if r["hash"] == replaced), None)
-            if position is None:
-                raise ApiError("no-such-reference", "Could not find the reference")
-            references[position] = reference
-        else:
-            index = call.params.get("index", "")
-            references.insert(int(index) if index.isdigit() else len(references), reference)
-        user = call.user or "127.0.0.1"
-        bot = "bot" in call.params and "bot" in self._rights(call.user)
-        revid = self._save(entity, statement["id"], user, "wbsetreference", call.params.get("summary", ""), bot)
-        return {"pageinfo": {"lastrevid": revid}, "success": 1, "reference": copy.deepcopy(reference)}
+        return entity, statement
 
     def _reference(self, snaks_text: str, order_text: str | None) -> JSON:
         """A reference of ``snaks`` (JSON, by property) checked against the properties' datatypes."""
@@ -810,10 +855,25 @@ class WikibaseApi:
         raise KeyError(guid)
 
     def _save(self, entity: JSON, guid: str, user: str, action: str, summary: str = "", bot: bool = False) -> int:
-        """A new revision of ``entity`` in which statement ``guid`` changed; its id."""
+        """A new revision of ``entity`` in which statement ``guid`` changed (kept with the statement before and
+        after, for the history's difference); its id."""
         revid, self._next_revid = self._next_revid, self._next_revid + 1
+        parent = int(entity.get("lastrevid") or 0)
         entity["lastrevid"] = revid
         entity["modified"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         self._changed[guid] = revid
-        self.revisions.append(Revision(revid, entity["id"], user, action, guid, summary, bot))
+        try:
+            after: JSON | None = copy.deepcopy(self._find(guid)[1])
+        except KeyError:
+            after = None
+        before = self._last.pop(guid, None)
+        if after is not None:
+            self._last[guid] = after
+        self.revisions.append(Revision(revid, entity["id"], user, action, guid, summary, bot, parent,
+                                       entity["modified"], before, copy.deepcopy(after)))
         return revid
+
+    def revision(self, revid: int) -> Revision | None:
+        """One revision made in this world (None: no such revision, or one from before it started)."""
+        with self._lock:
+            return next((revision for revision in self.revisions if revision.revid == revid), None)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from bot.demo import history
 from bot.demo.item_page import item_page
 from bot.demo.oauth import PREFIX as OAUTH_PREFIX
 from bot.demo.oauth import OAuthProvider
@@ -337,12 +338,26 @@ class DemoWorld:
                 f"<pre>{escape(text)}</pre></body></html>")
 
     def _wikidata(self, path: str, query: dict[str, list[str]], _raw: str) -> Reply:
-        """Item pages; ``/w/api.php`` is the API's (:meth:`answer`)."""
-        if path.startswith("/wiki/") or path == "/w/index.php":
-            item = path.rsplit("/", 1)[-1] if path.startswith("/wiki/") else (query.get("title") or [""])[0]
-            if item.startswith("Q") and self.wikibase.exists(item):
-                return Reply(200, item_page(self.wikibase.entity(item), self._label, self.common_js).encode())
-        return Reply(404, b"<!doctype html><title>Not found</title>")
+        """Item pages, their history, an edit's difference, a user's contributions and the recent changes;
+        ``/w/api.php`` is the API's (:meth:`answer`)."""
+        title = path[len("/wiki/"):] if path.startswith("/wiki/") else \
+            (query.get("title") or [""])[0] if path == "/w/index.php" else None
+        found = None
+        if path == "/w/index.php" and (query.get("diff") or [""])[0].isdigit():
+            revision = self.wikibase.revision(int(query["diff"][0]))
+            found = history.diff_page(revision, self._label) if revision is not None else None
+        elif title is not None and title.replace("_", " ") == "Special:RecentChanges":
+            found = history.recent_changes_page(self.wikibase.revisions, self._label)
+        elif title is not None and title.startswith("Special:Contributions"):
+            user = title.partition("/")[2] or (query.get("target") or [""])[0]
+            found = history.contributions_page(self.wikibase.revisions, user, self._label) if user else None
+        elif title and title.startswith("Q") and self.wikibase.exists(title):
+            found = (history.history_page(self.wikibase.revisions, title, self._label)
+                     if (query.get("action") or [""])[0] == "history"
+                     else item_page(self.wikibase.entity(title), self._label, self.common_js))
+        if found is None:
+            return Reply(404, b"<!doctype html><title>Not found</title>")
+        return Reply(200, found.encode("utf-8"))
 
     def _label(self, entity_id: str) -> str:
         """An entity's English label (its id when it has none, or is not in this world)."""

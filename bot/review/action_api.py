@@ -53,13 +53,20 @@ class ActionApiWiki:
         return int(entity.get("lastrevid") or 0), None
 
     def add_reference(self, edit: Edit) -> int:
+        return self._edit(edit.parameters(), what=f"edit {edit.statement}")
+
+    def remove_references(self, statement: str, hashes: list[str], base_revision: int, summary: str) -> int:
+        return self._edit({"action": "wbremovereferences", "statement": statement, "references": "|".join(hashes),
+                           "baserevid": str(base_revision), "summary": summary}, what=f"edit {statement}")
+
+    def _edit(self, params: Mapping[str, str], *, what: str) -> int:
+        """Send an edit with the session's token (fetched again once if it changed); the new revision id."""
         for attempt in (1, 2):
             if not self._token:
                 tokens = self._call("GET", {"action": "query", "meta": "tokens", "type": "csrf"}, what="get a token")
                 self._token = str(((tokens.get("query") or {}).get("tokens") or {}).get("csrftoken") or "")
             try:
-                data = self._call("POST", {**edit.parameters(), "token": self._token, "assert": "user"},
-                                  what=f"edit {edit.statement}")
+                data = self._call("POST", {**params, "token": self._token, "assert": "user"}, what=what)
             except WriteError as error:
                 if error.code == "badtoken" and attempt == 1:  # the session's token changed: fetch it again
                     self._token = ""

@@ -128,6 +128,9 @@ class Card:
     # The other paragraphs that support the statement (``bot.review.alternatives``), and the one approved instead.
     alternatives: tuple[Alternative, ...] = ()
     chosen_paragraph: str = ""
+    # A written reference's edit: its revision and where the wiki shows it (its difference).
+    revision: int | None = None
+    revision_url: str = ""
     # What found the reference, as its edit summary says it (``bot.review.applying.found_by``).
     found_by: str = ""
 

@@ -125,12 +125,17 @@ def _meanwhile(error: DecidedMeanwhile, decision: str) -> str:
             "decide again if you still disagree.")
 
 
+# What the service did besides deciding, as its confirmation line says it.
+DONE_BESIDES = {"undone": "Undone, the reference taken off the statement"}
+
+
 def _flash(shelf: Shelf, done: str, guid: str) -> tuple[str, str]:
     """The line confirming the decision just recorded ("Approved: Marta Novotná · award received · …")."""
-    card = shelf.card(guid) if guid and done in DONE else None
-    if card is None:
+    said = DONE.get(done) or DONE_BESIDES.get(done)
+    card = shelf.card(guid) if guid and said else None
+    if card is None or said is None:
         return "", ""
-    return f"{DONE[done]}: {card.title}", "rejected" if done in ("rejected", "value-wrong") else "approved"
+    return f"{said}: {card.title}", "rejected" if done in ("rejected", "value-wrong", "undone") else "approved"
 
 
 def _loopback(address: str | None) -> bool:

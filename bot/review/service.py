@@ -47,6 +47,7 @@ from bot.review.sessions import LedgerSessions
 from bot.review.server import (DONE, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, page_number,
                                queue_response)
 from bot.review.store import DecidedMeanwhile, ReviewLedger
+from bot.review.undoing import undo_written
 from bot.ledger.ledger import RunLedger
 
 _SEEN = re.compile(r"[0-9]{1,18}")
@@ -340,6 +341,48 @@ def make_service(options: Options, store: ReviewLedger, *,
                  "after": guid, "done": decision, "of": guid}
         return redirect(base + "queue?" + urlencode({key: value for key, value in query.items() if value}),
                         code=303)
+
+    @app.post(f"/run/<{_RUN}>/undo")
+    def undo(run_id: int) -> Any:
+        base = f"/run/{run_id}/"
+
+        def answer(status: int, title: str, message: str) -> Response:
+            return _page(status, title, message, base + "queue", "Back to the review queue")
+
+        try:
+            curator = account_now()
+        except WriteError as error:
+            return answer(503 if error.code in ("connection", "maxlag", "api") else 403, "Not undone",
+                          f"the wiki could not confirm your account now ({error}); {error.hint or 'try again'}")
+        refused = curators.refusal(curator, service.deciders)
+        if refused or curator is None:
+            return answer(403, "Not undone", refused)
+        guid, note = request.form.get("guid", "").strip(), request.form.get("note", "")
+        if len(note) > MAX_NOTE:
+            return answer(400, "Not undone", f"the note is longer than {MAX_NOTE} characters")
+        try:
+            review = store.reviews(run_id, [guid])[guid] if guid else None
+        except InputError:
+            return no_run(run_id)
+        proposal = store.proposal(run_id, guid, review) if review is not None else None
+        if review is None or proposal is None or review.state != "written" or review.revision is None:
+            return answer(409, "Not undone", "only a reference written to the wiki can be undone; this statement's "
+                                             f"is {review.state if review is not None else 'not proposed'}")
+        try:
+            wiki = connect(options, dict(session.get("token") or {}), curator.name, keep_token)
+            revision, why = undo_written(store, wiki, run_id, proposal, curator=curator.name,
+                                         written_revision=review.revision, note=note,
+                                         batch=str(session.get("batch") or new_batch()))
+        except WriteError as error:
+            return answer(503 if error.code in ("connection", "maxlag", "api") else 409, "Not undone",
+                          f"the wiki refused the undo: {error}; the reference stays on the statement")
+        if revision is None:
+            return answer(409, "Not undone", f"{why}; the edit that wrote it: {review.revision_url}")
+        session["written"] = {"of": guid, "text": f"taken off as {curator.name}, revision {revision}; decide it "
+                                                  "again if you wish"}
+        query = {"show": request.form.get("show", ""), "property": request.form.get("property", ""),
+                 "at": guid, "done": "undone", "of": guid}
+        return redirect(base + "queue?" + urlencode({key: value for key, value in query.items() if value}), code=303)
 
     def account_now() -> curators.Curator | None:
         """The signed-in account as the wiki says it is now, not as it was at sign-in (blocked or unblocked since,

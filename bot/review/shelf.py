@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import and_, exists, false, func, or_, select, true, tuple_
+from sqlalchemy.orm import aliased
 from sqlalchemy.engine import Connection
 
 from bot.ledger.tables import card_runs, cards, checks, decisions, items, runs, writes
@@ -145,7 +146,8 @@ class Shelf:
             return replace(card, decision_id=review.decision_id)
         return replace(card, state=review.state, curator=review.curator, decided=review.decided,
                        decision_id=review.decision_id, note=review.note, dropped=review.dropped,
-                       chosen_paragraph=review.paragraph)
+                       chosen_paragraph=review.paragraph, revision=review.revision,
+                       revision_url=review.revision_url)
 
     def pick(self, name: str, property_id: str = "", *, at: str = "", after: str = "",
              decided: bool = False) -> Card | None:
@@ -232,7 +234,7 @@ class Shelf:
         undecided_written = (select(func.count(func.distinct(writes.c.guid)))
                              .select_from(writes.join(cards, and_(cards.c.run_id == self.run_id,
                                                                   cards.c.guid == writes.c.guid)))
-                             .where(writes.c.state == "written", proposal,
+                             .where(writes.c.state == "written", ~undone_since(), proposal,
                                     ~exists().where(decisions.c.run_id == self.run_id,
                                                     decisions.c.guid == writes.c.guid)))
         with self.ledger.transaction() as connection:  # one view of both
@@ -300,9 +302,15 @@ def _key() -> Any:
     return tuple_(cards.c.item_order, cards.c.check_order)
 
 
+def undone_since() -> Any:
+    """The condition that a write row's reference was undone after it was written (a later ``undone`` row)."""
+    later = aliased(writes)
+    return exists().where(later.c.guid == writes.c.guid, later.c.state == "undone", later.c.id > writes.c.id)
+
+
 def _undecided() -> Any:
     decided = exists().where(decisions.c.run_id == cards.c.run_id, decisions.c.guid == cards.c.guid)
-    written = exists().where(writes.c.guid == cards.c.guid, writes.c.state == "written")
+    written = exists().where(writes.c.guid == cards.c.guid, writes.c.state == "written", ~undone_since())
     return and_(cards.c.kind != "", ~decided, ~written)
 
 

@@ -27,15 +27,16 @@ from bot.output.trace import assemble_elements, from_string, review_element, tag
 from bot.review.alternatives import with_paragraph
 from bot.review.proposals import OPTIONAL_SNAKS, Proposal, element_proposal
 from bot.review.proposals import proposals as trace_proposals
-from bot.review.shelf import Shelf
+from bot.review.shelf import Shelf, undone_since
 from bot.ledger.ledger import Run, RunLedger
 DECISIONS = ("approved", "rejected")
 # What a curator makes of a statement a source says is false, where nothing is proposed: seen and left as it is
 # (acknowledged), or Wikidata's value is wrong (listed for editors: `refbot export --wrong-values`).
 RESOLUTIONS = ("acknowledged", "value-wrong")
 # sending: an edit about to be sent (so that an apply killed before it recorded the outcome is noticed);
-# written and skipped are final; failed leaves the reference approved, to be tried again.
-WRITE_STATES = ("sending", "written", "skipped", "failed")
+# written and skipped are final; failed leaves the reference approved, to be tried again; undone: a curator took the
+# written reference off again (``bot.review.undoing``): the statement is as if never written, and may be decided again.
+WRITE_STATES = ("sending", "written", "skipped", "failed", "undone")
 FINAL = ("written", "skipped")
 
 
@@ -312,6 +313,9 @@ class ReviewLedger:
                 .where(writes.c.guid.in_(self._proposed(run_id) if whole else chosen)).order_by(writes.c.id)))
         attempts: dict[str, tuple[str, int | None, str, str, str]] = {}
         for row_run, guid, state, revision, reason, when, site in attempted:
+            if state == "undone":  # the reference written before was taken off again: as if never written
+                attempts.pop(guid, None)
+                continue
             final = attempts.get(guid, ("",))[0] in FINAL
             if (state == "written" and attempts.get(guid, ("",))[0] != "written") or (row_run == run_id and not final):
                 attempts[guid] = (state, revision, reason, when, site)
@@ -345,7 +349,8 @@ class ReviewLedger:
                     chosen.append((run_id, proposal))
                     seen.add(proposal.key)
         with self.ledger.transaction() as connection:
-            written = {row.guid for row in connection.execute(select(writes.c.guid).where(writes.c.state == "written"))}
+            written = {row.guid for row in connection.execute(
+                select(writes.c.guid).where(writes.c.state == "written", ~undone_since()))}
         return [(run_id, proposal) for run_id, proposal in chosen if proposal.key not in written]
 
     def last_attempt(self, run_id: int, guid: str) -> str:
@@ -375,6 +380,18 @@ class ReviewLedger:
         with self.ledger.transaction() as connection:
             connection.execute(writes.insert().values(run_id=run_id, guid=guid, state=state, revision=revision,
                                                       reason=reason, at=stamp(self.ledger.clock()), site=site))
+
+    def record_undo(self, run_id: int, guid: str, *, revision: int, curator: str, note: str, site: str) -> None:
+        """Record that ``curator`` took the written reference of ``guid`` off again in ``revision``: the write row
+        ``undone`` and their decision ``rejected`` (``note`` saying so), at once, so that the statement is open to be
+        decided again."""
+        now = stamp(self.ledger.clock())
+        with self.ledger.transaction() as connection:
+            connection.execute(writes.insert().values(run_id=run_id, guid=guid, state="undone", revision=revision,
+                                                      reason=note, at=now, site=site))
+            connection.execute(decisions.insert().values(run_id=run_id, guid=guid, decision="rejected",
+                                                         curator=curator.strip(), decided=now, note=note,
+                                                         dropped="", paragraph="", confirmed=True))
 
     def _proposed(self, run_id: int) -> Any:
         return select(cards.c.guid).where(cards.c.run_id == run_id, cards.c.kind != "").scalar_subquery()
