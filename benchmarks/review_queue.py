@@ -155,7 +155,8 @@ def geometry(browser) -> dict:
     return browser.execute_script(
         "function box(id) { var e = document.getElementById(id); if (!e) return null;"
         " var r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; }"
-        "return {scroll: window.scrollY, height: window.innerHeight, approve: box('approve'), reject: box('reject'),"
+        "return {scroll: window.scrollY, height: window.innerHeight,"
+        " approve: box('approve') || box('acknowledge'), reject: box('reject') || box('value-wrong'),"
         " card: box('card'), focused: document.activeElement ? document.activeElement.id : ''};")
 
 
@@ -230,7 +231,9 @@ def main() -> None:
                 tall += shape["card"]["bottom"] > shape["height"]
                 if guid.startswith("Q990201$") and "Brno Innovation" in browser.find_element(By.ID, "card").text:
                     browser.save_screenshot(str(args.screenshots / "2-archived-brno-award.png"))
-                key = "a" if expected.get(guid, {}).get("expected") in APPROVE else "r"
+                resolvable = bool(browser.find_elements(By.ID, "acknowledge"))  # evidence against, nothing proposed
+                outcome = expected.get(guid, {}).get("expected")
+                key = ("w" if outcome == "contradicted" else "a") if resolvable else "a" if outcome in APPROVE else "r"
                 main_element = browser.find_element(By.TAG_NAME, "main")
                 began = time.perf_counter()
                 ActionChains(browser).send_keys(key).perform()
@@ -238,7 +241,8 @@ def main() -> None:
                 WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.TAG_NAME, "main"))
                 seconds.append(time.perf_counter() - began)
                 actions += 1
-                decided[guid] = "approved" if key == "a" else "rejected"
+                decided[guid] = {("a", False): "approved", ("r", False): "rejected", ("a", True): "acknowledged",
+                                 ("w", True): "value-wrong"}[key, resolvable]
             if not args.service:
                 browser.save_screenshot(str(args.screenshots / "4-nothing-left.png"))
             joiner = "&" if "?" in queue else "?"
@@ -257,9 +261,13 @@ def main() -> None:
         finally:
             browser.quit()
         with RunLedger(options.run.ledger) as ledger:
-            reviews = ReviewLedger(ledger).reviews(run_id)
+            review = ReviewLedger(ledger)
+            reviews = review.reviews(run_id)
+            resolved = {guid: resolution for resolution in ("acknowledged", "value-wrong")
+                        for guid in review.resolved(run_id, resolution)}
         landed = sum(1 for guid, state in decided.items()
-                     if reviews[guid].state == state or (state == "approved" and reviews[guid].state == "written"))
+                     if (reviews[guid].state if guid in reviews else resolved.get(guid)) == state
+                     or (state == "approved" and guid in reviews and reviews[guid].state == "written"))
         edits = [revision for revision in world.wikibase.revisions if revision.action == "wbsetreference"]
 
     served = "the review service" if args.service else "refbot review"
@@ -267,9 +275,10 @@ def main() -> None:
           f"{args.judge} judge; window {args.width}×{args.height}")
     print(f"  proposals                       {len(proposals)}")
     approved = sum(state == "approved" for state in decided.values())
-    print(f"  decided                         {len(decided)} ({approved} approved, {len(decided) - approved} "
-          f"rejected); in the ledger: {landed}")
-    print(f"  keystrokes + clicks             {actions} ({actions / max(1, len(decided)):.2f} per proposal)")
+    rejected = sum(state == "rejected" for state in decided.values())
+    print(f"  decided                         {len(decided)} ({approved} approved, {rejected} rejected, "
+          f"{len(decided) - approved - rejected} statements with evidence against resolved); in the ledger: {landed}")
+    print(f"  keystrokes + clicks             {actions} ({actions / max(1, len(decided)):.2f} per card)")
     if args.service:
         print(f"  signing in (once)               {sign_in_actions} keystrokes + clicks through the OAuth provider")
         print(f"  edits made as {CURATOR}   {sum(edit.user == CURATOR for edit in edits)} of {approved} approved "

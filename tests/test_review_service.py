@@ -621,3 +621,50 @@ def test_report_pages_are_put_together_a_few_at_a_time_and_the_rest_are_told_to_
 def test_an_operator_who_allows_no_report_page_at_once_is_told_the_setting(world, tmp_path):
     with pytest.raises(ConfigError, match=r"\[service\] reports_at_once is 0"):
         start_service(world, tmp_path, service_reports_at_once=0)
+
+
+def test_the_service_starts_before_any_run_and_says_how_a_run_gets_there(world, tmp_path):
+    """A new operator starts the service first: it makes the empty ledger and its home page says what records a run;
+    the run's queue opens there once `refbot run` has recorded one."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    port = free_port()
+    consumer = world.oauth.register(f"http://127.0.0.1:{port}/oauth/callback")
+    config = tmp_path / "refbot.ini"
+    config.write_text(f"[service]\nurl = http://127.0.0.1:{port}\noauth_url = {world.oauth_url}\n"
+                      f"client_id = {consumer.client_id}\n[run]\nledger = {tmp_path / 'fresh' / 'runs.sqlite'}\n",
+                      encoding="utf-8")
+    (tmp_path / "fresh").mkdir()
+    environ = {**os.environ, "REFBOT_SERVICE_CLIENT_SECRET": consumer.secret,
+               "REFBOT_SERVICE_SECRET_KEY": "k" * 40}
+    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve-review", "--port", str(port)],
+                               cwd=tmp_path, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        home = None
+        for _ in range(150):
+            try:
+                home = requests.get(f"http://127.0.0.1:{port}/", timeout=5)
+                break
+            except requests.ConnectionError:
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                time.sleep(0.2)
+        assert home is not None and home.status_code == 200, "the service started without a run"
+        assert "Nothing to review" in home.text and "refbot run" in home.text
+        assert (tmp_path / "fresh" / "runs.sqlite").exists()
+
+        trace = trace_of(world, tmp_path / "check.xml")
+        store = ReviewLedger(RunLedger(tmp_path / "fresh" / "runs.sqlite"))
+        run_id = store.import_trace(traces.read(trace), trace)
+        store.ledger.close()
+        queue = requests.get(f"http://127.0.0.1:{port}/", timeout=10)
+        assert queue.url.endswith(f"/run/{run_id}/queue") and "left to decide" in queue.text
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -254,9 +254,11 @@ def run_demo(args: argparse.Namespace, options: Options) -> Ended | None:
             print(ini_text({**overrides, "apply_user": world.bot_login, "apply_edit_delay": 0, **service}))
             print("Its Wikidata API takes edits from the bot account above; for `refbot apply --live`:\n")
             print(f"export REFBOT_APPLY_PASSWORD={world.bot_password}\n")
-            print(f"For `refbot serve-review` (then open {DEMO_SERVICE}/ and sign in as {DEMO_CURATOR!r}, password "
-                  f"{curator_password}; the demo's item pages, such as {world.base('wikidata')}/wiki/Q990201, show "
-                  "what refbot found):\n")
+            print(f"For the review service: `refbot run` (with the refbot.ini above) records a run of the demo's "
+                  f"statements, `refbot serve-review` serves its queue; open {DEMO_SERVICE}/ and sign in as "
+                  f"{DEMO_CURATOR!r}, password {curator_password} (the demo's item pages, such as "
+                  f"{world.base('wikidata')}/wiki/Q990201, show what refbot found, and their history the edits "
+                  "made):\n")
             print(f"export REFBOT_SERVICE_CLIENT_SECRET={consumer.secret}")
             print(f"export REFBOT_SERVICE_SECRET_KEY={secrets.token_urlsafe(32)}\n", flush=True)
             signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: stop the world cleanly too

@@ -163,7 +163,7 @@ class Card:
         if property_id and self.property_id != property_id:
             return False
         if name == "undecided":
-            return self.undecided
+            return self.undecided or (self.resolvable and not self.state)
         if name == "supported":
             return self.kind == "web"
         if name == "corroborated":

@@ -195,7 +195,8 @@ def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str
         "queue.html", card=card, run_id=run_id, curator=curator, token=token, base=base, nonce=nonce,
         chosen=chosen, prop=prop, filters=list(cards.FILTERS.items()), properties=properties,
         against=counts.against, left=counts.left, proposals=counts.proposals, decided=counts.decided,
-        shown=counts.shown, flash=flash, flash_state=flash_state, link=link, previous=previous,
+        shown=counts.shown, to_resolve=counts.to_resolve,
+        flash=flash, flash_state=flash_state, link=link, previous=previous,
         can_decide=can_decide, account=account, left_by=left_by, optional=OPTIONAL_SNAKS,
         last=(last_card.guid, f"{DONE.get(last[1] if last else '', '')}: {last_card.title}") if last_card else None,
         edit_summary=summary_of(card) if summary_of is not None and card is not None and card.found_by else "")

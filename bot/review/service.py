@@ -229,7 +229,10 @@ def make_service(options: Options, store: ReviewLedger, *,
     def home() -> Any:
         latest = store.ledger.latest_run()
         if latest is None:
-            return _page(200, "Nothing to review", "no run has been recorded yet")
+            return _page(200, "Nothing to review", "no run has been recorded in this service's run ledger yet: "
+                                                   "`refbot run` with the same [run] ledger records one (or `refbot "
+                                                   "review TRACE.xml` brings a check's trace in), and its queue "
+                                                   "opens here")
         return redirect(f"/run/{latest.id}/queue", code=303)
 
     def no_run(run_id: int) -> Response:
@@ -455,16 +458,16 @@ def item_findings(store: ReviewLedger, item: str, own: str) -> dict[str, Any]:
 
 def wsgi_app(options: Options) -> Flask:
     """The service for a WSGI server that imports an application (uWSGI under Toolforge's ``webservice``): the ledger
-    ``[run]`` names, opened for the process's life."""
+    ``[run]`` names (made empty when there is none yet), opened for the process's life."""
     check_service_options(options)
-    return make_service(options, ReviewLedger(RunLedger.of(options.run, create=False)))
+    return make_service(options, ReviewLedger(RunLedger.of(options.run)))
 
 
 def serve(options: Options, *, host: str = "127.0.0.1", port: int = 8000, threads: int = 8,
           on_ready: Callable[[str], None] | None = None) -> None:
     """Serve the review service with waitress until stopped; ``on_ready`` hears the address it listens on."""
     own = check_service_options(options)
-    ledger = RunLedger.of(options.run, create=False)
+    ledger = RunLedger.of(options.run)  # made empty when no run was recorded yet: the queue says so
     try:
         app = make_service(options, ReviewLedger(ledger))
         server: Any = create_server(app, host=host, port=port, threads=threads, ident="refbot")

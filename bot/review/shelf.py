@@ -57,9 +57,10 @@ class Counts:
 
     proposals: int
     decided: int
-    left: int
+    left: int  # proposals left to decide, and statements with evidence against left to resolve
     against: int
     shown: int
+    to_resolve: int = 0  # of ``left``: statements a source says are false, nothing proposed, not resolved yet
 
 
 class Shelf:
@@ -158,15 +159,16 @@ class Shelf:
         if card is None and after and name != "undecided" and not decided:
             following = self.neighbour(name, property_id, after, +1)
             card = self.card(following) if following else None
-        return card if card is not None else self.next_card(name, property_id, after=after)
+        return card if card is not None else self.next_card(name, property_id, after=after, decided=decided)
 
-    def next_card(self, name: str, property_id: str = "", *, after: str = "") -> Card | None:
+    def next_card(self, name: str, property_id: str = "", *, after: str = "", decided: bool = False) -> Card | None:
         """The card to show after ``after`` (a card just decided or skipped; "": from the start): in the filter, the
-        first undecided card after it in the trace's order, wrapping round — ``after`` itself last, so a card skipped
-        comes back only when nothing else is left —, else (filters other than "undecided") the next card after it;
-        None when the filter shows nothing, or, for "undecided", nothing is left."""
+        first card left to decide after it in the trace's order, wrapping round — ``after`` itself last, so a card
+        skipped comes back only when nothing else is left —, else (filters other than "undecided", browsed rather
+        than ``decided`` just now) the next card after it; None when the filter shows nothing, or, for "undecided"
+        and after a decision, nothing is left to decide in it."""
         place = self._place(after) if after else None
-        for wanted in ((_undecided(),) if name == "undecided" else (or_(_undecided(), _unresolved()), true())):
+        for wanted in ((_to_decide(),) if name == "undecided" or decided else (_to_decide(), true())):
             if place is None:
                 found = self._first(wanted, name, property_id)
             else:
@@ -194,10 +196,11 @@ class Shelf:
         proposals = sum(group.cards for group in groups if group.kind)
         in_property = sum(group.cards for group in groups if group.kind and group.property_id == property_id)
         decided = self._decided()
-        left = (in_property - self._decided(property_id)) if property_id else proposals - decided
+        to_resolve = self._to_resolve(property_id)
+        left = ((in_property - self._decided(property_id)) if property_id else proposals - decided) + to_resolve
         shown = left if name == "undecided" else sum(group.cards for group in groups
                                                      if group.shown_in(name, property_id))
-        return Counts(proposals, decided, left, self._unresolved_count(), shown)
+        return Counts(proposals, decided, left, self._unresolved_count(), shown, to_resolve)
 
     def groups(self) -> list[Group]:
         """The run's cards counted by property, kind and evidence against (read once when the run's cards are
@@ -241,6 +244,14 @@ class Shelf:
             return int(connection.execute(by_decision).scalar_one()) + int(
                 connection.execute(undecided_written).scalar_one())
 
+    def _to_resolve(self, property_id: str = "") -> int:
+        """The run's statements (of ``property_id``, when given) a source says are false, with nothing proposed,
+        that no curator resolved yet."""
+        with self.ledger.transaction() as connection:
+            return int(connection.execute(select(func.count()).select_from(cards).where(
+                cards.c.run_id == self.run_id, _unresolved(),
+                *((cards.c.property == property_id,) if property_id else ()))).scalar_one())
+
     def _unresolved_count(self) -> int:
         """The run's cards with evidence against that nobody has decided (approved, rejected) or resolved yet."""
         with self.ledger.transaction() as connection:
@@ -248,10 +259,10 @@ class Shelf:
                 cards.c.run_id == self.run_id, cards.c.against == 1, or_(_undecided(), _unresolved()))).scalar_one())
 
     def left_by_property(self) -> dict[str, int]:
-        """The proposals left to decide, by property."""
+        """The proposals left to decide and the statements with evidence against left to resolve, by property."""
         with self.ledger.transaction() as connection:
             return {pid: int(count) for pid, count in connection.execute(
-                select(cards.c.property, func.count()).where(cards.c.run_id == self.run_id, _undecided())
+                select(cards.c.property, func.count()).where(cards.c.run_id == self.run_id, _to_decide())
                 .group_by(cards.c.property))}
 
     def alternatives(self, guid: str) -> tuple[Any, ...]:
@@ -320,10 +331,15 @@ def _unresolved() -> Any:
     return and_(cards.c.kind == "", cards.c.against == 1, ~decided)
 
 
+def _to_decide() -> Any:
+    """What the default queue shows: a proposal nobody decided, or evidence against nobody resolved."""
+    return or_(_undecided(), _unresolved())
+
+
 def _shown(name: str) -> Any:
     """The condition of the filter ``name`` (``bot.review.queue.FILTERS``; as ``Card.shown_in``)."""
     if name == "undecided":
-        return _undecided()
+        return _to_decide()
     if name == "supported":
         return cards.c.kind == "web"
     if name == "corroborated":
