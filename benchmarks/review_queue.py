@@ -205,6 +205,7 @@ def main() -> None:
             queue = page.split("?")[0] + "queue?token=" + page.split("token=")[1]
         browser = chromium(args.width, args.height, tmp / "profile")
         actions, scrolled, out_of_view, tall, seconds, decided = 0, 0, 0, 0, [], {}
+        tall_cards: list[str] = []
         sign_in_actions = 0
         try:
             browser.get(queue)
@@ -228,7 +229,10 @@ def main() -> None:
                 scrolled += shape["scroll"] != 0
                 out_of_view += not all(box and 0 <= box["top"] and box["bottom"] <= shape["height"]
                                        for box in (shape["approve"], shape["reject"]))
-                tall += shape["card"]["bottom"] > shape["height"]
+                if shape["card"]["bottom"] > shape["height"]:
+                    tall += 1
+                    browser.save_screenshot(str(args.screenshots / f"taller-than-the-window-{tall}.png"))
+                    tall_cards.append(f"{guid} ({shape['card']['bottom'] - shape['height']:.0f} px below)")
                 if guid.startswith("Q990201$") and "Brno Innovation" in browser.find_element(By.ID, "card").text:
                     browser.save_screenshot(str(args.screenshots / "2-archived-brno-award.png"))
                 resolvable = bool(browser.find_elements(By.ID, "acknowledge"))  # evidence against, nothing proposed
@@ -287,7 +291,7 @@ def main() -> None:
         print(f"  user script boxes on {ITEMS[0]}   {shown_on_item}")
     print(f"  scrolling needed                {scrolled + out_of_view} (page not at top: {scrolled}; "
           f"actions out of view: {out_of_view})")
-    print(f"  cards taller than the window    {tall}")
+    print(f"  cards taller than the window    {tall}" + (f": {', '.join(tall_cards)}" if tall_cards else ""))
     if seconds:
         print(f"  seconds per decision            median {statistics.median(seconds):.3f}, max {max(seconds):.3f}, "
               f"total {sum(seconds):.2f} (key to next card, server and browser)")

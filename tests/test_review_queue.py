@@ -6,7 +6,7 @@ survive a reload, filters and skipping work, a hostile trace stays inert, and th
 from __future__ import annotations
 
 from dataclasses import replace
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 import requests
@@ -106,8 +106,10 @@ def test_a_curator_decides_every_proposal_of_a_demo_run_with_one_key_each_and_ne
     resolvable = {card.guid for card in every if card.resolvable}
     to_decide = [card for card in every if card.proposed or card.resolvable]
     assert len(proposals) >= 10 and all(card.undecided for card in proposals) and resolvable
-    browser.set_window_size(1280, 900)
+    browser.set_window_size(1280, 800)
     browser.get(queue_url(demo_run))
+    assert browser.find_element(By.CSS_SELECTOR, "link[rel='icon']").get_attribute("href").startswith(
+        "data:image/svg+xml,"), "the page has its icon (the policy allows data: images)"
     skipped = card_guid(browser)
     press(browser, "s")  # the first card is left for later: it comes back once the others are decided
     keys, decided, flashes = 1, {}, []
@@ -116,6 +118,9 @@ def test_a_curator_decides_every_proposal_of_a_demo_run_with_one_key_each_and_ne
         assert guid not in decided, "a decided card came round again"
         actions = ("acknowledge", "value-wrong") if guid in resolvable else ("approve", "reject")
         assert all(in_view(browser, action) for action in actions), "the actions are in view without scrolling"
+        bottom, height = browser.execute_script("return [document.getElementById('card').getBoundingClientRect()"
+                                                ".bottom, window.innerHeight];")
+        assert bottom <= height, f"card {guid} is {bottom - height:.0f} px taller than a 1280×800 window"
         assert browser.switch_to.active_element.get_attribute("id") == actions[0]
         left = int(browser.find_element(By.ID, "left").text.split()[0])
         assert left == len(to_decide) - len(decided)
@@ -129,7 +134,8 @@ def test_a_curator_decides_every_proposal_of_a_demo_run_with_one_key_each_and_ne
     assert browser.find_element(By.ID, "done").text.startswith("Nothing left to decide")
     first = next(iter(decided))
     title = next(card.title for card in to_decide if card.guid == first)
-    assert flashes[0] == (f"Seen, left as it is: {title}" if first in resolvable else f"Rejected: {title}")
+    assert flashes[0] == (f"Seen, left as it is: {title}" if first in resolvable else f"Rejected: {title}") \
+        + " · change it u"
     assert "with evidence against" not in browser.find_element(By.ID, "done").text, "every one resolved"
 
     reviews = demo_run.reviews()
@@ -431,7 +437,8 @@ def test_evidence_against_is_resolved_counted_down_exported_and_every_decision_c
     assert "Seen, left as it is:" in after.xpath("string(//*[@id='flash'])")
     assert int(after.xpath("string(//*[@id='against-count'])").split()[0]) == against - 1, "the count drops"
     assert after.xpath("string(//*[@id='card']/@data-guid)") != resolvable[0].guid, "skip never returns to it"
-    assert resolvable[0].title in after.xpath("string(//*[@id='last'])")
+    assert unquote(after.xpath("string(//*[@id='flash']/a[@id='undo']/@href)")).endswith(f"at={resolvable[0].guid}"), \
+        "the confirmation links the decision, to change it (u)"
 
     # Reopened from anywhere (the last decision's link): its state and note are on the card.
     reopened = page_of(server, f"show=all&at={at}")

@@ -207,3 +207,14 @@ def test_real_parsoid_and_legacy_articles_resolve_their_citations():
     assert sum(1 for p in legacy if any(c.url for c in p.citations)) > 50
     mead = {c.note: c for p in legacy for c in p.citations}["cite_note-Mead_1982_183–186-143"]
     assert mead.url == "https://doi.org/10.1111%2Fj.1365-2907.1982.tb00014.x", "percent-encoded note ids resolve"
+
+
+def test_the_articles_revision_link_keeps_the_scheme_of_the_wiki_it_was_read_from():
+    """A mirror or a local wiki served over http: its revision link is http too, not a link that cannot open."""
+    from bot.documents.wikipedia import Article
+
+    local = Sitelink("enwiki", "Marta Novotná", "http://127.0.0.1:8081/wiki/Marta_Novotn%C3%A1")
+    assert Article(local, 7, (), ()).permalink == \
+        "http://127.0.0.1:8081/w/index.php?title=Marta_Novotn%C3%A1&oldid=7"
+    public = Sitelink("cswiki", "Marta Kubišová", "https://cs.wikipedia.org/wiki/Marta_Kubi%C5%A1ov%C3%A1")
+    assert Article(public, None, (), ()).permalink.startswith("https://cs.wikipedia.org/w/index.php?title=")

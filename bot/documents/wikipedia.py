@@ -41,7 +41,9 @@ class Article:
 
     @property
     def permalink(self) -> str:
-        base = f"https://{self.sitelink.host}/w/index.php?title={self.sitelink.path_title}"
+        """The revision read, on the wiki the sitelink names (its scheme too: a mirror or a test wiki may be http)."""
+        scheme = urlsplit(self.sitelink.url).scheme or "https"
+        base = f"{scheme}://{self.sitelink.host}/w/index.php?title={self.sitelink.path_title}"
         return f"{base}&oldid={self.revision}" if self.revision else base
 
 

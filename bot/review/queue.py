@@ -232,7 +232,7 @@ def _verification_card(item: Any, element: Any, model: str) -> Card | None:
         decision_id=int(review.get("decision-id") or 0) if review is not None else 0,
         kind="archive" if proposed else "", source=source, paragraph=paragraph, snaks=snaks, support=support,
         how=how, against=against, note=(review.findtext(tag("note")) or "") if review is not None else "",
-        found_by="archived copy of the reference's dead page" if proposed else "")
+        found_by="archived copy of the reference's dead page" if proposed else "", **_edit(review))
 
 
 PUBLIC_ARCHIVE = "https://web.archive.org"
@@ -318,7 +318,14 @@ def _card(item: Any, statement: Any, model: str) -> Card | None:
         block=block, named=named, unfound=unfound, triple=triple, chosen_by=chosen_by,
         note=(review.findtext(tag("note")) or "") if review is not None else "",
         qualifier_checks=qualifier_checks, alternatives=alternatives(statement) if kind == "web" else (),
-        found_by=found_by(proposal, model) if proposal is not None else "")
+        found_by=found_by(proposal, model) if proposal is not None else "", **_edit(review))
+
+
+def _edit(review: Any) -> dict[str, Any]:
+    """A written reference's edit, as the trace's ``<review>`` records it: its revision and link."""
+    if review is None or not review.get("revision"):
+        return {}
+    return {"revision": int(review.get("revision")), "revision_url": review.get("revision-url") or ""}
 
 
 def _qualifiers(statement: Any) -> Iterable[tuple[str, str]]:

@@ -44,7 +44,7 @@ from bot.review.applying import Outcome, apply_approved, new_batch
 from bot.review.queue import web
 from bot.review import sessions
 from bot.review.sessions import LedgerSessions
-from bot.review.server import (DONE, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, page_number,
+from bot.review.server import (DONE, FAVICON, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, page_number,
                                queue_response)
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.review.undoing import undo_written
@@ -129,6 +129,7 @@ def make_service(options: Options, store: ReviewLedger, *,
     own_origin = "{0.scheme}://{0.netloc}".format(urlsplit(own))
     service = options.service
     app = Flask(__name__)
+    app.jinja_env.globals["favicon"] = FAVICON
     app.add_template_filter(web, "safe_link")
     app.secret_key = service.secret_key
     app.config.update(MAX_CONTENT_LENGTH=64 * 1024, SESSION_COOKIE_NAME="refbot_service",
