@@ -22,7 +22,7 @@ The run is the one a curator tried: the demo world (``bot/demo``) served on loop
 paragraph asked about, for a quick look), the trace kept in a fresh run ledger. `refbot review`'s server serves it;
 headless Chromium (Debian's, through chromedriver) opens the queue in a window of ``--width`` × ``--height`` and
 decides each card with one key — ``a`` where the demo world's answers (``expected.json``) say the statement is
-supported or stated in a record, ``r`` otherwise — counting every key and click, and checking before each that the
+supported or corroborated by a record, ``r`` otherwise — counting every key and click, and checking before each that the
 card's actions are in view with the page at its top (no scrolling to find them). Screenshots of the first card, the
 archived Brno award, the Catalysis Medal's evidence against and the empty queue go to ``--screenshots``.
 

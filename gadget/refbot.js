@@ -16,7 +16,7 @@
 
   var WORDS = {
     supported: 'supported by a page',
-    corroborated: 'stated in a record',
+    corroborated: 'corroborated by a record',
     contradicted: 'a source says otherwise',
     undecided: 'undecided: no page clearly supports or contradicts it',
     'not-found': 'no supporting source found',

@@ -30,7 +30,7 @@ from bot.review.summaries import found_by
 FILTERS = {
     "undecided": "undecided",
     "supported": "supported by a page",
-    "corroborated": "stated in a record",
+    "corroborated": "corroborated by a record",
     "contradicted": "evidence against",
     "all": "all",
 }
