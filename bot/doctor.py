@@ -4,8 +4,9 @@ Every stage is tried on a tiny built-in sample — HTML and PDF into paragraphs,
 stylesheet, the SPARQL queries — so a library that is missing or broken shows up here, by name, and not as a web
 full of unreadable pages. ``preflight`` runs the stage checks a check or run needs before it starts.
 
-States: ``ok``; ``warn`` — something a command will need is not there yet but can be added (a model not fetched,
-no contact, the demo's or the tests' tools); ``fail`` — something installed does not work.
+States: ``ok``; ``warn`` — something a command may need is not there yet but can be added (no contact, a model's
+transformers copy, the demo's or the tests' tools); ``fail`` — something installed does not work, or a model the
+configuration uses (the embedded judge's, the embedding model) is not there: checking cannot work without it.
 """
 
 from __future__ import annotations
@@ -285,7 +286,9 @@ def model(name: str, options: Options, *, needed_for: str, transformers: bool = 
         return f"{name} (a path; not in the catalogue, so not verified)"
     if not modelstore.installed(name, options.judge.model_cache):
         fetch = f"refbot models fetch {name}" + (" --transformers" if transformers else "")
-        raise Problem(WARN, f"{name} is not installed in {options.judge.model_cache}; {needed_for} needs it", fetch)
+        # The configuration uses it: `refbot check` and `run` cannot do their job until it is fetched.
+        raise Problem(FAIL, f"{name} is not installed in {options.judge.model_cache}; {needed_for} cannot work "
+                            "without it", fetch)
     try:
         verified = modelstore.verify(name, options.judge.model_cache)
     except RefbotError as error:

@@ -80,7 +80,8 @@ def test_doctor_fails_on_a_model_whose_files_changed_and_says_how_to_mend_it(tmp
     copy = modelstore.gguf_path(name, cache)
     shutil.copytree(installed, copy)
     shutil.copy(installed.with_name(installed.name + ".sha256"), copy.with_name(copy.name + ".sha256"))
-    config = write_config(tmp_path, {"model_cache": str(cache), "check_reports": str(tmp_path / "reports")})
+    config = write_config(tmp_path, {"model_cache": str(cache), "check_reports": str(tmp_path / "reports"),
+                                     "judge_backend": "scripted"})
     assert main(["--config", str(config), "doctor"]) == 0
     before = next(line for line in capsys.readouterr().out.splitlines() if "embedding model" in line)
     assert before.startswith("ok") and "6 files verified by sha256" in before
@@ -89,6 +90,27 @@ def test_doctor_fails_on_a_model_whose_files_changed_and_says_how_to_mend_it(tmp
     after = next(line for line in capsys.readouterr().out.splitlines() if "embedding model" in line)
     assert code == 1 and after.startswith("FAIL") and "config.json" in after
     assert f"run `refbot models fetch {name}`" in after
+
+
+def test_doctor_fails_while_the_configured_judges_model_is_not_fetched_and_names_the_command(tmp_path, capsys):
+    """The embedded judge configured and its model missing: no statement can be checked, so doctor does not say
+    refbot can work; it names the model, the cache and the command that fetches it."""
+    cache = tmp_path / "models"
+    cache.mkdir()
+    name = "all-minilm-l6-v2"
+    installed = modelstore.gguf_path(name, modelstore.default_cache())
+    shutil.copytree(installed, modelstore.gguf_path(name, cache))
+    shutil.copy(installed.with_name(installed.name + ".sha256"),
+                modelstore.gguf_path(name, cache).with_name(installed.name + ".sha256"))
+    config = write_config(tmp_path, {"model_cache": str(cache), "check_reports": str(tmp_path / "reports"),
+                                     "judge_backend": "transformers", "judge_model": "qwen2.5-coder-1.5b"})
+    code = main(["--config", str(config), "doctor"])
+    captured = capsys.readouterr()
+    line = next(line for line in captured.out.splitlines() if line[6:].startswith("judge model"))
+    assert code == 1
+    assert line == (f"FAIL  judge model          qwen2.5-coder-1.5b is not installed in {cache}; the judge cannot work "
+                    "without it — fix: refbot models fetch qwen2.5-coder-1.5b --transformers")
+    assert "refbot cannot work until the failures are fixed" in captured.err
 
 
 def test_doctor_names_a_broken_configuration_and_an_unreachable_judge_server(tmp_path, capsys):
