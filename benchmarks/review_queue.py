@@ -93,7 +93,7 @@ def demo_run(world: DemoWorld, tmp: Path, judge: str) -> tuple[Options, int, flo
         result = run.check()
         tree = run_trace(result, ledger, parts)
         keep_for_review(ledger, result.run_id, tree)
-        write_run(tree, default_stem(result, options.check.reports))
+        write_run(tree, default_stem(result, options.check.reports, ledger))
         return options, run.id, time.perf_counter() - started
 
 

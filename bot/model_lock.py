@@ -8,6 +8,11 @@ lock of their own). Nothing is lost by it: each model's kernels already spread o
 
 from __future__ import annotations
 
+import os
 import threading
 
 MODELS = threading.RLock()
+# Loading a model draws Hugging Face's progress bars ("Loading weights: 100%|…") on the terminal and into every
+# worker's and job's log, beside refbot's own progress: off, unless the environment asks for them (set before
+# transformers is imported, which reads it then; every model refbot loads imports this module first).
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")

@@ -31,8 +31,8 @@ from bot.errors import InternalError, RefbotError
 from bot.faults import FIX
 from bot.options import Options, uses
 from bot.pool import in_flight
+from bot.ledger.ledger import VERIFY_KEY, RunLedger
 from bot.ledger.ledger import Run as LedgerRun
-from bot.ledger.ledger import RunLedger
 from bot.check_run import item_context, run_key
 from bot.selection import selection_rules
 from bot.selection.endpoint import SparqlEndpoint
@@ -42,8 +42,7 @@ from bot.verifying.records import FINDINGS, Finding, ReferenceCheck
 from bot.verifying.reference import verify_reference
 from bot.verifying.selection import Cited, select_cited
 
-# What a verify run's key starts with: the same worklist checked and verified are two runs.
-KEY_PREFIX = "verify:"
+KEY_PREFIX = VERIFY_KEY  # what a verify run's key starts with
 
 
 class Records(Protocol):

@@ -138,7 +138,7 @@ def written_run(tmp_path):
         result = run.result()
         tree = run_trace(result, ledger, parts)
         keep_for_review(ledger, result.run_id, tree)
-        yield options, write_run(tree, default_stem(result, options.check.reports))
+        yield options, write_run(tree, default_stem(result, options.check.reports, ledger))
 
 
 def test_a_runs_trace_and_report_show_no_credential_and_keep_the_documents_query(written_run):

@@ -195,3 +195,24 @@ def test_a_full_disk_names_the_file_being_written(tmp_path, capsys):
         assert capsys.readouterr().err == f"refbot: error: {full / 'run-1.xml'}: No space left on device\n"
     finally:
         subprocess.run(["umount", str(full)], check=True)
+
+
+def test_two_ledgers_run_1_never_overwrite_each_others_files_in_one_reports_folder(tmp_path, capsys):
+    """An operator switches ledgers (a trial one, the production one): each has a run 1. The folder's first ledger
+    keeps the plain names; the other's run files carry a fingerprint of where it lives, and each command prints the
+    path it wrote."""
+    reports = tmp_path / "reports"
+    written = {}
+    for name in ("first", "second"):
+        ledger_file = tmp_path / name / "runs.sqlite"
+        with RunLedger(ledger_file) as ledger:
+            ledger.open_run(f"{name} worklist", "")
+        assert main(["report", "--run", "1", "--ledger", str(ledger_file), "--reports", str(reports)]) == 0
+        written[name] = Path(re.search(r"^report: (.+)$", capsys.readouterr().out, re.M).group(1))
+    assert written["first"] == reports / "run-1.html"
+    assert re.fullmatch(r"run-1-[0-9a-f]{8}\.html", written["second"].name) and written["second"].parent == reports
+    assert written["first"].exists() and written["second"].exists()
+    # The first ledger's report written again keeps its name; the second's too.
+    assert main(["report", "--run", "1", "--ledger", str(tmp_path / "first" / "runs.sqlite"),
+                 "--reports", str(reports)]) == 0
+    assert f"report: {written['first']}" in capsys.readouterr().out

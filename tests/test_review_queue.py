@@ -61,7 +61,7 @@ def demo_run(tmp_path_factory) -> ReviewServer:
             result = run.check()
             tree = run_trace(result, ledger, parts)
             keep_for_review(ledger, result.run_id, tree)  # as `refbot run` does: the run is reviewed from the ledger
-            write_run(tree, default_stem(result, options.check.reports))
+            write_run(tree, default_stem(result, options.check.reports, ledger))
             run_id = run.id
     return start_server(options, run_id)
 

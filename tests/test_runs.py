@@ -58,7 +58,7 @@ def confirming(support: object = 0.95) -> ScriptedBackend:
 
 
 def written(result: RunResult, ledger: RunLedger, parts: Wiring) -> Path:
-    return write_run(run_trace(result, ledger, parts), default_stem(result, parts.options.check.reports))[0]
+    return write_run(run_trace(result, ledger, parts), default_stem(result, parts.options.check.reports, ledger))[0]
 
 
 def test_a_two_item_run_checks_each_statement_once_keeps_it_in_the_ledger_and_writes_its_trace(

@@ -208,3 +208,18 @@ def test_the_judge_and_the_embedding_model_compute_and_tokenize_one_thread_at_a_
         thread.join(300)
     assert not failures, failures
     assert most[0] == 1, f"{most[0]} threads were in the models or their tokenizers at once"
+
+
+def test_loading_a_model_draws_no_progress_bars_in_logs_unless_the_environment_asks_for_them():
+    """Hugging Face's "Loading weights" bars filled workers' and jobs' logs: refbot's models load without them; an
+    operator who wants them sets HF_HUB_DISABLE_PROGRESS_BARS=0."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import bot.model_lock, transformers.utils.logging as hf; print(hf.is_progress_bar_enabled())"
+    environ = {key: value for key, value in os.environ.items() if key != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    quiet = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True, text=True, timeout=120)
+    asked = subprocess.run([sys.executable, "-c", code], env={**environ, "HF_HUB_DISABLE_PROGRESS_BARS": "0"},
+                           capture_output=True, text=True, timeout=120)
+    assert (quiet.stdout.strip(), asked.stdout.strip()) == ("False", "True"), (quiet.stderr, asked.stderr)

@@ -56,7 +56,7 @@ def add_parsers(commands: Any) -> None:
                         help="items with unsourced statements of this property")
     asking.add_arguments(run, source, ask_help="the items a question in plain words names, as `refbot select "
                                                "--ask` (with --save, the query is kept for `run --query` next time)")
-    source.add_argument("--status", type=positive_int, metavar="RUN",
+    source.add_argument("--status", type=run_or_latest, metavar="RUN|latest",
                         help="where a run that workers share stands: its items finished, statements recorded, the "
                              "oldest task still unfinished and the workers seen in the last minute")
     source.add_argument("--new-identity", action="store_true",
@@ -94,6 +94,8 @@ def add_parsers(commands: Any) -> None:
     report.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
                         help="with --run: the ledger ([run] ledger)")
     report.add_argument("--out", type=Path, metavar="FILE.html", help="default: the trace's path with .html")
+    report.add_argument("--reports", dest="check_reports", type=Path, metavar="DIR",
+                        help="with --run: the folder the run's trace and report go to ([check] reports; reports/)")
 
     demo = commands.add_parser(
         "demo", help="serve the offline demo world on loopback and check its demo item",
@@ -156,7 +158,7 @@ def _written(run: Run, result: RunResult, parts: Wiring) -> tuple[Path, Path]:
     tree = run_trace(result, run.ledger, parts)
     if result.kept:
         keep_for_review(run.ledger, result.run_id, tree)
-    return write_run(tree, default_stem(result, parts.options.check.reports), left_out=export_problem)
+    return write_run(tree, default_stem(result, parts.options.check.reports, run.ledger), left_out=export_problem)
 
 
 def _ended(result: RunResult, then: str = "") -> Ended:

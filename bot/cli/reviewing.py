@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bot.output.file_names import run_stem
 from bot.cli.arguments import ledger_target, positive_int
 from bot.cli.exits import Ended
 from bot.errors import ConfigError, InputError, WriteError
@@ -96,7 +97,10 @@ def add_parsers(commands: Any) -> None:
                       help="a verify run's findings as RDF (Turtle), with Wikidata's statement and reference IRIs")
     export.add_argument("--approved", action="store_true", help="only approved references not yet written")
     export.add_argument("--out", type=Path, metavar="FILE",
-                        help="the file (default reports/run-ID-quickstatements.tsv, reports/run-ID-wrong-values.tsv)")
+                        help="the file (default in the reports folder, beside the run's report: "
+                             "run-ID-quickstatements.tsv, run-ID-wrong-values.tsv, verify-ID.jsonl or .ttl)")
+    export.add_argument("--reports", dest="check_reports", type=Path, metavar="DIR",
+                        help="the reports folder the run's files are in ([check] reports; reports/)")
 
     apply = commands.add_parser(
         "apply", help="write the approved references to Wikidata with pywikibot (simulated unless --live)",
@@ -184,12 +188,12 @@ def run_export(args: argparse.Namespace, options: Options) -> Ended | None:
         return None
     if args.wrong_values:
         with reviewing(options, run_id=args.run_id) as (store, run_id):
-            out = args.out or options.check.reports / f"run-{run_id}-wrong-values.tsv"
+            out = args.out or _named(options, store.ledger, run_id, "-wrong-values.tsv")
             written = export_wrong_values(store, run_id, out)
         print(f"run {run_id}: {written} statement(s) whose value curators marked wrong written to {out}")
         return None
     with reviewing(options, run_id=args.run_id) as (store, run_id):
-        out = args.out or options.check.reports / f"run-{run_id}-quickstatements.tsv"
+        out = args.out or _named(options, store.ledger, run_id, "-quickstatements.tsv")
         chosen, left_out, trimmed = export_quickstatements(store, run_id, out, approved_only=args.approved)
     kind = "approved reference(s)" if args.approved else "proposed or approved reference(s)"
     total = len(chosen) + len(left_out)
@@ -208,13 +212,19 @@ def run_export(args: argparse.Namespace, options: Options) -> Ended | None:
     return Ended(failed=len(left_out) + len(trimmed)) if left_out or trimmed else None
 
 
+def _named(options: Options, ledger: RunLedger, run_id: int, suffix: str) -> Path:
+    """An export's file beside the run's trace and report: ``reports/run-ID-quickstatements.tsv``, a verify run's
+    ``reports/verify-ID.jsonl`` (``bot.output.file_names``)."""
+    stem = run_stem(options.check.reports, ledger, run_id)
+    return stem.with_name(stem.name + suffix)
+
+
 def _export_findings(args: argparse.Namespace, options: Options) -> None:
     """A verify run's findings, one record per reference: JSON Lines or Turtle."""
     with RunLedger.of(options.run, create=False) as ledger:
         run_id = args.run_id or _latest(ledger)
         found = findings.recorded(ledger, run_id)
-    suffix = "jsonl" if args.jsonl else "ttl"
-    out = args.out or options.check.reports / f"verify-{run_id}.{suffix}"
+        out = args.out or _named(options, ledger, run_id, ".jsonl" if args.jsonl else ".ttl")
     with naming(out):
         out.parent.mkdir(parents=True, exist_ok=True)
         write_private(out, findings.jsonl(found) if args.jsonl else findings.turtle(found))

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bot.output.file_names import run_stem
 from bot.cli.arguments import (check_options, duration, id_list, judge_options, ledger_target, positive_int,
                                sparql_options, worklist_from)
 from bot.cli import workers
@@ -151,7 +152,7 @@ def run_verify(args: argparse.Namespace, options: Options) -> Ended | None:
             result = run.verify(on_progress=show, time_budget=args.time_budget)
         tree = verify_trace(result, ledger, parts)
         keep_for_review(ledger, run.id, tree)  # its fixes go to the review queue, decisions shown
-        xml, html = write_run(tree, options.check.reports / f"verify-{run.id}")
+        xml, html = write_run(tree, run_stem(options.check.reports, ledger, run.id))
         fixes = len(ReviewLedger(ledger).proposals(run.id))
     print(f"verify run {run.id}: {sum(result.counts.values())} reference(s) verified; {result.summary}; "
           f"{result.skipped} skipped; {result.left} left")

@@ -9,6 +9,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from bot.output.file_names import run_stem
 from bot.cli.arguments import LATEST, ledger_target, worklist_from
 from bot.cli.exits import Ended
 from bot.clock import stamp, system_clock
@@ -89,7 +90,7 @@ def ledger_home(options: Options, *, new_identity: bool) -> None:
 
 def run_status(args: argparse.Namespace, options: Options) -> Ended:
     with RunLedger.of(options.run, create=False) as ledger:
-        record, queue, counts = status(ledger, args.status)
+        record, queue, counts = status(ledger, run_id(ledger, args.status))
         finished = ledger.run_finished(record)
         identity = ledger.identity
     outcomes = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "none yet"
@@ -118,20 +119,26 @@ def _workers(options: Options, identity: str) -> str:
     return f"{len(seen)} worker(s) seen in the last {SEEN_S} s: " + ", ".join(worker.shown for worker in seen)
 
 
+def run_id(ledger: RunLedger, wanted: int | str) -> int:
+    """The run ``wanted`` names: its id, or ``latest``'s (the ledger's newest run). InputError when the ledger holds
+    no run yet."""
+    if wanted != LATEST:
+        return int(wanted)
+    latest = ledger.latest_run()
+    if latest is None:
+        raise InputError(f"{ledger.path or 'the ledger'} holds no run yet", hint="run `refbot run` first")
+    return latest.id
+
+
 def report_run(args: argparse.Namespace, options: Options) -> None:
     """The trace of any run from the ledger alone (what it recorded, whatever process or worker recorded it) and its
     report, loading no model; the run element kept for review."""
     with RunLedger.of(options.run, create=False) as ledger:
-        run_id = args.run
-        if run_id == LATEST:
-            latest = ledger.latest_run()
-            if latest is None:
-                raise InputError(f"{ledger.path or 'the ledger'} holds no run yet", hint="run `refbot run` first")
-            run_id = latest.id
-        stem = args.out.with_suffix("") if args.out else options.check.reports / f"run-{run_id}"
+        chosen = run_id(ledger, args.run)
+        stem = args.out.with_suffix("") if args.out else run_stem(options.check.reports, ledger, chosen)
         writable_folder(stem.parent, "--out" if args.out else "[check] reports (--reports)")
-        tree = ledger_trace(ledger, run_id, options, now=stamp(system_clock()))
-        keep_for_review(ledger, run_id, tree)
+        tree = ledger_trace(ledger, chosen, options, now=stamp(system_clock()))
+        keep_for_review(ledger, chosen, tree)
     xml, html = write_run(tree, stem, left_out=export_problem)
     print(f"trace: {xml}\nreport: {html}")
 

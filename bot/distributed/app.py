@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 import redis
 
 from celery import Celery, bootsteps
+from celery.exceptions import SecurityWarning
 from kombu.exceptions import ChannelError, OperationalError
 
 from bot.distributed.messages import TASK, BadMessage, TaskMessage, task_message
@@ -219,6 +221,10 @@ def serve(options: Options, *, name: str = "", loglevel: str = "INFO") -> int:
     app = make_app(options.queue, prefix=key_prefix(options), default_queue=idle)
     register(app, state)
     app.steps["consumer"].add(served_runs(state))
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # said once, by refbot, instead of Celery's six-line warning
+        log.warning("the worker runs as root: run it as an unprivileged user (a container's image does; see "
+                    "docs/workers.md)")
+        warnings.filterwarnings("ignore", category=SecurityWarning)
     hostname = name or f"refbot-{os.getpid()}@{socket.gethostname()}"
     worker = app.Worker(hostname=hostname, pool_cls="solo", concurrency=1, queues=[idle], without_gossip=True,
                         without_mingle=True, without_heartbeat=True, loglevel=loglevel, quiet=True)

@@ -35,12 +35,21 @@ NO_LEDGER_HINT = ("`refbot run` (or `run --enqueue`) makes it; point [run] ledge
                   "wrote")
 
 
+# What a verify run's key starts with: the same worklist checked and verified are two runs.
+VERIFY_KEY = "verify:"
+
+
 @dataclass(frozen=True)
 class Run:
     id: int
     key: str
     started: str
     resumed: bool
+
+    @property
+    def verify(self) -> bool:
+        """A verify run's (`refbot verify`): its key starts with VERIFY_KEY."""
+        return self.key.startswith(VERIFY_KEY)
 
 
 @dataclass(frozen=True)

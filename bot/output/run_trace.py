@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from bot.output.file_names import run_stem
 from bot.checking.items import ItemContext
 from bot.checking.records import StatementCheck
 from bot.checking.statement import Tools
@@ -192,10 +193,11 @@ def recorded_info(run: Any) -> traces.RunInfo:
         arithmetic=judge.get("arithmetic") or "")
 
 
-def default_stem(result: RunResult, reports: Path) -> Path:
-    """``reports/run-<id>`` for a kept run, ``reports/check-<item>-<time>`` for a dry run."""
+def default_stem(result: RunResult, reports: Path, ledger: RunLedger) -> Path:
+    """``reports/run-<id>`` for a kept run (``bot.output.file_names``), ``reports/check-<item>-<time>`` for a dry
+    run."""
     if result.kept:
-        return reports / f"run-{result.run_id}"
+        return run_stem(reports, ledger, result.run_id)
     started = result.started.replace("-", "").replace(":", "")
     return reports / f"check-{'-'.join(result.worklist.items[:1]) or 'run'}-{started}"
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from bot.output.file_names import run_stem
 from bot.errors import InputError
 from bot.options import Options
 from bot.output import trace as traces
@@ -85,7 +86,7 @@ def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Pa
     if report_too_large(store, run_id):
         return None
     tree = store.trace(run_id)
-    stem = options.check.reports / f"run-{run_id}"
+    stem = run_stem(options.check.reports, store.ledger, run_id)
     return traces.write(tree, stem.with_suffix(".xml")), write_html(tree, stem.with_suffix(".html"),
                                                                     left_out=export_problem)
 

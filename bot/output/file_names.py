@@ -1,0 +1,39 @@
+"""Where a run's files go in the reports folder: ``run-N`` (a verify run's ``verify-N``) with ``.xml``, ``.html`` and
+the exports' suffixes (``-quickstatements.tsv``, ``-wrong-values.tsv``, ``.jsonl``, ``.ttl``).
+
+Run ids are the ledger's own, so two ledgers each have a run 1: a reports folder is claimed by the first ledger whose
+run files are written there (``.refbot-ledger`` keeps where that ledger lives), whose runs keep the plain names; any
+other ledger's runs there are named with a short fingerprint of where it lives (``run-1-3f9a20c1``), so that switching
+ledgers never overwrites another ledger's run files."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from bot.ledger import database
+from bot.ledger.ledger import RunLedger
+
+CLAIM = ".refbot-ledger"
+
+
+def run_stem(reports: Path, ledger: RunLedger, run_id: int) -> Path:
+    """``reports/run-N`` or ``reports/verify-N`` for a run of the ledger the folder is claimed by (the folder is
+    claimed for this ledger when no ledger has claimed it yet); ``…-N-FINGERPRINT`` for another ledger's run."""
+    record = ledger.run(run_id)
+    kind = "verify" if record is not None and record.verify else "run"
+    home, where = database.home(ledger.engine, ledger.path)
+    if not home:  # a ledger in memory: a dry run's, whose files are named otherwise
+        return reports / f"{kind}-{run_id}"
+    claim = reports / CLAIM
+    try:
+        owner = claim.read_text(encoding="utf-8").split("\n", 1)[0].strip()
+    except FileNotFoundError:
+        owner = ""
+    if not owner:
+        reports.mkdir(parents=True, exist_ok=True)
+        claim.write_text(f"{home}\n{where}\n", encoding="utf-8")
+        owner = home
+    if owner == home:
+        return reports / f"{kind}-{run_id}"
+    return reports / f"{kind}-{run_id}-{hashlib.sha1(home.encode()).hexdigest()[:8]}"
