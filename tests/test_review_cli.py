@@ -134,3 +134,22 @@ def test_export_writes_a_reference_without_the_title_or_quotation_quickstatement
     columns = line.split("\t")
     assert columns[:3] == ["Q990201", "P166", "Q990213"]
     assert 'en:"The "Brno" chemist"' in columns and 'en:"She said: "we want your pots back"."' in columns
+
+
+def test_a_statements_guid_names_its_references_fix_and_a_quoted_guid_the_run_lacks_gets_no_shell_hint():
+    """A verify run's fixes are keyed GUID#HASH: the statement's GUID alone names its one fix; with two, both are
+    named; a GUID quoted whole (nothing eaten by the shell) is told where the run's proposals are listed."""
+    from bot.errors import InputError
+    from bot.review.guids import resolve
+
+    one = f"Q990201${UUID}#9a24b1"
+    assert resolve([f"Q990201${UUID}"], [one], 4) == [one]
+    assert resolve([f"wds:Q990201-{UUID}"], [one], 4) == [one]
+    two = [f"Q990201${UUID}#9a24b1", f"Q990201${UUID}#77c0de"]
+    with pytest.raises(InputError) as raised:
+        resolve([f"Q990201${UUID}"], two, 4)
+    assert "run 4 proposes fixes for 2 of statement" in str(raised.value)
+    assert f"'{two[0]}', '{two[1]}'" in raised.value.hint
+    with pytest.raises(InputError) as raised:
+        resolve(["Q990201$0B6A4C9B-9F5B-2B6F-1D0E-7A1100000000"], [one], 4)
+    assert "quote the GUID" not in raised.value.hint and "GUID#HASH" in raised.value.hint

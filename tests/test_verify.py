@@ -507,3 +507,30 @@ def test_a_labels_own_words_name_it_without_the_place_it_adds(label, head):
     assert name_head(label) == head
     if head:
         assert named_somewhere(f"{head} lies next to the square.", [label])
+
+
+def test_approving_all_supported_takes_an_archived_copy_only_where_the_judge_found_it_supports(
+        verified_world, tmp_path):
+    """A dead page's archived copy is proposed to mend the link whatever it says; `approve --all-supported` takes it
+    only when the judge found that the copy supports the statement."""
+    import shutil
+
+    from bot.review.actions import chosen_guids
+    from bot.review.store import ReviewLedger, keep_for_review
+
+    parts, run, _, xml, _ = verified_world
+    tree = traces.read(xml)
+    fixes = [element for element in tree.getroot().iter(traces.tag("verification"))
+             if element.find(traces.tag("reference")) is not None
+             and element.find(traces.tag("reference")).get("kind") == "archive"]
+    assert sorted(fix.get("archived") for fix in fixes) == ["does-not-support", "supports"]
+    shutil.copy(parts.options.run.ledger, tmp_path / "runs.sqlite")  # the run's ledger, kept for review as
+    with RunLedger(tmp_path / "runs.sqlite") as ledger:                # `refbot verify` keeps it
+        keep_for_review(ledger, run.id, tree)
+        store, run_id = ReviewLedger(ledger), run.id
+        proposals = {proposal.key: proposal for proposal in store.proposals(run_id)}
+        archived = {key: proposal.archived for key, proposal in proposals.items() if proposal.extends}
+        assert sorted(archived.values()) == ["does not support", "supports"]
+        chosen = chosen_guids(store, run_id, [], all_supported=True)
+    refused = next(key for key, said in archived.items() if said == "does not support")
+    assert refused not in chosen and set(archived) - {refused} <= set(chosen)

@@ -94,13 +94,14 @@ def write_report(options: Options, store: ReviewLedger, run_id: int) -> tuple[Pa
 def chosen_guids(store: ReviewLedger, run_id: int, guids: Sequence[str], *, all_supported: bool = False,
                  min_support: float = 0.0, states: tuple[str, ...] = ("proposed",)) -> list[str]:
     """The run's GUIDs that ``guids`` name in any form Wikidata or its query service prints (InputError with a hint
-    for one that names none: :func:`bot.review.guids.resolve`), or (``all_supported``) every proposal still in
-    one of ``states`` with at least ``min_support``."""
+    for one that names none: :func:`bot.review.guids.resolve`), or (``all_supported``) every proposal a page
+    supports (an archived copy of a dead page only when the judge found it supports the statement:
+    ``Proposal.supported``) still in one of ``states`` with at least ``min_support``."""
     if not all_supported:
         return resolve(list(guids), [proposal.key for proposal in store.proposals(run_id)], run_id)
     reviews = store.reviews(run_id)
     return [proposal.key for proposal in store.proposals(run_id)
-            if proposal.support >= min_support and reviews[proposal.key].state in states]
+            if proposal.supported and proposal.support >= min_support and reviews[proposal.key].state in states]
 
 
 def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[str], decision: str, *,

@@ -46,6 +46,16 @@ class Proposal:
     # The hash of the statement's reference the snaks are added to (`refbot verify`'s archived copy of a dead page);
     # "" for a reference of its own.
     extends: str = ""
+    # For such snaks (an archived copy of a dead page): what the judge made of the copy ("supports", "does not
+    # support", …, as the trace's ``archived`` finding says); "" for a reference of its own, which is proposed only
+    # when a page supports the statement.
+    archived: str = ""
+
+    @property
+    def supported(self) -> bool:
+        """Whether a page supports the statement: every reference of its own; an archived copy only when the judge
+        found that it does (the copy of a dead page is proposed either way, to mend the link)."""
+        return not self.extends or self.archived == "supports"
 
     @property
     def key(self) -> str:
@@ -194,7 +204,8 @@ def verification_proposal(item: Any, verification: Any) -> Proposal | None:
         support=float(verification.get("support") or 0.0), url=reference.get("url"), snaks=snaks, quickstatements="",
         qualifiers=tuple((qualifier.get("property"), qualifier.get("value"), qualifier.get("value-text") or "")
                          for qualifier in verification.iterfind(tag("qualifier"))),
-        extends=reference.get("extends") or verification.get("reference"))
+        extends=reference.get("extends") or verification.get("reference"),
+        archived=(verification.get("archived") or "").replace("-", " "))
 
 
 def element_proposal(item: Any, element: Any, source: str = "the run ledger") -> Proposal | None:
