@@ -160,6 +160,15 @@ def test_configure_writes_a_private_configuration_and_the_tools_database(mariadb
     assert configure.main([*contact, "--embedded-judge", "--home", str(embedded), "--db-host", "127.0.0.1",
                            "--db-port", str(mariadb.port)]) == 0
     assert load_options(embedded / "refbot.ini", environ={}).judge.backend == "transformers"
+    # The jobs to load: the repository's with a judge server; with the embedded judge, its worker in 5Gi.
+    shipped = yaml.safe_load((TOOLFORGE / "jobs.yaml").read_text(encoding="utf-8"))
+    assert yaml.safe_load((tmp_path / "refbot-jobs.yaml").read_text(encoding="utf-8")) == shipped
+    jobs = {job["name"]: job for job in yaml.safe_load((embedded / "refbot-jobs.yaml").read_text(encoding="utf-8"))}
+    assert (jobs["refbot-worker"]["mem"], jobs["refbot-worker"]["replicas"]) == ("5Gi", 1)
+    assert {name: job for name, job in jobs.items() if name != "refbot-worker"} == {
+        job["name"]: job for job in shipped if job["name"] != "refbot-worker"}, "the other jobs as shipped"
+    assert quantity(jobs["refbot-worker"]["mem"]) + max(quantity(job["mem"]) for job in shipped
+                                                        if job["name"] != "refbot-worker") <= quantity("8Gi")
 
 
 def test_the_setup_job_builds_what_the_jobs_run():
@@ -189,8 +198,8 @@ def test_the_kubernetes_manifests_run_refbot_commands_it_accepts_with_a_configur
     assert "Secret" not in documents, "no password in the repository: the Secret is made with kubectl"
     text = (DEPLOY / "kubernetes" / "refbot.yaml").read_text(encoding="utf-8")
     assert "kubectl create secret generic refbot-ledger" in text and "change-me" not in text
-    worker = documents["Deployment"]["spec"]["template"]["spec"]["containers"][0]
-    enqueue = documents["CronJob"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    worker = named[("Deployment", "refbot-worker")]["spec"]["template"]["spec"]["containers"][0]
+    enqueue = named[("CronJob", "refbot-enqueue")]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
     assert parsed(refbot_arguments(worker["command"])).command == "worker"
     args = parsed(refbot_arguments(enqueue["command"]))
     assert args.command == "run" and args.enqueue and args.worklist == ("P166",)
@@ -215,6 +224,13 @@ def test_the_kubernetes_manifests_run_refbot_commands_it_accepts_with_a_configur
         variable["name"] for variable in review["env"]}
     assert "kubectl create secret generic refbot-service" in text
     assert options.service.url.startswith("https://") and options.service.client_id
+
+    # As the Toolforge jobs: the approved references written daily with the bot's account, its password a Secret.
+    apply = named[("CronJob", "refbot-apply")]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    args = parsed(refbot_arguments(apply["command"]))
+    assert args.command == "apply" and args.live and args.limit == 300
+    assert {"REFBOT_APPLY_PASSWORD", PASSWORD_VARIABLE} <= {variable["name"] for variable in apply["env"]}
+    assert "kubectl create secret generic refbot-apply" in text and options.apply.user
 
 
 def test_the_toolforge_webservice_serves_the_review_service_from_the_tools_configuration(tmp_path, monkeypatch):
@@ -320,7 +336,7 @@ def test_every_command_of_the_toolforge_guide_is_one_refbot_or_its_scripts_accep
     for line in by_hand:
         parsed(refbot_arguments(shlex.split(line)))
     loaded = [words for words in map(shlex.split, commands) if words[:3] == ["toolforge", "jobs", "load"]]
-    assert loaded and all(in_repository(words[3]) == TOOLFORGE / "jobs.yaml" for words in loaded), loaded
+    assert loaded and all(words[3] == "$HOME/refbot-jobs.yaml" for words in loaded), loaded  # configure.py's
 
 
 def test_the_kubernetes_guide_builds_the_image_and_applies_the_manifest_it_names():
@@ -336,7 +352,9 @@ def test_the_kubernetes_guide_builds_the_image_and_applies_the_manifest_it_names
     secrets = [words for words in commands if words[:4] == ["kubectl", "create", "secret", "generic"]]
     review = next(document for document in kubernetes_documents() if document["metadata"]["name"] == "refbot-review"
                   and document["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0]
-    read = {variable["valueFrom"]["secretKeyRef"]["name"] for variable in worker["env"] + review["env"]}
+    containers = [worker, review] + [document["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+                                     for document in kubernetes_documents() if document["kind"] == "CronJob"]
+    read = {variable["valueFrom"]["secretKeyRef"]["name"] for container in containers for variable in container["env"]}
     assert secrets and {words[4] for words in secrets} == read, (secrets, read)
     applied = [words[words.index("-f") + 1] for words in commands if words[:2] == ["kubectl", "apply"]]
     assert applied == ["deploy/kubernetes/refbot.yaml"]

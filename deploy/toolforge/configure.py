@@ -13,7 +13,9 @@ What it writes ($HOME/refbot.ini, mode 0600, never over an existing one):
 - the queue on Toolforge's Redis, every key under a prefix drawn here: a secret, since every tool shares that Redis;
 - the judge: a server refbot reaches over the OpenAI API (``--judge-url``), or the embedded one
   (``--embedded-judge``, which needs 5 GiB a worker: see the guide).
-Then ``CREATE DATABASE IF NOT EXISTS`` on ToolsDB, with the same credentials."""
+And $HOME/refbot-jobs.yaml, the jobs for ``toolforge jobs load`` (never over an existing one): jobs.yaml beside this
+script, with the embedded judge's worker given 5Gi, and one replica, so that the tool's 8 GiB hold it and a scheduled
+job. Then ``CREATE DATABASE IF NOT EXISTS`` on ToolsDB, with the same credentials."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ import secrets
 import sys
 from pathlib import Path
 
+JOBS = Path(__file__).resolve().parent / "jobs.yaml"
+EMBEDDED_WORKER = {"mem": "5Gi", "replicas": "1"}  # docs/toolforge.md, "Memory": bf16 peaks at 3,914 MiB
 TOOLSDB = "tools.db.svc.wikimedia.cloud"
 REDIS = "redis://redis.svc.tools.eqiad1.wikimedia.cloud:6379/0"
 
@@ -61,6 +65,25 @@ ledger_credentials = {home / "replica.my.cnf"}
 broker = {args.broker}
 prefix = {secrets.token_hex(16)}
 """
+
+
+def jobs_text(text: str, *, embedded_judge: bool) -> str:
+    """jobs.yaml for this tool: as it is with a judge server; with the embedded judge, the worker job's memory and
+    replicas set to EMBEDDED_WORKER (its other lines, and every comment, kept)."""
+    if not embedded_judge:
+        return text
+    lines, in_worker = [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("- name: "):
+            in_worker = line.strip() == "- name: refbot-worker"
+            if in_worker:
+                lines.append("# (configure.py --embedded-judge: each worker loads the judge itself, in 5Gi; one "
+                             "worker, so that the tool's 8Gi hold it and a scheduled job)\n")
+        key = line.strip().split(":", 1)[0]
+        if in_worker and key in EMBEDDED_WORKER and line.startswith("  "):
+            line = f"  {key}: {EMBEDDED_WORKER[key]}\n"
+        lines.append(line)
+    return "".join(lines)
 
 
 def create_database(host: str, port: int, user: str, password: str, database: str) -> None:
@@ -112,10 +135,17 @@ def main(argv: list[str] | None = None) -> int:
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
             out.write(ini_text(args, args.home, database))
         print(f"configure: wrote {ini} (mode 0600)")
+    jobs = args.home / "refbot-jobs.yaml"
+    if jobs.exists():
+        print(f"configure: {jobs} is there already: kept as it is (delete it to write it again from {JOBS})")
+    else:
+        jobs.write_text(jobs_text(JOBS.read_text(encoding="utf-8"), embedded_judge=args.embedded_judge),
+                        encoding="utf-8")
+        print(f"configure: wrote {jobs}" + (" (a worker of 5Gi for the embedded judge)" if args.embedded_judge else ""))
     (args.home / "reports").mkdir(exist_ok=True)
     create_database(args.db_host, args.db_port, user, password, database)
     print(f"configure: the ledger's database {database} is on {args.db_host}; next: refbot doctor, then "
-          "toolforge jobs load $HOME/refbot/deploy/toolforge/jobs.yaml")
+          "toolforge jobs load $HOME/refbot-jobs.yaml")
     return 0
 
 
