@@ -30,6 +30,8 @@ from bot.wiring import Wiring
 from conftest import ROOT
 from verify_world import EXPECTED, ITEMS, SNAPSHOT_MOVED, SNAPSHOT_RIGHT, start
 
+ARTIFACTS = ROOT / "reports" / "test-artifacts"
+
 NS = {"t": traces.NS}
 
 
@@ -534,3 +536,30 @@ def test_approving_all_supported_takes_an_archived_copy_only_where_the_judge_fou
         chosen = chosen_guids(store, run_id, [], all_supported=True)
     refused = next(key for key, said in archived.items() if said == "does not support")
     assert refused not in chosen and set(archived) - {refused} <= set(chosen)
+
+
+def test_the_demo_worlds_references_are_audited_in_a_report_that_puts_contradictions_first(tmp_path, browser):
+    """`refbot verify Q990401 Q990402` on the demo world (as `refbot demo --serve` serves it): every finding a
+    reference can end with, the contradiction first, in the report a curator opens in a browser."""
+    from selenium.webdriver.common.by import By
+
+    world = start(tmp_path / "world")
+    try:
+        config = write_config(world, tmp_path)
+        done = refbot(config, "verify", *ITEMS, "--judge", "scripted")
+        assert done.returncode == 0, done.stderr
+        assert f"verify run 1: {len(EXPECTED)} reference(s) verified" in done.stdout
+        html = Path(re.search(r"^report: (.+)$", done.stdout, re.M).group(1))
+        assert html.name == "verify-1.html"
+        browser.get(html.as_uri())
+        rows = browser.find_elements(By.CSS_SELECTOR, "tr.reference-row")
+        outcomes = [row.get_attribute("data-outcome") for row in rows]
+        assert sorted(outcomes) == sorted(EXPECTED.values()) and outcomes[0] == "contradicts"
+        contradiction = browser.find_element(By.CSS_SELECTOR, "li.reference-contradiction").text
+        assert "Pavel Horák (Q990402), date of birth" in contradiction and "3 March 1948" in contradiction
+        shot = ARTIFACTS / "verify-demo-report.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(shot))
+        assert shot.stat().st_size > 10_000
+    finally:
+        world.stop()

@@ -97,6 +97,7 @@ class DemoWorld:
         self._wikibase: WikibaseApi | None = None
         self._oauth: OAuthProvider | None = None
         self._lock = threading.Lock()
+        self._scripted: dict[tuple[str, str], Reply] | None = None
 
     @property
     def bot_login(self) -> str:
@@ -293,14 +294,31 @@ class DemoWorld:
             return Reply(api.status, body, kind, api.headers)
         if method != "GET":
             return Reply(405, b"<!doctype html><title>Method not allowed</title>", headers=(("Allow", "GET"),))
+        scripted = self._replies().get((site, path))
+        if scripted is not None:
+            return scripted
         if path == "/robots.txt":
             return Reply(200, b"User-agent: *\nAllow: /\n", "text/plain; charset=utf-8")
         if site in routes:
             return routes[site](path, query, raw_path)
         return self._file(self.data / "sites" / site, path)
 
+    def _replies(self) -> dict[tuple[str, str], Reply]:
+        """The answers ``replies.json`` gives instead of a site's files (a page that moved: 301 and its Location; a
+        paywall: 403), by (site, path)."""
+        if self._scripted is None:
+            listed = self._json("replies.json") if (self.data / "replies.json").is_file() else []
+            self._scripted = {
+                (entry["site"], entry["path"]): Reply(
+                    int(entry["status"]), self.placed(entry.get("body", "")).encode("utf-8"),
+                    headers=tuple((name, self.placed(value)) for name, value in entry.get("headers", {}).items()))
+                for entry in listed}
+        return self._scripted
+
     def _file(self, root: Path, path: str) -> Reply:
         target = (root / path.lstrip("/")).resolve()
+        if target.is_dir() and (target / "index.html").is_file():  # a site's front page, a folder's index
+            target = target / "index.html"
         if root.resolve() not in target.parents:
             return Reply(404, b"<!doctype html><title>Not found</title><h1>404 Not Found</h1>")
         if not target.is_file():
