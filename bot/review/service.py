@@ -306,30 +306,38 @@ def make_service(options: Options, store: ReviewLedger, *,
         return response
 
     # -- deciding ---------------------------------------------------------------------------------------------
-    @app.post(f"/run/<{_RUN}>/decide")
-    def decide(run_id: int) -> Any:
-        base = f"/run/{run_id}/"
+    def to_queue(run_id: int, status: int, title: str, message: str) -> Response:
+        """A short page saying what was not done, leading back to the run's queue."""
+        return _page(status, title, message, f"/run/{run_id}/queue", "Back to the review queue")
 
-        def answer(status: int, title: str, message: str) -> Response:
-            return _page(status, title, message, base + "queue", "Back to the review queue")
-
+    def deciding(run_id: int, title: str) -> curators.Curator | Response:
+        """The account deciding now, as the wiki says it is, or the page refusing it (titled ``title``)."""
         try:
             curator = account_now()
         except WriteError as error:
-            return answer(503 if error.code in ("connection", "maxlag", "api") else 403, "Not recorded",
-                          f"the wiki could not confirm your account now ({error}); "
-                          f"{error.hint or 'try again'}; nothing was recorded")
+            return to_queue(run_id, 503 if error.code in ("connection", "maxlag", "api") else 403, title,
+                            f"the wiki could not confirm your account now ({error}); {error.hint or 'try again'}; "
+                            "nothing was done")
         refused = curators.refusal(curator, service.deciders)
         if refused or curator is None:
-            return answer(403, "Not recorded", refused)
+            return to_queue(run_id, 403, title, refused)
+        return curator
+
+    @app.post(f"/run/<{_RUN}>/decide")
+    def decide(run_id: int) -> Any:
+        base = f"/run/{run_id}/"
+        curator = deciding(run_id, "Not recorded")
+        if isinstance(curator, Response):
+            return curator
+
         guid = request.form.get("guid", "").strip()
         decision = request.form.get("decision", "")
         note, seen = request.form.get("note", ""), request.form.get("seen", "")
         if not guid or decision not in DONE or not _SEEN.fullmatch(seen):
-            return answer(400, "Not recorded", "a decision needs a statement, approve or reject, and the decision "
-                                               "it was made on; reload the page")
+            return to_queue(run_id, 400, "Not recorded", "a decision needs a statement, approve or reject, and the "
+                                                         "decision it was made on; reload the page")
         if len(note) > MAX_NOTE:
-            return answer(400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
+            return to_queue(run_id, 400, "Not recorded", f"the note is longer than {MAX_NOTE} characters")
         try:
             store.decide(run_id, [guid], decision, curator=curator.name, note=note, seen={guid: int(seen)},
                          confirmed=True,
@@ -338,7 +346,7 @@ def make_service(options: Options, store: ReviewLedger, *,
         except DecidedMeanwhile as error:
             return meanwhile_page(error, decision, run_id=run_id, base=base, token=form_token())
         except InputError as error:
-            return answer(400, "Not recorded", str(error))
+            return to_queue(run_id, 400, "Not recorded", str(error))
         if decision == "approved":
             session["written"] = {"of": guid, "text": write_as_curator(run_id, guid, curator.name)}
         query = {"show": request.form.get("show", ""), "property": request.form.get("property", ""),
@@ -349,39 +357,32 @@ def make_service(options: Options, store: ReviewLedger, *,
     @app.post(f"/run/<{_RUN}>/undo")
     def undo(run_id: int) -> Any:
         base = f"/run/{run_id}/"
+        curator = deciding(run_id, "Not undone")
+        if isinstance(curator, Response):
+            return curator
 
-        def answer(status: int, title: str, message: str) -> Response:
-            return _page(status, title, message, base + "queue", "Back to the review queue")
-
-        try:
-            curator = account_now()
-        except WriteError as error:
-            return answer(503 if error.code in ("connection", "maxlag", "api") else 403, "Not undone",
-                          f"the wiki could not confirm your account now ({error}); {error.hint or 'try again'}")
-        refused = curators.refusal(curator, service.deciders)
-        if refused or curator is None:
-            return answer(403, "Not undone", refused)
         guid, note = request.form.get("guid", "").strip(), request.form.get("note", "")
         if len(note) > MAX_NOTE:
-            return answer(400, "Not undone", f"the note is longer than {MAX_NOTE} characters")
+            return to_queue(run_id, 400, "Not undone", f"the note is longer than {MAX_NOTE} characters")
         try:
             review = store.reviews(run_id, [guid])[guid] if guid else None
         except InputError:
             return no_run(run_id)
         proposal = store.proposal(run_id, guid, review) if review is not None else None
         if review is None or proposal is None or review.state != "written" or review.revision is None:
-            return answer(409, "Not undone", "only a reference written to the wiki can be undone; this statement's "
-                                             f"is {review.state if review is not None else 'not proposed'}")
+            return to_queue(run_id, 409, "Not undone", "only a reference written to the wiki can be undone; this "
+                                                       f"statement's is "
+                                                       f"{review.state if review is not None else 'not proposed'}")
         try:
             wiki = connect(options, dict(session.get("token") or {}), curator.name, keep_token)
             revision, why = undo_written(store, wiki, run_id, proposal, curator=curator.name,
                                          written_revision=review.revision, note=note,
                                          batch=str(session.get("batch") or new_batch()))
         except WriteError as error:
-            return answer(503 if error.code in ("connection", "maxlag", "api") else 409, "Not undone",
-                          f"the wiki refused the undo: {error}; the reference stays on the statement")
+            return to_queue(run_id, 503 if error.code in ("connection", "maxlag", "api") else 409, "Not undone",
+                            f"the wiki refused the undo: {error}; the reference stays on the statement")
         if revision is None:
-            return answer(409, "Not undone", f"{why}; the edit that wrote it: {review.revision_url}")
+            return to_queue(run_id, 409, "Not undone", f"{why}; the edit that wrote it: {review.revision_url}")
         session["written"] = {"of": guid, "text": f"taken off as {curator.name}, revision {revision}; decide it "
                                                   "again if you wish"}
         query = {"show": request.form.get("show", ""), "property": request.form.get("property", ""),
