@@ -668,3 +668,13 @@ def test_the_service_starts_before_any_run_and_says_how_a_run_gets_there(world, 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def test_the_home_page_opens_the_newest_run_kept_for_review_not_a_newer_one_still_being_checked(service):
+    """Workers' newer run, not finished (not yet kept for review): the home page still opens a queue, the newest one
+    there is, never a page saying there is no such run."""
+    with RunLedger(service.options.run.ledger) as ledger:
+        newer = ledger.open_run("another worklist, being checked", "")
+    assert newer.id > service.run_id
+    home = requests.get(f"{service.url}/", timeout=20)
+    assert home.status_code == 200 and home.url.endswith(f"/run/{service.run_id}/queue"), home.url

@@ -228,13 +228,13 @@ def make_service(options: Options, store: ReviewLedger, *,
     # -- reading ----------------------------------------------------------------------------------------------
     @app.get("/")
     def home() -> Any:
-        latest = store.ledger.latest_run()
+        latest = store.latest_reviewable()  # (a run that is not kept for review, a worker's still going: not yet)
         if latest is None:
             return _page(200, "Nothing to review", "no run has been recorded in this service's run ledger yet: "
                                                    "`refbot run` with the same [run] ledger records one (or `refbot "
                                                    "review TRACE.xml` brings a check's trace in), and its queue "
                                                    "opens here")
-        return redirect(f"/run/{latest.id}/queue", code=303)
+        return redirect(f"/run/{latest}/queue", code=303)
 
     def no_run(run_id: int) -> Response:
         """The answer for a run this service cannot show: never the ledger's path or the ledger's own words."""

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, func, or_, select
 
 from bot.clock import stamp
 from bot.errors import InputError
-from bot.ledger.tables import cards, checks, decisions, items, writes
+from bot.ledger.tables import cards, checks, decisions, items, run_elements, writes
 from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
 from bot.review.alternatives import with_paragraph
 from bot.review.proposals import OPTIONAL_SNAKS, Proposal, element_proposal
@@ -123,6 +123,12 @@ class ReviewLedger:
         if shelf is None:
             shelf = self._shelves[run_id] = Shelf(self.ledger, run_id, lambda guids: self.reviews(run_id, guids))
         return shelf
+
+    def latest_reviewable(self) -> int | None:
+        """The newest run kept for review (its trace's run element in the ledger); None when there is none."""
+        with self.ledger.transaction() as connection:
+            newest = connection.execute(select(func.max(run_elements.c.run_id))).scalar()
+        return int(newest) if newest is not None else None
 
     def _reviewable(self, run_id: int) -> tuple[Run, str]:
         """The run and its trace's run element."""
