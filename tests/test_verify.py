@@ -557,6 +557,10 @@ def test_the_demo_worlds_references_are_audited_in_a_report_that_puts_contradict
         assert sorted(outcomes) == sorted(EXPECTED.values()) and outcomes[0] == "contradicts"
         contradiction = browser.find_element(By.CSS_SELECTOR, "li.reference-contradiction").text
         assert "Pavel Horák (Q990402), date of birth" in contradiction and "3 March 1948" in contradiction
+        # Its findings exported beside its report, in the folder named, under the verify run's name.
+        exported = refbot(config, "export", "--run", "1", "--jsonl", "--reports", str(tmp_path / "elsewhere"))
+        assert exported.returncode == 0, exported.stderr
+        assert f"written to {tmp_path / 'elsewhere' / 'verify-1.jsonl'}" in exported.stdout
         shot = ARTIFACTS / "verify-demo-report.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(shot))
