@@ -13,6 +13,7 @@ import requests
 from lxml import etree
 
 from bot.output import trace as traces
+from bot.output.file_names import CLAIM
 from bot.clock import fixed_clock
 from bot.review.actions import decide, reviewing
 from bot.review.store import DecidedMeanwhile, ReviewLedger
@@ -117,7 +118,7 @@ def test_two_review_servers_deciding_at_once_answer_every_decision(colleagues, s
         stopper.join(120)
     reports = ada.options.check.reports
     assert stopped == [reports / f"run-{ada.run_id}.html"] * 2
-    assert sorted(path.name for path in reports.iterdir()) == [f"run-{ada.run_id}.html", f"run-{ada.run_id}.xml"]
+    assert sorted(path.name for path in reports.iterdir()) == [CLAIM, f"run-{ada.run_id}.html", f"run-{ada.run_id}.xml"]
     states = {statement.get("guid"): statement.find(traces.tag("review")).get("state")
               for statement in traces.read(reports / f"run-{ada.run_id}.xml").getroot().iter(traces.tag("statement"))
               if statement.find(traces.tag("review")) is not None}
@@ -140,4 +141,4 @@ def test_each_write_of_a_report_has_a_temporary_file_of_its_own(tmp_path):
     assert traces.read(written).getroot().find(traces.tag("item")) is not None
     assert (written.stat().st_mode & 0o777) == 0o600 and ((reports / f"run-{run}.html").stat().st_mode & 0o777) == 0o600
     assert sorted(path.name for path in reports.iterdir()) == sorted(
-        [f"run-{run}.xml", f"run-{run}.html", *(path.name for path in theirs)])
+        [CLAIM, f"run-{run}.xml", f"run-{run}.html", *(path.name for path in theirs)])

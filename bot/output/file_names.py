@@ -25,15 +25,23 @@ def run_stem(reports: Path, ledger: RunLedger, run_id: int) -> Path:
     home, where = database.home(ledger.engine, ledger.path)
     if not home:  # a ledger in memory: a dry run's, whose files are named otherwise
         return reports / f"{kind}-{run_id}"
-    claim = reports / CLAIM
-    try:
-        owner = claim.read_text(encoding="utf-8").split("\n", 1)[0].strip()
-    except FileNotFoundError:
-        owner = ""
-    if not owner:
-        reports.mkdir(parents=True, exist_ok=True)
-        claim.write_text(f"{home}\n{where}\n", encoding="utf-8")
-        owner = home
+    owner = _owner(reports / CLAIM, home, where)
     if owner == home:
         return reports / f"{kind}-{run_id}"
     return reports / f"{kind}-{run_id}-{hashlib.sha1(home.encode()).hexdigest()[:8]}"
+
+
+def _owner(claim: Path, home: str, where: str) -> str:
+    """Who the folder is claimed by: read, or claimed for ``home`` when nobody has. The claim is made by creating
+    the file (never by overwriting it), so two processes naming their first run at once cannot both claim it."""
+    try:
+        return claim.read_text(encoding="utf-8").split("\n", 1)[0].strip()
+    except FileNotFoundError:
+        pass
+    claim.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with claim.open("x", encoding="utf-8") as file:
+            file.write(f"{home}\n{where}\n")
+        return home
+    except FileExistsError:  # claimed a moment ago by another process
+        return claim.read_text(encoding="utf-8").split("\n", 1)[0].strip()
