@@ -24,6 +24,7 @@ from bot.ledger.tables import service_sessions
 from bot.options import Options, load_options
 from bot.output import trace as traces
 from bot.review.service import make_service
+from bot.review.stoppable import StoppableServer
 from bot.review.sessions import LedgerSessions
 from bot.review.store import ReviewLedger
 from bot.ledger.ledger import RunLedger
@@ -54,9 +55,6 @@ class Service:
 
 
 def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, **settings: Any) -> Service:
-    from waitress import wasyncore
-    from waitress.server import create_server
-
     trace = trace_of(world, tmp / "check.xml")
     store = ReviewLedger(RunLedger(tmp / "runs.sqlite"))
     run_id = store.import_trace(traces.read(trace), trace)
@@ -71,15 +69,14 @@ def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, **settings:
         "service_client_secret": consumer.secret, "service_secret_key": "s" * 40, "apply_retries": 1,
         "apply_retry_wait": 0.1, **settings})
     app = make_service(options, store, **({"session_clock": clock} if clock is not None else {}))
-    sockets: dict[int, Any] = {}
-    server: Any = create_server(app, map=sockets, host="127.0.0.1", port=port, threads=4, ident="refbot")
+    server = StoppableServer(app, host="127.0.0.1", port=port, threads=4)
     thread = threading.Thread(target=server.run, daemon=True, name="review-service")
     thread.start()
 
     def stop() -> None:
-        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
-        thread.join(10)
-        server.task_dispatcher.shutdown()
+        server.stop()
+        thread.join(30)
+        assert not thread.is_alive(), "the review service did not stop"
         store.ledger.close()
 
     return Service(world, options, url, run_id, stop)

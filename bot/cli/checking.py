@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import secrets
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from bot.cli.arguments import (check_options, duration, id_list, judge_options, 
                                run_or_latest, sparql_options, worklist_from)
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
+from bot.cli.signals import sigterm_as_ctrl_c
 from bot.demo.wikibase import Account
 from bot.demo.world import DEMO_ITEM, DemoWorld
 from bot.doctor import preflight
@@ -263,20 +263,16 @@ def run_demo(args: argparse.Namespace, options: Options) -> Ended | None:
                   "made):\n")
             print(f"export REFBOT_SERVICE_CLIENT_SECRET={consumer.secret}")
             print(f"export REFBOT_SERVICE_SECRET_KEY={secrets.token_urlsafe(32)}\n", flush=True)
-            signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: stop the world cleanly too
             try:
-                while True:
-                    time.sleep(3600)
+                with sigterm_as_ctrl_c():  # stopped by a service manager: stop the world cleanly too
+                    while True:
+                        time.sleep(3600)
             except KeyboardInterrupt:
                 return None
         demo_options = options.replaced(**overrides)
         print(f"refbot demo: world on 127.0.0.1 (SPARQL {world.sparql_url}); checking {args.qid[0]} with the "
               f"{demo_options.judge.backend} judge ({demo_options.judge.model})", file=sys.stderr)
         return run_check(args, demo_options)
-
-
-def _interrupt(_signal: int, _frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 HANDLERS = {"check": run_check, "run": run_run, "report": run_report, "demo": run_demo}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 from bot import modelstore
 from bot.cli.exits import Ended
+from bot.cli.signals import sigterm_as_ctrl_c
 from bot.doctor import FAIL, WARN, diagnose
 from bot.errors import ConfigError, JudgeError
 from bot.judge import vllm_server
@@ -126,27 +126,22 @@ def run_serve_judge(args: argparse.Namespace, options: Options) -> None:
     build = f"{spec.device}, {spec.weights}" if spec.weights else spec.device
     print(f"refbot serve-judge: starting vLLM ({build}) for {served} on {spec.url}; its log: {log_path}",
           file=sys.stderr)
-    previous = signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: stop vLLM's engine too
-    with open(log_path, "ab") as log:
-        process = vllm_server.start(spec, log=log, environ=os.environ)
-    try:
-        with make_session(retries=0, api_key=api_key or None) as session:
-            vllm_server.wait_ready(process, spec, session, timeout_s=args.ready_timeout, log_path=log_path)
-        print(spec.judge_lines(), flush=True)
-        print(f"refbot serve-judge: serving {served} at {spec.url}; put the lines above in refbot.ini "
-              f"(`refbot --config refbot.ini …`); Ctrl-C stops it", file=sys.stderr, flush=True)
-        status = process.wait()
-        raise JudgeError(f"vLLM stopped on its own (exit status {status}): {vllm_server.last_error(log_path)}",
-                         hint=f"read its log, {log_path}")
-    except KeyboardInterrupt:
-        print("refbot serve-judge: stopping vLLM", file=sys.stderr)
-    finally:
-        vllm_server.stop(process)
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(_signal: int, _frame: Any) -> None:
-    raise KeyboardInterrupt
+    with sigterm_as_ctrl_c():  # stopped by a service manager: stop vLLM's engine too
+        with open(log_path, "ab") as log:
+            process = vllm_server.start(spec, log=log, environ=os.environ)
+        try:
+            with make_session(retries=0, api_key=api_key or None) as session:
+                vllm_server.wait_ready(process, spec, session, timeout_s=args.ready_timeout, log_path=log_path)
+            print(spec.judge_lines(), flush=True)
+            print(f"refbot serve-judge: serving {served} at {spec.url}; put the lines above in refbot.ini "
+                  f"(`refbot --config refbot.ini …`); Ctrl-C stops it", file=sys.stderr, flush=True)
+            status = process.wait()
+            raise JudgeError(f"vLLM stopped on its own (exit status {status}): {vllm_server.last_error(log_path)}",
+                             hint=f"read its log, {log_path}")
+        except KeyboardInterrupt:
+            print("refbot serve-judge: stopping vLLM", file=sys.stderr)
+        finally:
+            vllm_server.stop(process)
 
 
 HANDLERS = {"models": run_models, "doctor": run_doctor, "serve-judge": run_serve_judge}

@@ -11,6 +11,7 @@ from typing import Any
 from bot.output.file_names import run_stem
 from bot.cli.arguments import ledger_target, positive_int
 from bot.cli.exits import Ended
+from bot.cli.signals import stopped_by_signals
 from bot.errors import ConfigError, InputError, WriteError
 from bot.options import Options
 from bot.output.report import naming
@@ -136,7 +137,8 @@ def run_review(args: argparse.Namespace, options: Options) -> None:
         if too_large:
             print(f"refbot: {too_large}", file=sys.stderr, flush=True)
 
-    report = serve(options, run_id, curator=curator, port=args.port, on_ready=ready)
+    with stopped_by_signals() as stop:  # Ctrl-C or a service manager's SIGTERM: the report is rewritten either way
+        report = serve(options, run_id, curator=curator, port=args.port, on_ready=ready, stop=stop)
     if report is not None:
         print(f"refbot: the decisions are in the ledger; report rewritten: {report}", file=sys.stderr)
 
@@ -285,7 +287,9 @@ def run_serve_review(args: argparse.Namespace, options: Options) -> None:
     def ready(address: str) -> None:
         print(f"refbot: the review service listens on {address}; press Ctrl-C to stop", file=sys.stderr, flush=True)
 
-    serve(options, host=args.host, port=args.port, on_ready=ready)
+    with stopped_by_signals() as stop:  # Ctrl-C or a service manager's SIGTERM: the requests in hand are answered
+        serve(options, host=args.host, port=args.port, on_ready=ready, stop=stop)
+    print("refbot: the review service stopped", file=sys.stderr, flush=True)
 
 
 HANDLERS = {"review": run_review, "serve-review": run_serve_review, "approve": run_decide, "reject": run_decide,

@@ -25,7 +25,6 @@ import hmac
 import ipaddress
 import re
 import secrets
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,8 +32,6 @@ from urllib.parse import quote, urlencode
 
 from flask import Flask, Response, redirect, render_template, request
 from markupsafe import escape
-from waitress import wasyncore
-from waitress.server import create_server
 
 from bot.errors import ConfigError, InputError
 from bot.options import Options
@@ -43,6 +40,7 @@ from bot.review.actions import report_page, write_report
 from bot.review.summaries import summary_of
 from bot.review.proposals import OPTIONAL_SNAKS
 from bot.review.shelf import Shelf
+from bot.review.stoppable import StopRequest, StoppableServer
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.ledger.ledger import RunLedger
 
@@ -319,11 +317,12 @@ def make_app(options: Options, run_id: int, *, curator: str, token: str, base: s
 
 
 def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
-          on_ready: Callable[[str], None] | None = None, stop: threading.Event | None = None) -> Path | None:
+          on_ready: Callable[[str], None] | None = None, stop: StopRequest | None = None) -> Path | None:
     """Serve the review page of ``run_id`` on http://127.0.0.1:PORT/BASE/ (``port`` 0: a free one; BASE a secret
-    path drawn now) until Ctrl-C (or ``stop`` is set); ``on_ready`` gets the page's URL (with the session's token)
-    once the server listens. Then, if anything was decided, the run's report is rewritten: its path (None when
-    nothing was). ConfigError without a curator name; InputError when the ledger has no trace of the run."""
+    path drawn now) until ``stop`` is set (from a signal handler or another thread) or Ctrl-C; ``on_ready`` gets
+    the page's URL (with the session's token) once the server listens. The requests in hand are answered before it
+    stops. Then, if anything was decided, the run's report is rewritten: its path (None when nothing was).
+    ConfigError without a curator name; InputError when the ledger has no trace of the run."""
     name = _curator(options, curator)
     ledger = RunLedger.of(options.run, create=False)
     try:
@@ -333,23 +332,16 @@ def serve(options: Options, run_id: int, *, curator: str, port: int = 0,
         decided: list[str] = []
         app = make_app(options, run_id, curator=name, token=token, base=base, store=store,
                        on_decision=decided.append)
-        sockets: dict[int, Any] = {}
-        server: Any = create_server(app, map=sockets, host="127.0.0.1", port=port, threads=THREADS, ident="refbot")
-        if stop is not None:
-            def stopping() -> None:
-                stop.wait()
-                server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))  # (run in the server's loop)
-            threading.Thread(target=stopping, daemon=True, name="review-server-stop").start()
-        url = f"http://127.0.0.1:{server.effective_port}{base}?token={token}"
-        if on_ready is not None:
-            on_ready(url)
+        server = StoppableServer(app, host="127.0.0.1", port=port, threads=THREADS, stop=stop)
+        url = f"http://127.0.0.1:{server.port}{base}?token={token}"
         try:
+            if on_ready is not None:
+                on_ready(url)
             server.run()
         except KeyboardInterrupt:
             pass
         finally:
-            server.task_dispatcher.shutdown()
-            server.close()
+            server.close()  # (run closes it when it ends; this is for an on_ready that raised)
         written = write_report(options, store, run_id) if decided else None
         return written[1] if written is not None else None
     finally:

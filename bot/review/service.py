@@ -32,7 +32,6 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from authlib.integrations.flask_client import OAuth
 from authlib.integrations.requests_client import OAuth2Session
 from flask import Flask, Response, jsonify, redirect, request, session
-from waitress.server import create_server
 
 from bot.errors import ConfigError, InputError, WriteError
 from bot.etiquette import user_agent
@@ -46,6 +45,7 @@ from bot.review import sessions
 from bot.review.sessions import LedgerSessions
 from bot.review.server import (DONE, FAVICON, HEADERS, MAX_NOTE, _page, edit_summary, meanwhile_page, page_number,
                                queue_response)
+from bot.review.stoppable import StopRequest, StoppableServer
 from bot.review.store import DecidedMeanwhile, ReviewLedger
 from bot.review.undoing import undo_written
 from bot.ledger.ledger import RunLedger
@@ -466,20 +466,21 @@ def wsgi_app(options: Options) -> Flask:
 
 
 def serve(options: Options, *, host: str = "127.0.0.1", port: int = 8000, threads: int = 8,
-          on_ready: Callable[[str], None] | None = None) -> None:
-    """Serve the review service with waitress until stopped; ``on_ready`` hears the address it listens on."""
+          on_ready: Callable[[str], None] | None = None, stop: StopRequest | None = None) -> None:
+    """Serve the review service with waitress until ``stop`` is set (from a signal handler or another thread) or
+    Ctrl-C, answering the requests in hand before it returns; ``on_ready`` hears the address it listens on."""
     own = check_service_options(options)
     ledger = RunLedger.of(options.run)  # made empty when no run was recorded yet: the queue says so
     try:
         app = make_service(options, ReviewLedger(ledger))
-        server: Any = create_server(app, host=host, port=port, threads=threads, ident="refbot")
-        if on_ready is not None:
-            on_ready(f"http://{host}:{server.effective_port}/ (curators open {own}/)")
+        server = StoppableServer(app, host=host, port=port, threads=threads, stop=stop)
         try:
+            if on_ready is not None:
+                on_ready(f"http://{host}:{server.port}/ (curators open {own}/)")
             server.run()
         except KeyboardInterrupt:
             pass
         finally:
-            server.close()
+            server.close()  # (run closes it when it ends; this is for an on_ready that raised)
     finally:
         ledger.close()
