@@ -114,14 +114,16 @@ class StoppableServer:
         dispatcher.set_thread_count(0)  # each request thread ends after the request it is answering
         while dispatcher.threads and time.monotonic() < deadline:
             self._pass()
-        dispatcher.shutdown(cancel_pending=True, timeout=0)  # requests never started: their connections close below
+        with dispatcher.lock:  # requests no thread took: their connections close below
+            while dispatcher.queue:
+                dispatcher.queue.popleft().cancel()
         for channel in list(server.active_channels.values()):
             channel.handle_close()  # also wakes a request thread waiting for its answer to be sent
         for dispatcher_of_socket in list(self._map.values()):
             if dispatcher_of_socket is not server.trigger:
                 dispatcher_of_socket.close()
         if dispatcher.threads:
-            log.warning("%d request thread(s) still busy %.0f s after the stop was asked for; the server's wake-up "
+            log.warning("%d request thread(s) still busy %g s after the stop was asked for; the server's wake-up "
                         "pipe is left open for them", len(dispatcher.threads), self.grace_s)
             return
         with self._trigger_lock:
