@@ -130,8 +130,12 @@ def test_doctor_names_a_broken_configuration_and_an_unreachable_judge_server(tmp
     assert line.startswith("FAIL") and f"127.0.0.1:{closed}" in line and "fix: start the server" in line
 
 
-def test_doctor_names_a_missing_lxml_html_clean_and_the_fix(tmp_path):
-    result = refbot_without_cleaner(tmp_path, "doctor")
+def test_doctor_names_a_missing_lxml_html_clean_and_the_fix(tmp_path, llama_server):
+    # A judge that works, whatever models this machine has installed: the cleaner is the one failure.
+    config = write_config(tmp_path, {"judge_backend": "openai", "judge_url": llama_server.url,
+                                     "contact": "refbot-tests@example.org",
+                                     "check_reports": str(tmp_path / "reports")})
+    result = refbot_without_cleaner(tmp_path, "--config", str(config), "doctor")
     assert result.returncode == 1, result.stdout + result.stderr
     html = next(line for line in result.stdout.splitlines() if "html → paragraphs" in line)
     assert html.startswith("FAIL") and "lxml_html_clean" in html and "fix: pip install lxml_html_clean" in html
