@@ -4,9 +4,11 @@ Optional fields refine the report: ``concept1``/``concept2`` (grouping by concep
 ``predicate_description`` (what the predicate means, as a Wikidata property description says), the published
 method's ``paper_verdict``/``paper_answer``, the value's ``datatype``, and the row's ``kind``: how a row was made
 ("original", or from one: "wrong-value:date", "other-subject", "relation-swap"…), by which verdicts are broken down,
-and the text's ``language`` (a BCP 47 code such as "de"), by which the scores are broken down. A row may also give
-the labels in the text's own language, ``subject_local``/``object_local`` (as labels asked in the page's language
-give them); ``read_dataset(..., labels="local")`` states the claims with those.
+and the text's ``language`` (a BCP 47 code such as "de"), by which the scores are broken down; ``fact_id`` or
+``claim_id`` and ``subject_qid`` or ``subject_id`` keep rows of one fact or subject in one fold when
+cross-validating. A row may also give the labels in the text's own language, ``subject_local``/``object_local``
+(as labels asked in the page's language give them); ``read_dataset(..., labels="local")`` states the claims with
+those.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ class LabelledStatement:
     kind: str | None = None
     # The text's language when the row says ("de", "ru").
     language: str | None = None
+    # What ties rows about one fact together, whatever the language or the labels: the row's ``fact_id`` (one fact
+    # told in several languages), else its statement's ``claim_id``, else None. Cross-validation keeps such rows on
+    # one side (``bot.evaluation.folds``).
+    fact: str | None = None
+    # The subject's Wikidata id when the row gives one (``subject_qid``/``subject_id``).
+    subject_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +135,8 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
             datatype=datatype,
             kind=str(row["kind"]) if row.get("kind") else None,
             language=str(row["language"]) if row.get("language") else None,
+            fact=str(row.get("fact_id") or row.get("claim_id") or "") or None,
+            subject_id=str(row.get("subject_qid") or row.get("subject_id") or "") or None,
         ))
     if not rows:
         raise InputError("the data set holds no statements", path=str(path))
