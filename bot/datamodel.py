@@ -273,6 +273,9 @@ class Judgement:
     calibrated: float | None = None
     # Another value the text gives for the property (verdict ``CONTRADICTS``).
     contradiction: Contradiction | None = None
+    # The model's probability that the text states the claim (yes/no templates), before the relations' shares and
+    # the calibration; None where it was not asked or answered neither. A feature of a learned verdict.
+    p_yes: float | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.support <= 1.0:

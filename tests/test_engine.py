@@ -100,6 +100,7 @@ def test_when_the_model_doubts_the_claim_the_share_cannot_raise_it():
     judgement = judge(backend).judge(claim(NOMINATED), TEXT)
     assert judgement.compared[0].share > 0.99
     assert judgement.support == pytest.approx(0.3) and not judgement.supported
+    assert judgement.p_yes == pytest.approx(0.3)  # recorded apart from the support, for a learned verdict
 
 
 def test_without_contrasts_the_claim_is_judged_alone():
@@ -226,6 +227,7 @@ def test_another_date_of_birth_on_the_page_contradicts_the_statement():
     assert judgement.contradiction.form == "3 March 1921"
     assert judgement.contradiction.sentence == "Marta Novotná was born on 3 March 1921 in Brno."
     assert judgement.contradiction.support > 0.9 and judgement.prompt_tokens > 0
+    assert judgement.p_yes is None  # the model was asked about the page's other date, not the claim's
 
 
 def test_another_date_the_page_gives_for_another_property_is_no_contradiction():

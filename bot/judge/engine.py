@@ -198,12 +198,12 @@ class Judge:
                 contradiction = Contradiction(form, other.sentence, judged.support)
                 return replace(
                     _sum_costs(judged, [j for _, j in asked]), verdict=Verdict.CONTRADICTS, support=0.0,
-                    calibrated=None, contradiction=contradiction, justification="", compared=(), excerpt="",
+                    calibrated=None, contradiction=contradiction, justification="", compared=(), excerpt="", p_yes=None,
                     answer=f'{refused}; it writes "{form}" and the model supports the claim with that value '
                            f"({judged.answer})")
         tried = "; ".join(f'"{form}": {judged.answer}' for form, judged in asked)
         return replace(_sum_costs(asked[-1][1], [j for _, j in asked]), verdict=Verdict.NOT_INFERRABLE,
-                       support=0.0, calibrated=None, justification="", compared=(), excerpt="",
+                       support=0.0, calibrated=None, justification="", compared=(), excerpt="", p_yes=None,
                        answer=f"{refused}; other values it writes, not supported as the claim's: {tried}")
 
     def explain(self, claim: Claim, snippet: str) -> Explanation:
@@ -346,7 +346,7 @@ class Judge:
             generated += explained.completion_tokens
         return replace(self._judgement(option, support, answer, justification, prompt_tokens, generated,
                                        attempts=2 if retried else 1), compared=compared, justification_s=justifying,
-                       calibrated=calibrated)
+                       calibrated=calibrated, p_yes=round(p_yes, 6))
 
     def _compare(self, claim: Claim, snippet: str) -> tuple[tuple[Compared, ...], int]:
         """How likely the model, reading the text, finds each relation — the claim's first, then its contrasts —
