@@ -18,6 +18,7 @@ from bot.judge.backend import Backend
 from bot.judge.fitting import split_to_fit
 from bot.judge.calibration import Calibration, decide
 from bot.judge.contradictions import candidates as contradiction_candidates, stated_for_another
+from bot.judge.features import ACROSS_ALPHABETS
 from bot.judge.focus import focus
 from bot.judge.naming import Naming, checked
 from bot.judge.periods import occurrences, timing
@@ -31,9 +32,6 @@ from bot.values import DATE, LITERAL, TRANSCRIBED, Found, names_beyond_reach, va
 CONTRADICTION_CANDIDATES = 2
 # Parts of a snippet too long for the model's context in which the model is asked to name an item value, at most.
 NAMING_PARTS = 2
-# How a judgement asked of a text in another alphabet that cannot write the item value's names records it
-# (``bot.values.names_beyond_reach``): the model read the text without refbot finding the value in it.
-ACROSS_ALPHABETS = "asked across alphabets"
 
 LETTERS = ("a", "b", "c")
 # Tokens a chat template adds around the messages (role markers, special tokens); counted generously.
