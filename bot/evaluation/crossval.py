@@ -56,8 +56,8 @@ def cross_validate(rows: Sequence[LabelledStatement], records: Mapping[str, Mapp
                 continue
             record = records[row.id]
             rules = record.get("verdict") == Verdict.SUPPORTS.value
-            rules_score = float(record.get("calibrated") if record.get("calibrated") is not None
-                                else record.get("support", 0.0))
+            calibrated = record.get("calibrated")
+            rules_score = float(calibrated if calibrated is not None else record.get("support", 0.0))
             if v is None or learned is None:
                 decided.append(Decided(row, f, rules, rules_score, rules, None))
                 continue
