@@ -132,3 +132,34 @@ def test_eval_with_the_embedded_backend_then_rescored_without_a_model(smollm_ggu
     # Other settings would mix results: refused with the fix.
     other = refbot(*common, "--no-justify", "--threshold", "0.7")
     assert other.returncode == 2 and "another --out" in other.stderr
+
+
+def test_eval_cross_validates_a_learned_verdict_out_of_fold_and_says_when_it_cannot(smollm_gguf, tmp_path):
+    people = ["Ada Brenner", "Bo Lindqvist", "Cy Okafor", "Di Park", "Eli Varga", "Fay Moreau", "Gus Ahn",
+              "Hal Sato", "Ida Kerr", "Jo Alves", "Kai Berg", "Lu Chen"]
+    rows = []
+    for n, person in enumerate(people):
+        employer = ("employer", "P108", "works for") if n % 2 else ("member of", "P463", "is a member of")
+        rows.append({"id": f"{n}-true", "subject": person, "predicate": employer[0], "property_id": employer[1],
+                     "object": "Acme Guild", "text": f"{person} {employer[2]} Acme Guild.", "label": True,
+                     "language": "en"})
+        rows.append({"id": f"{n}-false", "subject": person, "predicate": employer[0], "property_id": employer[1],
+                     "object": "Acme Guild", "text": f"{person} once wrote about Acme Guild.", "label": False,
+                     "language": "en" if n % 3 else "de"})
+    data = tmp_path / "rows.jsonl"
+    data.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    common = ["eval", str(data), "--out", str(tmp_path / "judged.jsonl"), "--judge-model", str(smollm_gguf),
+              "--threads", "2", "--no-justify", "--no-profiles"]
+    grouped = refbot(*common, "--cross-validate", "3")
+    assert grouped.returncode == 0, grouped.stderr
+    lines = grouped.stdout.split("Learned verdict, out of fold (3 grouped folds; no fact, subject or text on both "
+                                 "sides):")[1].splitlines()
+    assert any(line.startswith("language ") for line in lines) and any(line.startswith("de ") for line in lines)
+    overall = next(line for line in lines if line.startswith("all ")).split()
+    assert overall[1:3] == ["24", "12"]
+    held_out = refbot(*common, "--cross-validate", "3", "--hold-out", "properties")  # judged: no model asked
+    assert held_out.returncode == 0, held_out.stderr
+    assert "each property held out in turn" in held_out.stdout and "\nP463 " in held_out.stdout
+    too_many = refbot(*common, "--cross-validate", "20")
+    assert too_many.returncode == 2
+    assert "cannot cross-validate: 12 group(s) of rows cannot fill 20 folds" in too_many.stderr

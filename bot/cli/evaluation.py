@@ -10,10 +10,11 @@ from typing import Any
 from bot.cli.arguments import id_list, judge_options, positive_int, sparql_options
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
-from bot.errors import JudgeError
+from bot.errors import InputError, JudgeError
 from bot.evaluation.dataset import LABELS
 from bot.evaluation.measure import default_out, measure, write_summary
 from bot.evaluation.report import format_table
+from bot.evaluation.runner import Evaluation
 from bot.options import Options
 from bot.properties import stated_claim
 from bot.wiring import Wiring
@@ -48,6 +49,12 @@ def add_parsers(commands: Any) -> None:
                           help="state each claim with the row's subject and object ('given', default) or with its "
                                "subject_local and object_local where it has them ('local': the forms the text "
                                "itself uses, as labels in the page's language give them)")
+    evaluate.add_argument("--cross-validate", type=positive_int, metavar="K",
+                          help="then fit a verdict on the judgements' features in K grouped folds (no fact, "
+                               "subject or text on both sides) and print its out-of-fold figures beside the "
+                               "rules', overall, by language, by property and by kind of row")
+    evaluate.add_argument("--hold-out", choices=("groups", "properties"), default="groups",
+                          help="with --cross-validate: hold out grouped folds (default) or each property in turn")
     relations = evaluate.add_mutually_exclusive_group()
     relations.add_argument("--look-up-properties", action="store_true",
                            help="look up the profiles of properties refbot's catalogue and cache lack on the "
@@ -94,6 +101,8 @@ def run_eval(args: argparse.Namespace, options: Options) -> Ended | None:
         if bar is not None:
             bar.close()
     print(format_table(evaluation))
+    if args.cross_validate:
+        print("\n" + "\n".join(cross_validation_lines(evaluation, args.cross_validate, args.hold_out)))
     summary = write_summary(evaluation, args.dataset, options, args.summary or out.with_suffix(".summary.json"))
     if not args.quiet:
         print(f"\njudgements: {out}\nsummary: {summary}")
@@ -113,6 +122,24 @@ def run_judge(args: argparse.Namespace, options: Options) -> Ended:
               f"“{compared.phrase}” log-probability {compared.score:.2f}, share {compared.share:.3f}")
     print(judgement.justification or judgement.answer)
     return Ended(failed=judgement.verdict.value == "unparseable")
+
+
+def cross_validation_lines(evaluation: Evaluation, folds: int, hold_out: str) -> list[str]:
+    """The out-of-fold comparison of a learned verdict with the rules (``bot.evaluation.crossval``)."""
+    from bot.evaluation.crossval import cross_validate, table  # scikit-learn: loaded for this only
+
+    try:
+        decided = cross_validate(evaluation.rows, evaluation.records, folds=folds, hold_out=hold_out,
+                                 model=evaluation.model, template=evaluation.template)
+    except ValueError as error:
+        raise InputError(f"cannot cross-validate: {error}", hint="judge more statements, or ask for fewer folds") \
+            from None
+    how = f"{folds} grouped folds" if hold_out == "groups" else "each property held out in turn"
+    lines = [f"Learned verdict, out of fold ({how}; no fact, subject or text on both sides):"]
+    for key, heading in ((lambda row: row.language, "language"), (lambda row: row.relation, "property"),
+                         (lambda row: row.kind, "kind of row")):
+        lines += ["", *table(decided, key, heading)]
+    return lines
 
 
 HANDLERS = {"eval": run_eval, "judge": run_judge}
