@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.evaluation.crossval import cross_validate, figures, row_features, table  # noqa: E402
 from bot.evaluation.dataset import read_dataset  # noqa: E402
+from bot.evaluation.folds import grouped_folds  # noqa: E402
 from bot.evaluation.ledger import read_ledger  # noqa: E402
 from bot.judge.calibration import for_judge, rescored  # noqa: E402
 from bot.judge.features import vector  # noqa: E402
@@ -73,11 +74,12 @@ def main() -> int:
     print(f"\nEach of {len({d.fold for d in held_out})} properties held out in turn:")
     print("\n".join(table(held_out, lambda row: row.kind, "data set")))
     if args.out:
-        values = [(row_features(row, records[row.id]), row.label) for row in rows]
-        train = [(vector(v), label) for v, label in values if v is not None]
+        fold_of = grouped_folds(rows, args.folds)
+        values = [(row_features(row, records[row.id]), row.label, fold) for row, fold in zip(rows, fold_of)]
+        train = [(vector(v), label, fold) for v, label, fold in values if v is not None]
         grouped, properties = figures(decided, "learned"), figures(held_out, "learned")
-        learned = fit([x for x, _ in train], [label for _, label in train], model=model, template=template,
-                      precision=args.precision,
+        learned = fit([x for x, _, _ in train], [label for _, label, _ in train], model=model, template=template,
+                      precision=args.precision, folds=[fold for _, _, fold in train],
                       fitted_on=f"benchmarks/learn_verdict.py on {len(train)} asked rows of " + "; ".join(sources)
                       + f"; out of {args.folds} grouped folds P {grouped.precision:.3f} R {grouped.recall:.3f} "
                       f"AUC {grouped.auc:.3f}; properties held out P {properties.precision:.3f} "

@@ -20,6 +20,8 @@ from bot.evaluation.metrics import roc_auc
 from bot.judge.features import features, vector
 from bot.judge.learned import fit
 
+INNER_FOLDS = 5  # the training rows' own folds, on which a fold's verdict chooses its threshold
+
 
 @dataclass(frozen=True)
 class Decided:
@@ -46,11 +48,14 @@ def cross_validate(rows: Sequence[LabelledStatement], records: Mapping[str, Mapp
     fold_of = grouped_folds(judged, folds) if hold_out == "groups" else by_property(judged)
     values = [row_features(row, records[row.id]) for row in judged]
     decided: list[Decided] = []
+    inner = grouped_folds(judged, INNER_FOLDS) if len(judged) >= INNER_FOLDS else [0] * len(judged)
     for fold in sorted(set(fold_of)):
-        train = [(vector(v), row.label) for row, v, f in zip(judged, values, fold_of) if f != fold and v is not None]
-        labels = [label for _, label in train]
-        learned = fit([x for x, _ in train], labels, model=model, template=template, precision=precision) \
-            if len(set(labels)) == 2 else None
+        train = [(vector(v), row.label, i) for row, v, f, i in zip(judged, values, fold_of, inner)
+                 if f != fold and v is not None]
+        labels = [label for _, label, _ in train]
+        # the threshold is chosen on the training rows out of their own (inner) folds
+        learned = fit([x for x, _, _ in train], labels, model=model, template=template, precision=precision,
+                      folds=[i for _, _, i in train]) if len(set(labels)) == 2 else None
         for row, v, f in zip(judged, values, fold_of):
             if f != fold:
                 continue
@@ -103,10 +108,10 @@ def table(decided: Sequence[Decided], key: Callable[[LabelledStatement], str | N
     def cell(value: float | None) -> str:
         return "  —  " if value is None else f"{value:.3f}"
 
-    lines = [f"{heading:<16} {'rows':>5} {'true':>5}   rules: P     R     spec  AUC     learned: P     R     spec  AUC"]
+    lines = [f"{heading:<24} {'rows':>5} {'true':>5}   rules: P     R     spec  AUC     learned: P     R     spec  AUC"]
     for name, part in [("all", list(decided)), *by(decided, key).items()]:
         r, learned = figures(part, "rules"), figures(part, "learned")
-        lines.append(f"{name[:16]:<16} {r.rows:>5} {r.positives:>5}   " + " ".join(
+        lines.append(f"{name[:24]:<24} {r.rows:>5} {r.positives:>5}   " + " ".join(
             cell(x) for x in (r.precision, r.recall, r.specificity, r.auc)) + "     " + " ".join(
             cell(x) for x in (learned.precision, learned.recall, learned.specificity, learned.auc)))
     return lines

@@ -77,13 +77,37 @@ class LearnedVerdict:
 
 
 def fit(rows: Sequence[Sequence[float]], labels: Sequence[bool], *, model: str, template: str,
-        precision: float = 0.95, names: Sequence[str] = NAMES, fitted_on: str = "") -> LearnedVerdict:
-    """A logistic regression on standardised features (fixed seed), and the lowest threshold at which the training
-    rows' precision reaches ``precision``; the undecided band from half of that up to it."""
-    from sklearn.linear_model import LogisticRegression
-
+        precision: float = 0.95, names: Sequence[str] = NAMES, fitted_on: str = "",
+        folds: Sequence[int] | None = None) -> LearnedVerdict:
+    """A logistic regression on standardised features (fixed seed), and the lowest threshold at which rows'
+    precision reaches ``precision``; the undecided band from half of that up to it. With ``folds`` (each row's
+    fold: ``bot.evaluation.folds``) the threshold is chosen on out-of-fold probabilities of the rows, each from a
+    regression fitted without its fold: chosen on the rows the regression was fitted on, it promises a precision
+    new rows do not get."""
     if len(set(labels)) < 2:
         raise ValueError("a verdict cannot be learned from rows of one label only")
+    weights, bias, mean, scale = _regression(rows, labels)
+    learned = LearnedVerdict(model, template, tuple(names), mean, scale, weights, bias, 1.0, 1.0, fitted_on)
+    probabilities = [learned.probability(dict(zip(names, row))) for row in rows]
+    if folds is not None and len(set(folds)) > 1:
+        for fold in set(folds):
+            inside = [i for i, f in enumerate(folds) if f != fold]
+            if len({labels[i] for i in inside}) < 2:
+                continue
+            w, b, m, sc = _regression([rows[i] for i in inside], [labels[i] for i in inside])
+            held = LearnedVerdict(model, template, tuple(names), m, sc, w, b, 1.0, 1.0)
+            for i, f in enumerate(folds):
+                if f == fold:
+                    probabilities[i] = held.probability(dict(zip(names, rows[i])))
+    accept = accepting_threshold(labels, probabilities, precision)
+    return LearnedVerdict(model, template, tuple(names), mean, scale, weights, bias, accept, accept / 2, fitted_on)
+
+
+def _regression(rows: Sequence[Sequence[float]], labels: Sequence[bool]
+                ) -> tuple[tuple[float, ...], float, tuple[float, ...], tuple[float, ...]]:
+    """(weights, bias, means, scales) of a logistic regression on the standardised rows (scikit-learn)."""
+    from sklearn.linear_model import LogisticRegression
+
     columns = list(zip(*rows))
     mean = tuple(sum(column) / len(column) for column in columns)
     scale = tuple(math.sqrt(sum((x - m) ** 2 for x in column) / len(column)) or 1.0
@@ -91,10 +115,4 @@ def fit(rows: Sequence[Sequence[float]], labels: Sequence[bool], *, model: str, 
     standard = [[(x - m) / s for x, m, s in zip(row, mean, scale)] for row in rows]
     regression = LogisticRegression(C=REGULARISATION, max_iter=2000, random_state=SEED)
     regression.fit(standard, [int(label) for label in labels])
-    learned = LearnedVerdict(model, template, tuple(names), mean, scale,
-                             tuple(float(w) for w in regression.coef_[0]), float(regression.intercept_[0]),
-                             1.0, 1.0, fitted_on)
-    probabilities = [learned.probability(dict(zip(names, row))) for row in rows]
-    accept = accepting_threshold(labels, probabilities, precision)
-    return LearnedVerdict(model, template, tuple(names), mean, scale, learned.weights, learned.bias, accept,
-                          accept / 2, fitted_on)
+    return tuple(float(w) for w in regression.coef_[0]), float(regression.intercept_[0]), mean, scale
