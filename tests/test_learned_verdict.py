@@ -92,3 +92,16 @@ def test_figures_are_out_of_fold_and_no_subject_is_on_both_sides(tmp_path):
     assert {d.fold for d in held_out} == {0, 1}
     lines_out = table(decided, lambda row: row.language, "language")
     assert lines_out[1].startswith("all") and any(line.startswith("de") for line in lines_out)
+
+
+def test_a_value_given_by_its_item_id_counts_as_an_item_whatever_the_data_set_says(tmp_path):
+    from bot.evaluation.crossval import row_features
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps({"id": "1", "subject": "Ada", "predicate": "instance of", "object": "human",
+                                "object_qid": "Q5", "text": "Ada is a human.", "label": True}) + "\n"
+                    + json.dumps({"id": "2", "subject": "Ada", "predicate": "increases", "object": "aspirin",
+                                  "text": "Ada increases aspirin.", "label": False}) + "\n", encoding="utf-8")
+    item, unknown = read_dataset(path)
+    assert row_features(item, record(0.9))["kind: item"] == 1.0  # a run knows every value's datatype
+    assert row_features(unknown, record(0.9))["kind: all"] == 1.0

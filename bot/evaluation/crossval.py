@@ -36,7 +36,10 @@ class Decided:
 
 
 def row_features(row: LabelledStatement, record: Mapping[str, Any]) -> dict[str, float] | None:
-    return features(record, subject=row.claim.subject, text=row.text, datatype=row.datatype, language=row.language)
+    """The features of a row's judgement. A row whose value is an item by its id and gives no datatype is an item's:
+    in a run every value has its datatype, and a verdict must not learn which data set lacks one."""
+    datatype = row.datatype or ("wikibase-item" if row.object_id else None)
+    return features(record, subject=row.claim.subject, text=row.text, datatype=datatype, language=row.language)
 
 
 def cross_validate(rows: Sequence[LabelledStatement], records: Mapping[str, Mapping[str, Any]], *, folds: int = 5,

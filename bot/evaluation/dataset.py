@@ -55,6 +55,8 @@ class LabelledStatement:
     fact: str | None = None
     # The subject's Wikidata id when the row gives one (``subject_qid``/``subject_id``).
     subject_id: str | None = None
+    # The value's Wikidata id when the row gives one (``object_qid``): the value is an item, where no datatype says.
+    object_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ def read_dataset(path: Path, descriptions: Mapping[str, PredicateInfo] | None = 
             language=str(row["language"]) if row.get("language") else None,
             fact=str(row.get("fact_id") or row.get("claim_id") or "") or None,
             subject_id=str(row.get("subject_qid") or row.get("subject_id") or "") or None,
+            object_id=str(row.get("object_qid") or "") or None,
         ))
     if not rows:
         raise InputError("the data set holds no statements", path=str(path))
