@@ -11,6 +11,7 @@ from bot.cli.arguments import id_list, judge_options, positive_int, sparql_optio
 from bot.cli.exits import Ended
 from bot.cli.progress import Bar
 from bot.errors import InputError, JudgeError
+from bot.evaluation.crossval import cross_validate, table  # (scikit-learn is loaded when it fits)
 from bot.evaluation.dataset import LABELS
 from bot.evaluation.measure import default_out, measure, write_summary
 from bot.evaluation.report import format_table
@@ -126,8 +127,6 @@ def run_judge(args: argparse.Namespace, options: Options) -> Ended:
 
 def cross_validation_lines(evaluation: Evaluation, folds: int, hold_out: str) -> list[str]:
     """The out-of-fold comparison of a learned verdict with the rules (``bot.evaluation.crossval``)."""
-    from bot.evaluation.crossval import cross_validate, table  # scikit-learn: loaded for this only
-
     try:
         decided = cross_validate(evaluation.rows, evaluation.records, folds=folds, hold_out=hold_out,
                                  model=evaluation.model, template=evaluation.template)

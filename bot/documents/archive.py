@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
+from urllib.parse import urlsplit
 
 from bot.documents.services import ServiceClient
 
@@ -45,8 +46,6 @@ def snapshot(original: str, timestamp: str, web_url: str = "https://web.archive.
 
 
 def is_archive_url(url: str) -> bool:
-    from urllib.parse import urlsplit
-
     try:
         host = (urlsplit(url).hostname or "").lower()
     except ValueError:  # a malformed URL is no archive's

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import date
+from urllib.parse import urlsplit
 
 from bot.datamodel import Paragraph
 from bot.documents.archive import Snapshot, Wayback, is_archive_url, parse_wayback
@@ -75,8 +76,6 @@ def wants_archive(fetched: Fetched, document: Document | None) -> bool:
 
 def malformed(url: str) -> str:
     """Why a URL cannot be fetched at all ("" when it can be tried): pages and citations hold broken ones."""
-    from urllib.parse import urlsplit
-
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises on a port that is not a number)

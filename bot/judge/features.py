@@ -14,6 +14,7 @@ features: its verdict stays the rule's.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -121,6 +122,4 @@ def _latin_share(text: str) -> float:
 
 
 def _name(character: str) -> str:
-    import unicodedata
-
     return unicodedata.name(character, "")
