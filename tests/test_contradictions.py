@@ -190,6 +190,17 @@ def test_the_value_written_only_for_a_relative_is_never_support(text, whose):
     assert judgement.answer == f'not asked: it writes "15 March 1970" only for {whose}' and not judgement.written
 
 
+@pytest.mark.parametrize("text, whose", [
+    ("The mother of Eva Hostilová was born on 15 March 1970.", "The mother of Eva Hostilová"),
+    ("Karel, the brother of Eva Hostilová, was born on 15 March 1970.", "the brother of Eva Hostilová"),
+    ("Eva Hostilová, whose mother was born on 15 March 1970, is a painter.", "whose mother"),
+    ("Eva Hostilová gave birth to her daughter Jana on 15 March 1970.", "birth to her daughter"),
+])
+def test_a_relatives_date_is_never_support_however_the_sentence_names_the_relative(text, whose):
+    verdict, questions = judged(EVA, text)
+    assert verdict is Verdict.NOT_INFERRABLE and questions == []
+
+
 def test_the_subjects_own_value_given_in_the_same_breath_as_a_relatives_contradicts():
     text = "Eva Hostilová grew up in Brno. Eva's cousin Jan was born on 15 March 1970. Eva herself was born in 1975."
     verdict, questions = judged(EVA, text)
@@ -211,6 +222,26 @@ def test_the_value_written_for_the_subject_as_well_as_for_a_relative_is_asked():
 def test_a_death_sentence_is_no_date_of_death(text):
     verdict, questions = judged(DIED, text)
     assert verdict is Verdict.NOT_INFERRABLE and questions == []
+
+
+@pytest.mark.parametrize("text", [
+    # the words that name a death here name others' deaths or a sentence passed, never hers
+    "Marta Novotná was sentenced to death in 1947 for the deaths of 22 prisoners. Her term was commuted to life.",
+    "Marta Novotná was tried for the deaths of 22 prisoners in 1947.",
+    "Marta Novotná was tried in 1947 for the death of her husband.",
+    # another event's date, beside a death in another predicate
+    "Marta Novotná's trial began in 1947, and she died in prison years later.",
+    "Marta Novotná received the Order of Labour in 1947 and died in Brno.",
+])
+def test_a_date_of_another_event_never_contradicts_the_date_of_death(text):
+    verdict, questions = judged(DIED, text)
+    assert verdict is Verdict.NOT_INFERRABLE and questions == []
+
+
+def test_her_own_death_in_another_year_beside_such_events_still_contradicts():
+    text = "Marta Novotná was sentenced to death in 1947 for the deaths of 22 prisoners. She died in 1961 in Brno."
+    verdict, questions = judged(DIED, text)
+    assert verdict is Verdict.CONTRADICTS and len(questions) == 1 and "died on 1961" in questions[0]
 
 
 def test_a_birth_dated_by_another_event_gives_that_events_date_not_the_birth():

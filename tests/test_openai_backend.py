@@ -9,7 +9,7 @@ import time
 import pytest
 import requests
 
-from bot.datamodel import Claim, Relation, Verdict
+from bot.datamodel import Claim, Relation, Value, Verdict
 from bot.errors import BackendUnavailable
 from bot.judge.engine import Judge
 from bot.judge.openai_backend import OpenAIBackend, make_session
@@ -381,3 +381,33 @@ def test_a_server_of_another_model_in_the_list_is_refused(llama_server, recordin
                                                     {"Content-Type": "application/json"})
     with pytest.raises(ConfigError, match=r"does not serve .*SmolLM2.*another-model"):
         OpenAIBackend(make_session(retries=0), [llama_server.url, recording_server.url + "/v1"])
+
+
+EVA_BORN = Claim("Eva Hostilová", "date of birth", "1970-03-15", predicate_phrase="was born on", as_sentence=True,
+                 value=Value("time", "+1970-03-15T00:00:00Z/11", "1970-03-15"))
+MOTHER_BORN = dataclasses.replace(EVA_BORN, object="1945-05-02",
+                                  value=Value("time", "+1945-05-02T00:00:00Z/11", "1945-05-02"))
+
+
+@pytest.mark.parametrize("text", [
+    "The mother of Eva Hostilová was born on 15 March 1970.",
+    "Karel, the brother of Eva Hostilová, was born on 15 March 1970.",
+    "Eva Hostilová, whose mother was born on 15 March 1970, is a painter.",
+    "Eva Hostilová gave birth to her daughter Jana on 15 March 1970.",
+])
+def test_a_real_judge_never_supports_a_relatives_date_as_the_subjects(llama_server, text):
+    judge = Judge(OpenAIBackend(make_session(), llama_server.url), REFBOT, justify=False)
+    judgement = judge.judge(EVA_BORN, text)
+    assert judgement.verdict is Verdict.NOT_INFERRABLE
+    assert judgement.answer.startswith('not asked: it writes "15 March 1970" only for ')
+
+
+def test_a_real_judge_asks_about_the_subjects_date_beside_a_relatives_and_never_takes_the_relatives(llama_server):
+    text = "Eva Hostilová was born on 15 March 1970 in Brno; her mother Jana was born on 2 May 1945."
+    judge = Judge(OpenAIBackend(make_session(), llama_server.url), REFBOT, justify=False)
+    own = judge.judge(EVA_BORN, text)
+    assert own.written and not own.answer.startswith("not asked") and own.p_yes is not None
+    # A statement giving her the mother's date is not supported; her own date beside it may be found against it.
+    relatives = judge.judge(MOTHER_BORN, text)
+    assert relatives.verdict in (Verdict.NOT_INFERRABLE, Verdict.CONTRADICTS)
+    assert relatives.answer.startswith('not asked: it writes "2 May 1945" only for her mother')

@@ -163,6 +163,20 @@ def test_a_value_stated_in_a_relative_clause_about_someone_else_is_not_the_subje
     ("Eva Hostilová was born on 15 March 1970 in Brno. Her brother Karel was born on 15 March 1970 too.", ""),
     ("Eva Hostilová's brother says she was born on 15 March 1970.", ""),
     ("Eva Hostilová was born on 15 March 1970 at the Faculty Hospital of Brno.", ""),
+    # the relative named before the subject, by "of": whose relative the words after "of" say
+    ("The mother of Eva Hostilová was born on 15 March 1970.", "The mother of Eva Hostilová"),
+    ("Karel, the brother of Eva Hostilová, was born on 15 March 1970.", "the brother of Eva Hostilová"),
+    ("Eva Hostilová, the daughter of Karel Novák, was born on 15 March 1970.", ""),
+    ("The daughter of Karel Novák, Eva Hostilová, was born on 15 March 1970.", ""),
+    ("The daughter of a miner, Eva Hostilová was born on 15 March 1970.", ""),
+    # a relative clause on the subject whose own subject is her relative
+    ("Eva Hostilová, whose mother was born on 15 March 1970, is a painter.", "whose mother"),
+    ("Eva Hostilová is a painter, whose mother was born on 15 March 1970.", "whose mother"),
+    ("Eva Hostilová, whose mother was born in Ostrava, was born on 15 March 1970.", ""),
+    # a birth she gave is her child's
+    ("Eva Hostilová gave birth to her daughter Jana on 15 March 1970.", "birth to her daughter"),
+    ("In Brno, Eva Hostilová gave birth to a daughter, Jana, on 15 March 1970.", "birth to a daughter"),
+    ("Eva Hostilová was born to her mother Jana on 15 March 1970.", ""),
 ])
 def test_a_value_whose_clause_is_about_a_relative_is_not_the_subjects(text, whose):
     assert stated_for_another(text, "15 March 1970", ["Eva Hostilová"]) == whose

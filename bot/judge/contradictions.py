@@ -50,6 +50,11 @@ _OWNER = r"(?:(?i:his|her|their|its|my|our|your|whose)|[\w.-]+['’]s?)"
 # "his first wife", "Smith's late husband", "whose father", "the widow of", "a close friend of".
 _TIED = re.compile(rf"(?<![\w'’]){_OWNER}\s+(?:[\w-]+\s+){{0,2}}?{_TIE}(?![\w-])"
                    rf"|(?<![\w'’])(?i:the|a|an)\s+(?:[\w-]+\s+){{0,2}}?{_TIE}\s+of(?!\w)")
+# Whom a tie "of" names: a name ("the mother of Eva Hostilová"), a pronoun ("the brother of her"), or a few words
+# up to the next comma or verb-like break ("the wife of his friend"); the words after them are the clause's own.
+_TIE_OWNER = re.compile(r"\s*(?:(?:[A-Z][\w.'’-]*\s*)+|(?i:him|her|them|his|hers|theirs)\b)")
+# The object of a birth given is who was born: "gave birth to her daughter Jana on …", "giving birth to a son".
+_BIRTH_GIVEN = re.compile(rf"(?<!\w)(?i:birth)\s+to\s+(?:[\w-]+\s+){{0,2}}?{_TIE}(?![\w-])")
 # The given names right before a possessive's family name ("Eva " before "Hostilová's brother").
 _OWNER_NAME = re.compile(r"(?:[A-Z][\w.'’-]*\s+)*\Z")
 # Where a clause starts: a stop, a bracket or a dash, a comma before a conjunction or a relative pronoun, and the
@@ -114,6 +119,7 @@ def stated_for_another(text: str, spans: Iterable[tuple[int, int]], names: Seque
 
 # ", who studied at …": a relative clause set off by a comma, and the words before it, whose capitalised tail names
 # its antecedent; it may span a sentence's clauses, not its end.
+_TIE_AHEAD = re.compile(rf"(?:[\w-]+\s+){{0,2}}?{_TIE}(?![\w-])", re.IGNORECASE)
 _SET_OFF = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+),\s+(who|whose|which)\s")
 
 
@@ -127,6 +133,8 @@ def _relative_antecedent(before: str, names: Sequence[str], person: bool) -> str
         pass
     if clause is None or _CLAUSE_END.search(before, clause.end()):
         return None  # not inside a relative clause
+    if clause.group(2) == "whose" and _TIE_AHEAD.match(before, clause.end()):
+        return None  # "Eva Hostilová, whose mother was born …": about her mother (stated_for reads the tie)
     if (clause.group(2) == "which") == person:
         return ""
     antecedent = _named_tail(clause.group(1))
@@ -160,8 +168,14 @@ def stated_for(sentence: str, start: int, end: int, subject: str, *, by_name_alo
         given = _OWNER_NAME.search(clause, 0, tied.start()) if clause[tied.start():tied.start() + 1].isupper() \
             else None
         owner = given.start() if given is not None else tied.start()
-        if not _refers_to(clause[:owner], subject) and not _refers_to(clause[tied.end():], subject):
-            return clause[owner:tied.end()]
+        # "the mother of Eva Hostilová was born …": the name after "of" is whose relative, not the clause's subject
+        after = _TIE_OWNER.match(clause, tied.end()) if tied.group(0).endswith("of") else None
+        named_end = after.end() if after is not None else tied.end()
+        if not _refers_to(clause[:owner], subject) and not _refers_to(clause[named_end:], subject):
+            return clause[owner:named_end].strip(" ,")
+    birth_given = _BIRTH_GIVEN.search(clause)
+    if birth_given is not None:  # "Eva gave birth to her daughter Jana on 15 March 1970": the daughter's birth
+        return birth_given.group(0)
     if _OPENING.fullmatch(clause):  # "In 1950, his wife died": the clause's subject follows the value
         after = _TIED.match(sentence, end + len(sentence[end:]) - len(sentence[end:].lstrip(" ,")))
         if after is not None:

@@ -164,19 +164,27 @@ _BOUNDARY = re.compile(r"[;()\[\]|—–\n]")
 _OTHER_EVENTS = re.compile(
     r"\b(?:sentenced|condemned|sentencing|sentence|sentences)\s+(?:him\s+|her\s+|them\s+)?to\s+death\b"
     r"|\bdeath[\s-]+(?:sentences?|penalty|penalties|warrants?|row|threats?|squads?|toll|camps?|march(?:es)?)\b"
-    r"|\bborn\s+in\s+the\s+year\s+of\b", re.IGNORECASE)
+    r"|\bborn\s+in\s+the\s+year\s+of\b"
+    # Others' events: a toll ("tried for the deaths of 22 prisoners"), a relative's ("after the death of his wife").
+    r"|\b(?:deaths|births)\b|\b(?:death|birth)\s+of\s+(?:his|her|their|its|a|an|the|one|two|three)\b",
+    re.IGNORECASE)
+# Where another predicate starts after a value: "received the Order of Labour in 1947 and died in Brno" names no
+# death for 1947 — the words after a conjunction are another clause's.
+_NEXT_PREDICATE = re.compile(r"\b(?:and|but|or|while|whereas|although|though|until)\b", re.IGNORECASE)
 
 
 def _around(snippet: str, sentence_start: int, sentence_end: int, other: Found) -> str:
     """The words around ``other`` in its sentence that may name its property: up to ``WORDS_BEFORE`` before it and
-    ``WORDS_AFTER`` after it, not across a bracket, a dash, a semicolon or a line break."""
+    ``WORDS_AFTER`` after it, not across a bracket, a dash, a semicolon or a line break, nor after it across a
+    conjunction opening another predicate ("in 1947 and died in Brno")."""
     bounds = _BOUNDARY.finditer(snippet, sentence_start, other.start)
     left = max([sentence_start, *(match.end() for match in bounds)])
     before = list(re.finditer(r"\S+", snippet[left:other.start]))
     if len(before) > WORDS_BEFORE:
         left += before[-WORDS_BEFORE].start()
-    boundary = _BOUNDARY.search(snippet, other.end, sentence_end)
-    right = boundary.start() if boundary else sentence_end
+    right = min((match.start() for match in (_BOUNDARY.search(snippet, other.end, sentence_end),
+                                              _NEXT_PREDICATE.search(snippet, other.end, sentence_end)) if match),
+                default=sentence_end)
     after = list(re.finditer(r"\S+", snippet[other.end:right]))
     if len(after) > WORDS_AFTER:
         right = other.end + after[WORDS_AFTER - 1].end()
