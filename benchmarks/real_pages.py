@@ -3,7 +3,8 @@
 
     benchmarks/real_pages.py DEV_DIR [--variant true|wrong|both] [--out FILE.jsonl] [--limit N] [--ids ID,…]
                              [--judge transformers|openai] [--judge-url URL] [--judge-model NAME] [--no-echo]
-                             [--threads N] [--judge-dtype bfloat16|float32] [--workers N] [--seed 42]
+                             [--threads N] [--judge-dtype bfloat16|float32] [--value-words N] [--workers N]
+                             [--seed 42]
 
 ``DEV_DIR`` holds ``dev.jsonl`` (statements: subject, predicate, object, property_id, datatype, label,
 author_label, …), ``pages.jsonl`` (each row's saved page: ``page``, ``final_url``) and ``pages/``
@@ -569,6 +570,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--judge-dtype", choices=("bfloat16", "float32"),
                         help="the in-process judge's weights (default: refbot's, bfloat16; float32 where the CPU has "
                              "no native bfloat16: the same verdicts, several times faster)")
+    parser.add_argument("--value-words", type=int, metavar="N",
+                        help="[check] value_words: units judged besides where a page writes a word of an item value's "
+                             "names (default: refbot's)")
     parser.add_argument("--workers", type=int, default=1, help="statements checked at once (1)")
     args = parser.parse_args()
     if args.limit is not None and args.limit < 1:
@@ -632,7 +636,7 @@ def check_all(args: argparse.Namespace, todo: Sequence[Case], cases: Sequence[Ca
             options = load_options(empty, environ={}, overrides={
                 **world.options(), "check_source": "web", "judge_backend": judge, "judge_url": args.judge_url,
                 "judge_model": args.judge_model, "threads": args.threads, "judge_dtype": args.judge_dtype,
-                "judge_echo": False if args.no_echo else None})
+                "judge_echo": False if args.no_echo else None, "check_value_words": args.value_words})
             parts = Wiring(options)
             began = time.monotonic()
             parts.tools  # noqa: B018 (the judge loads here, once, not inside the first statement)

@@ -195,6 +195,12 @@ class CheckOptions:
     # Units about the item judged besides in a page that never writes an item value, for the model to name the value
     # in their words (``bot.judge.naming``; each costs a generation): off unless asked for.
     naming: int = 0
+    # Units about the item judged besides in a page that never writes an item value whole but writes a word of one of
+    # its names in some form ("Treasury" of "Department of the Treasury", "Parliament" of "Member of the 1399
+    # Parliament"): the model names the value in their words, refbot checks them (``bot.judge.naming``). Such a unit
+    # is where the naming can be shown; at most this many a statement. Off by default: on wtr-dev's item statements it
+    # found 2 of 69 more (1 supported, 1 undecided) at 15 % fewer statements an hour on a CPU (benchmarks/README.md).
+    value_words: int = 0
     # Units about the item judged besides in a page in another alphabet than every name of an item value (a Russian
     # page, an English label: ``bot.values.names_beyond_reach``), where not finding the value says nothing.
     across: int = 2

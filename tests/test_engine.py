@@ -190,6 +190,9 @@ def test_a_page_in_another_alphabet_has_its_best_units_about_the_subject_judged_
     assert len(chosen) == 2 and all("Кингком" in entry.paragraph.text for entry in chosen)
     assert queue(paragraphs(russian), statement, Strategy(across=0), title="Брайан Кингком") == []
     assert queue(paragraphs(english), statement, Strategy(), title="Brian Kingcome") == []
+    # With value_words, an English page writing a word of the label ("the air force") has that unit judged.
+    worded, = queue(paragraphs(english), statement, Strategy(value_words=1), title="Brian Kingcome")
+    assert worded.paragraph.text == english[0]
 
 
 @pytest.mark.parametrize("text, value", [

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.checking.judging import Strategy, queue
+from bot.checking.judging import Strategy, queue, worded_at_most
+from bot.checking.ranking import Ranked
 from bot.datamodel import Claim, Paragraph, Statement, Value, Verdict
 from bot.judge.engine import Judge
-from bot.judge.naming import NAMED, Naming, answered, checked, same_stem, verbatim
+from bot.judge.naming import NAMED, Naming, answered, checked, in_words, same_stem, verbatim, worded_sentences
 from bot.judge.prompts import REFBOT
 from bot.judge.scripted import ScriptedBackend
 
@@ -137,7 +138,78 @@ def test_a_page_that_never_writes_the_item_has_its_best_units_about_the_subject_
                   for position, text in enumerate(texts)]
     chosen = queue(paragraphs, statement, Strategy(naming=2), title="Jana Vlková")
     assert len(chosen) == 2 and all("Jana Vlková" in entry.paragraph.text for entry in chosen)
-    assert queue(paragraphs, statement, Strategy(naming=0), title="Jana Vlková") == []
+    assert queue(paragraphs, statement, Strategy(naming=0, value_words=0), title="Jana Vlková") == []
+    # With value_words, only the paragraph writing a word of the value's name in some form ("violist" of "viola").
+    worded, = queue(paragraphs, statement, Strategy(naming=0, value_words=1), title="Jana Vlková")
+    assert worded.paragraph.text == QUARTET
     born = Statement("Q990300", "Jana Vlková", "Q990300$B", "P569", "date of birth",
                      Value("time", "+1970-00-00T00:00:00Z/9", "1970"))
     assert queue(paragraphs, born, Strategy(naming=2), title="Jana Vlková") == []
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("Department of the Treasury", "An Act to provide for first home saver accounts. Administered by: Treasury.", True),
+    ("Member of the 1399 Parliament", "He sat in the parliaments of 1397 and 1399 for Bath.", True),
+    ("viola", "She was its violist for twenty years.", True),
+    ("homicide", "Fajge was murdered in the Shoah.", False),  # only an embedding could show "murdered"
+    ("Department of the Treasury", "The weather in Canberra was fine.", False),
+    ("art", "She studied the arteries of the heart.", False),  # a word too short to carry a stem
+])
+def test_a_text_writes_a_word_of_the_values_name_in_some_form(name, text, expected):
+    assert in_words(Value("wikibase-item", "Q1", name), text) is expected
+
+
+def test_a_page_writing_a_word_of_the_items_name_has_one_unit_about_the_subject_judged_with_value_words():
+    """Where a page never writes the item whole but writes a word of its name, the best ranked paragraph about the
+    subject holding such a word is judged (``Strategy.value_words``), the model naming the words; a paragraph
+    holding none is not, and a page holding none costs no judgement."""
+    treasury = Value("wikibase-item", "Q1", "Department of the Treasury")
+    statement = Statement("Q2", "First Home Saver Accounts Act 2008", "Q2$1", "P126", "maintained by", treasury)
+    texts = ["First Home Saver Accounts Act 2008. An Act to provide for first home saver accounts.",
+             "First Home Saver Accounts Act 2008. Administered by: Treasury.",
+             "First Home Saver Accounts Act 2008. Treasury portfolio, as amended."]
+    paragraphs = [Paragraph(text, "https://act.example", position, 0, len(text))
+                  for position, text in enumerate(texts)]
+    chosen = queue(paragraphs, statement, Strategy(value_words=1), title="First Home Saver Accounts Act 2008")
+    assert [entry.paragraph.position for entry in chosen] == [1]
+    assert len(queue(paragraphs, statement, Strategy(value_words=2), title="First Home Saver Accounts Act 2008")) == 2
+    assert queue(paragraphs, statement, Strategy(), title="First Home Saver Accounts Act 2008") == []  # off by default
+    assert queue(paragraphs[:1], statement, Strategy(value_words=1), title="First Home Saver Accounts Act 2008") == []
+
+
+def test_the_model_names_the_value_in_the_sentences_writing_a_word_of_its_name_and_its_words_are_found_in_all():
+    """The naming question holds only the sentences that write a word of the value's name in some form (a fraction
+    of a long paragraph's tokens); the words named are then found in the whole paragraph, which the judge reads."""
+    text = ("Jana Vlková was born in Olomouc in 1975. She studied at the Brno conservatory under Karel Novák. "
+            "She joined the Brno Quartet in 1998 and was its violist for twenty years. She lives in Brno.")
+    assert worded_sentences(VIOLA, text) == "She joined the Brno Quartet in 1998 and was its violist for twenty years."
+    backend, verdict, written, form, _ = judged("its violist", text=text)
+    assert verdict is Verdict.SUPPORTS and (written, form) == (f"{NAMED}: same stem as “viola”", "its violist")
+    naming_prompt = backend.asked("complete")[0].prompt
+    assert "its violist" in naming_prompt and "Olomouc" not in naming_prompt and "lives in Brno" not in naming_prompt
+    question, = backend.questions
+    assert "Olomouc" in question  # the judge reads the whole paragraph
+    # Where no sentence writes such a word ("murdered" for homicide), the model is asked in the whole text.
+    assert worded_sentences(Value("wikibase-item", "Q1", "homicide"), "Fajge was murdered in 1942. She was 20.") == ""
+
+
+def test_a_name_with_a_number_is_written_in_part_only_where_its_number_is():
+    member = Value("wikibase-item", "Q1", "Member of the 1399 Parliament")
+    assert in_words(member, "He sat in the parliament of 1399 for Bath.")
+    assert not in_words(member, "He sat in the parliament of 1558 for Bath.")
+
+
+def test_paragraphs_queued_for_a_word_of_the_values_name_are_bounded_per_statement_not_per_document():
+    treasury = Value("wikibase-item", "Q1", "Department of the Treasury")
+    statement = Statement("Q2", "First Home Saver Accounts Act 2008", "Q2$1", "P126", "maintained by", treasury)
+
+    def page(url: str, text: str) -> list[Ranked]:
+        return queue([Paragraph(text, url, 0, 0, len(text))], statement, Strategy(value_words=1),
+                     title="First Home Saver Accounts Act 2008")
+    one = page("https://a.example", "First Home Saver Accounts Act 2008. Administered by: Treasury.")
+    other = page("https://b.example", "First Home Saver Accounts Act 2008. Administered by: Treasury.")
+    assert one[0].worded and other[0].worded
+    assert [len(entries) for entries in worded_at_most([one, other], 1)] == [1, 0]  # the first of equals
+    assert [len(entries) for entries in worded_at_most([other, one[:0]], 1)] == [1, 0]
+    assert [len(entries) for entries in worded_at_most([one, other], 2)] == [1, 1]
+    assert worded_at_most([one, other], 0) == [[], []]

@@ -19,7 +19,7 @@ def plan_from(check: CheckOptions, search: SearchOptions, fetch_workers: int) ->
     return Plan(source=check.source, all_sources=check.all_sources,
                 strategy=Strategy(check.strategy, check.top, check.require_mention, check.require_subject,
                                   check.unnamed, considered=check.paragraphs, naming=check.naming,
-                                  across=check.across),
+                                  across=check.across, value_words=check.value_words),
                 documents=check.documents, search_results=search.results, allow_domains=search.allow_domains,
                 deny_domains=search.deny_domains, fetch_workers=fetch_workers)
 

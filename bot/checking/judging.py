@@ -28,6 +28,7 @@ from bot.judge.engine import Judge
 from bot.checking.ranking import MAX_RANKED, Embed, Ranked, rank, subject_names, with_closeness
 from bot.checking.subject_check import PAGE_RULES, admitting_rule, named_somewhere, page_context, page_rule
 from bot.judge.contradictions import candidates as contradiction_candidates, stated_for_another
+from bot.judge.naming import in_words
 from bot.values import names_beyond_reach
 
 
@@ -52,6 +53,13 @@ class Strategy:
     # of an item value (``bot.values.names_beyond_reach``: a Russian page cannot write an English label, so not
     # finding it says nothing), the judge asked as for a paragraph writing it (``bot.judge.engine.ACROSS_ALPHABETS``).
     across: int = 2
+    # Paragraphs about the subject judged besides, the best ranked, in a document that never writes an item value as
+    # refbot knows it but writes a word of one of its names in some form (``bot.judge.naming.in_words``: "Treasury"
+    # of "Department of the Treasury"): there the words the model names can be shown to name the value, where in a
+    # paragraph holding none of them only an embedding's similarity could. Cheap to choose, one generation each,
+    # at most this many a statement (``worded_at_most``). Off by default (``[check] value_words``): the generations
+    # cost a CPU 15 % of its statements an hour for 2 more of 69 item statements found on wtr-dev's pages.
+    value_words: int = 0
 
 
 def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strategy,
@@ -102,7 +110,21 @@ def queue(paragraphs: Sequence[Paragraph], statement: Statement, strategy: Strat
     # Those naming the subject themselves first: a page about the subject admits all its units, the weather too.
     across = sorted((entry for entry in rest if names_beyond_reach(statement.value, entry.snippet)),
                     key=lambda entry: entry.subject_rule in PAGE_RULES)[:strategy.across]
-    return others + [entry for entry in rest if entry in rest[:strategy.naming] or entry in across]
+    worded = [entry for entry in rest if in_words(statement.value, entry.paragraph.text)][:strategy.value_words]
+    return others + [replace(entry, worded=entry in worded and entry not in rest[:strategy.naming]
+                             and entry not in across)
+                     for entry in rest if entry in rest[:strategy.naming] or entry in across or entry in worded]
+
+
+def worded_at_most(queues: Sequence[Sequence[Ranked]], limit: int) -> list[list[Ranked]]:
+    """The documents' queues with at most ``limit`` paragraphs queued for a word of the value's names
+    (``Ranked.worded``) in all: the best scored across the documents, the others left out. Each costs the model a
+    generation, and a statement needs one that names the value, not one a page."""
+    worded = sorted(((entry.score, -index, -position) for index, entries in enumerate(queues)
+                     for position, entry in enumerate(entries) if entry.worded), reverse=True)
+    kept = {(-index, -position) for _, index, position in worded[:limit]}
+    return [[entry for position, entry in enumerate(entries) if not entry.worded or (index, position) in kept]
+            for index, entries in enumerate(queues)]
 
 
 def _closer_first(entries: Sequence[Ranked], statement: Statement, embed: Embed | None) -> list[Ranked]:

@@ -46,6 +46,9 @@ class Ranked:
     # What the judge reads before a paragraph that counts only because its page is about the subject: the line
     # of the page that names it ("Haná Chamber Orchestra" before "The orchestra was founded in 1994").
     context: str = ""
+    # Queued because the paragraph writes a word of an item value's names, where the page never writes it whole
+    # (``bot.checking.judging.Strategy.value_words``): such paragraphs are bounded per statement, not per document.
+    worded: bool = False
 
     @property
     def snippet(self) -> str:

@@ -14,7 +14,7 @@ from datetime import date
 from bot.checking import candidates as find
 from bot.checking.against import NEGATED, evidence_against
 from bot.clock import Clock, stamp, system_clock
-from bot.checking.judging import Strategy, judge_in_rounds, not_ranked, queue
+from bot.checking.judging import Strategy, judge_in_rounds, not_ranked, queue, worded_at_most
 from bot.checking.records import Candidate, DocumentCheck, Judged, Outcome, Search, StatementCheck
 from bot.corroboration.stage import Corroboration, Corroborator, Finding
 from bot.datamodel import Claim, Paragraph, Statement, Verdict
@@ -279,6 +279,7 @@ def _judge_documents(statement: Statement, claim: Claim, tools: Tools, plan: Pla
                         heading=result.document.heading if result.document else "",
                         official=on_official_site(candidate.url, websites), claim=claim)
                   for candidate, result, named in zip(wanted, retrieved, as_named)]
+        queues = worded_at_most(queues, plan.strategy.value_words)
     with watch.stage("judge"):
         judged = judge_in_rounds(tools.judge, claim, queues, justify=False,
                                  first_only=plan.strategy.name == "ranked")

@@ -20,7 +20,7 @@ from bot.judge.calibration import Calibration, decide
 from bot.judge.contradictions import candidates as contradiction_candidates, stated_for_another
 from bot.judge.features import ACROSS_ALPHABETS
 from bot.judge.focus import focus
-from bot.judge.naming import Naming, checked
+from bot.judge.naming import Naming, checked, worded_sentences
 from bot.judge.periods import occurrences, timing
 from bot.values.names import mentions
 from bot.pool import in_flight
@@ -138,7 +138,10 @@ class Judge:
         answers: list[str] = []
         with self._slots:
             started = time.monotonic()
-            for part in self._fit(claim, snippet)[:NAMING_PARTS]:
+            # asked in the sentences writing a word of the value's names where there are any: the words named are
+            # then looked for in the whole snippet
+            excerpt = worded_sentences(claim.value, snippet) or snippet
+            for part in self._fit(claim, excerpt)[:NAMING_PARTS]:
                 completion = self.backend.complete(naming_messages(self.template, claim, part), NAMING_GENERATION)
                 prompt_tokens += completion.prompt_tokens
                 completion_tokens += completion.completion_tokens

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.datamodel import Value
+from bot.documents.sentences import sentence_spans
 from bot.values.names import mentions
 
 Embed = Callable[[list[str]], list[list[float]]]
@@ -144,6 +145,29 @@ def shown(words: str, value: Value, naming: Naming) -> str:
     vectors = naming.embed([words, *compared])
     similarity, name = max((_cosine(vectors[0], vector), name) for vector, name in zip(vectors[1:], compared))
     return f"embedding similarity {similarity:.2f} to “{name}”" if similarity >= naming.threshold else ""
+
+
+def in_words(value: Value, text: str) -> bool:
+    """Whether ``text`` writes a word of one of the value's names in some form (``same_stem``: "Treasury" of
+    "Department of the Treasury", "Parliament" of "Member of the 1399 Parliament"), a word carrying meaning
+    (``STEM_LETTERS`` letters or more), and every number of that name as it is ("1399") — where words the model
+    names could be shown to name the value (``shown``). Cheap: no model."""
+    said = {word.casefold() for word in _WORD.findall(text) if len(word) >= STEM_LETTERS}
+    numbers = set(_NUMBER.findall(text))
+    return any(set(_NUMBER.findall(name)) <= numbers and any(
+        same_stem(word, given) for word in _words_of(name) for given in said) for name, _ in value_names(value))
+
+
+def worded_sentences(value: Value, text: str) -> str:
+    """The sentences of ``text`` that write a word of one of the value's names in some form (:func:`in_words`),
+    joined by " … " in their order; "" where none does. What the model is asked to name the value in: the words it
+    names are then looked for in the whole text, and a short excerpt costs a fraction of the whole."""
+    sentences = [text[start:end].strip() for start, end in sentence_spans(text)]
+    return " … ".join(sentence for sentence in sentences if sentence and in_words(value, sentence))
+
+
+def _words_of(name: str) -> set[str]:
+    return {word.casefold() for word in _WORD.findall(name) if len(word) >= STEM_LETTERS}
 
 
 def checked(answer: str, text: str, value: Value, subject_names: Sequence[str], naming: Naming) -> Named | None:
