@@ -50,8 +50,9 @@ _OWNER = r"(?:(?i:his|her|their|its|my|our|your|whose)|[\w.-]+['’]s?)"
 # "his first wife", "Smith's late husband", "whose father", "the widow of", "a close friend of".
 _TIED = re.compile(rf"(?<![\w'’]){_OWNER}\s+(?:[\w-]+\s+){{0,2}}?{_TIE}(?![\w-])"
                    rf"|(?<![\w'’])(?i:the|a|an)\s+(?:[\w-]+\s+){{0,2}}?{_TIE}\s+of(?!\w)")
-# Whom a tie "of" names: a name ("the mother of Eva Hostilová"), a pronoun ("the brother of her"), or a few words
-# up to the next comma or verb-like break ("the wife of his friend"); the words after them are the clause's own.
+# Whom a tie "of" names: a name ("the mother of Eva Hostilová") or a pronoun ("the brother of her"); the words after
+# them are the clause's own, where the subject named is an apposition ("The daughter of Karel Novák, Eva Hostilová,")
+# and not naming the subject leaves the clause to the relative.
 _TIE_OWNER = re.compile(r"\s*(?:(?:[A-Z][\w.'’-]*\s*)+|(?i:him|her|them|his|hers|theirs)\b)")
 # The object of a birth given is who was born: "gave birth to her daughter Jana on …", "giving birth to a son".
 _BIRTH_GIVEN = re.compile(rf"(?<!\w)(?i:birth)\s+to\s+(?:[\w-]+\s+){{0,2}}?{_TIE}(?![\w-])")
