@@ -516,47 +516,93 @@ def test_an_account_blocked_after_signing_in_decides_nothing(service):
     assert f"written as {CURATOR}" in answer.text
 
 
-def test_a_sign_in_begun_and_left_keeps_one_small_row_that_ends_in_fifteen_minutes(world, tmp_path):
-    """An anonymous visitor's `/login` makes a row (the sign-in's state must be kept), but a session never grows with
-    repeated sign-ins, and a sign-in left unfinished ends and is deleted as other sessions begin."""
+def test_a_sign_in_begun_and_left_keeps_nothing_on_the_server_and_its_cookie_ends_in_fifteen_minutes(world,
+                                                                                                     tmp_path):
+    """An anonymous visitor's `/login` keeps the sign-in's state in a small encrypted cookie, not a row; repeated
+    sign-ins do not grow it; a cookie older than fifteen minutes (by the service's clock) is no sign-in, so the
+    callback refuses it; a changed cookie is none either."""
     now = [time.time()]
     service = start_service(world, tmp_path, clock=lambda: now[0])
     try:
         left = requests.Session()
         for _ in range(5):
             assert left.get(f"{service.url}/login", timeout=20, allow_redirects=False).status_code == 302
-        [row] = _sessions(service)
-        kept = LedgerSessions(RunLedger(None), service.options.service.secret_key).fernet.decrypt(row.data.encode())
-        assert kept.count(b"_state_") == 1 and len(row.data) < 4096
+        assert _sessions(service) == []
+        [cookie] = list(left.cookies)
+        assert cookie.name == "refbot_service_signin" and len(cookie.value or "") < 4096
+        assert "_state_" not in (cookie.value or "") and "code_verifier" not in (cookie.value or "")
+
+        stale = requests.Session()
+        form_page = stale.get(f"{service.url}/login", timeout=20)
         now[0] += 16 * 60
-        assert _signed_in_as(left.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == ""
-        requests.Session().get(f"{service.url}/login", timeout=20, allow_redirects=False)
-        assert len(_sessions(service)) == 1, "the row of the sign-in left was deleted"
+        hidden = etree.HTML(form_page.text).xpath("//form//input[@type='hidden']")
+        answer = {**{field.get("name"): field.get("value") for field in hidden},
+                  "username": CURATOR, "password": PASSWORD, "decision": "allow"}
+        late = stale.post(form_page.url.split("?", 1)[0], data=answer, timeout=20)
+        assert late.status_code == 400 and "the sign-in was not started here or was used already" in late.text
+        assert _sessions(service) == [] and _signed_in_as(
+            stale.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == ""
+
+        changed = requests.Session()
+        form_page = changed.get(f"{service.url}/login", timeout=20)
+        value = changed.cookies["refbot_service_signin"]
+        changed.cookies.set("refbot_service_signin", value[:-6] + ("A" if value[-6] != "A" else "B") + value[-5:],
+                            domain="127.0.0.1", path="/")
+        hidden = etree.HTML(form_page.text).xpath("//form//input[@type='hidden']")
+        answer = {**{field.get("name"): field.get("value") for field in hidden},
+                  "username": CURATOR, "password": PASSWORD, "decision": "allow"}
+        assert changed.post(form_page.url.split("?", 1)[0], data=answer, timeout=20).status_code == 400
+        assert _sessions(service) == []
     finally:
         service.stop()
 
 
-def test_a_stream_of_sign_ins_cannot_grow_the_sessions_without_bound(world, tmp_path, monkeypatch):
-    """Each anonymous `/login` keeps a row for 15 minutes; with MAX_SESSIONS alive, a new visitor's sign-in is
-    answered 503 with Retry-After and keeps nothing, a sign-in under way goes on, and once rows end, sign-ins begin
-    again."""
+def test_a_stream_of_anonymous_sign_ins_leaves_the_sessions_table_empty_and_a_curator_signs_in_during_it(
+        world, tmp_path, monkeypatch):
+    """However many anonymous `/login`s arrive (here far beyond a lowered cap on sessions), none makes a row: a
+    curator signs in in the middle of the stream, lands on the page they began on, and theirs is the only row; the
+    cap then answers a further sign-in 503 with Retry-After, and the signed-in curator is untouched."""
     from bot.review import sessions
 
-    monkeypatch.setattr(sessions, "MAX_SESSIONS", 3)
-    now = [time.time()]
-    service = start_service(world, tmp_path, clock=lambda: now[0])
+    monkeypatch.setattr(sessions, "MAX_SESSIONS", 1)
+    service = start_service(world, tmp_path)
     try:
-        visitors = [requests.Session() for _ in range(3)]
-        for visitor in visitors:
-            assert visitor.get(f"{service.url}/login", timeout=20, allow_redirects=False).status_code == 302
-        refused = requests.get(f"{service.url}/login", timeout=20, allow_redirects=False)
+        stop, sent = threading.Event(), [0]
+
+        def crowd() -> None:
+            while not stop.is_set():
+                answer = requests.get(f"{service.url}/login", timeout=20, allow_redirects=False)
+                assert answer.status_code == 302
+                sent[0] += 1
+
+        crowds = [threading.Thread(target=crowd) for _ in range(3)]
+        for thread in crowds:
+            thread.start()
+        try:
+            while sent[0] < 60:
+                time.sleep(0.05)
+            assert _sessions(service) == [], "an anonymous sign-in made a row"
+            curator = requests.Session()
+            landed = sign_in(curator, service, CURATOR, PASSWORD, start=f"/run/{service.run_id}/queue")
+            assert landed.status_code == 200 and _signed_in_as(landed) == CURATOR
+            assert landed.url.startswith(f"{service.url}/run/{service.run_id}/queue")
+            assert "refbot_service_signin" not in curator.cookies, "the sign-in's cookie goes once signed in"
+            while sent[0] < 150:
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            for thread in crowds:
+                thread.join(30)
+        assert len(_sessions(service)) == 1
+        other = requests.Session()
+        form_page = other.get(f"{service.url}/login", timeout=20)
+        hidden = etree.HTML(form_page.text).xpath("//form//input[@type='hidden']")
+        answer = {**{field.get("name"): field.get("value") for field in hidden},
+                  "username": NEWCOMER, "password": NEWCOMER_PASSWORD, "decision": "allow"}
+        refused = other.post(form_page.url.split("?", 1)[0], data=answer, timeout=20)
         assert refused.status_code == 503 and refused.headers["Retry-After"] == "300"
-        assert "too many sign-ins are under way" in refused.text and "refbot_service" not in refused.cookies
-        assert len(_sessions(service)) == 3
-        assert visitors[0].get(f"{service.url}/login", timeout=20, allow_redirects=False).status_code == 302
-        now[0] += 16 * 60
-        assert requests.get(f"{service.url}/login", timeout=20, allow_redirects=False).status_code == 302
-        assert len(_sessions(service)) == 1, "the ended rows were deleted"
+        assert "too many curators are signed in" in refused.text and len(_sessions(service)) == 1
+        assert _signed_in_as(curator.get(f"{service.url}/run/{service.run_id}/queue", timeout=20)) == CURATOR
     finally:
         service.stop()
 

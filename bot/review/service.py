@@ -14,7 +14,9 @@ approving it again tries again, and the operator's `refbot apply` writes what is
 The session (the account, its token, the form token, the batch) is kept on the server, in the ledger, encrypted with
 ``[service] secret_key`` (``bot.review.sessions``): the cookie holds a random id only — HttpOnly, SameSite=Lax (the
 provider's redirect back is a top-level navigation), Secure when the service's address is https —, signing out ends
-the session for every copy of the cookie, and a session ends after two idle hours or eight in all. Every form carries
+the session for every copy of the cookie, and a session ends after two idle hours or eight in all. A sign-in under
+way is kept by the browser (an encrypted cookie that ends in 15 minutes) until the wiki has answered: only a curator
+the wiki has named makes a row. Every form carries
 the session's form token, and a POST from another origin is refused. Every page forbids other scripts, remote loads
 and framing (CSP), as `refbot review`'s do.
 """
@@ -189,11 +191,7 @@ def make_service(options: Options, store: ReviewLedger, *,
     # -- signing in -------------------------------------------------------------------------------------------
     @app.get("/login")
     def login() -> Any:
-        if not getattr(session, "sid", "") and kept.crowded():  # a new session, and the table is full
-            response = _page(503, "Busy", "too many sign-ins are under way; try again in a few minutes", "/",
-                             "Back to the review queue")
-            response.headers["Retry-After"] = str(int(sessions.SIGNING_IN_S // 3))
-            return response
+        # (Someone not signed in keeps the sign-in's state in a short-lived cookie, not a row: bot.review.sessions.)
         for key in [key for key in session if key.startswith("_state_")]:
             del session[key]  # a sign-in begun before and left: its state goes (one session never grows with them)
         session["next"] = own_path(request.args.get("next", "/"))
@@ -214,6 +212,11 @@ def make_service(options: Options, store: ReviewLedger, *,
             why = _OAUTH_ERRORS.get(str(getattr(error, "error", "")), "the provider's answer could not be read")
             return _page(400, "Not signed in", f"the sign-in with your Wikimedia account did not complete: {why}; "
                                                "sign in again", "/", "Back to the review queue")
+        if not getattr(session, "sid", "") and kept.crowded():  # a new session, and the table is full
+            response = _page(503, "Busy", "too many curators are signed in at once; try again in a few minutes",
+                             "/", "Back to the review queue")
+            response.headers["Retry-After"] = str(int(sessions.SIGNING_IN_S // 3))
+            return response
         wanted = own_path(str(session.pop("next", "/")))
         sessions.renew(session)  # a new session under a new id (no fixation): a fresh form token and batch
         session.update(user={"name": curator.name, "groups": list(curator.groups), "blocked": curator.blocked},
