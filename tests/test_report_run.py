@@ -5,11 +5,14 @@ folder that cannot be written stops a run before it checks anything; a full disk
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -216,3 +219,49 @@ def test_two_ledgers_run_1_never_overwrite_each_others_files_in_one_reports_fold
     assert main(["report", "--run", "1", "--ledger", str(tmp_path / "first" / "runs.sqlite"),
                  "--reports", str(reports)]) == 0
     assert f"report: {written['first']}" in capsys.readouterr().out
+
+
+def _name_first_run(ledger_file: str, folders: list[str], barrier: Any, names: Any) -> None:
+    from bot.output.file_names import run_stem
+
+    with RunLedger(Path(ledger_file)) as ledger:
+        for folder in folders:
+            barrier.wait(30)
+            names.put(run_stem(Path(folder), ledger, 1).name)
+
+
+def test_two_processes_of_one_ledger_naming_their_first_run_at_once_both_get_the_plain_name(tmp_path):
+    """The reports folder's claim is never seen half written: two processes of the same ledger naming their first
+    run in a new folder at the same moment, 200 times, both name it run-1 every time (never run-1-FINGERPRINT)."""
+    ledger_file = tmp_path / "runs.sqlite"
+    with RunLedger(ledger_file) as ledger:
+        ledger.open_run("worklist", "")
+    folders = [str(tmp_path / f"reports-{round_}") for round_ in range(200)]
+    context = multiprocessing.get_context("spawn")
+    barrier, names = context.Barrier(2), context.Queue()
+    workers = [context.Process(target=_name_first_run, args=(str(ledger_file), folders, barrier, names))
+               for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    named = [names.get(timeout=120) for _ in range(2 * len(folders))]
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    assert Counter(named) == {"run-1": 400}
+    assert all(sorted(os.listdir(folder)) == [".refbot-ledger"] for folder in folders), "no temporary file is left"
+
+
+@pytest.mark.parametrize("content, why", [(b"\xff\xfe\x00junk\n", "not UTF-8 text"),
+                                          (b"", "left by a process that stopped while writing it")])
+def test_a_claim_refbot_cannot_read_is_one_line_naming_the_file_and_the_fix(tmp_path, capsys, content, why):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / ".refbot-ledger").write_bytes(content)
+    ledger_file = tmp_path / "runs.sqlite"
+    with RunLedger(ledger_file) as ledger:
+        ledger.open_run("worklist", "")
+    assert main(["report", "--run", "1", "--ledger", str(ledger_file), "--reports", str(reports)]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{reports / '.refbot-ledger'}: the reports folder's claim" in err and why in err
+    assert f"delete {reports / '.refbot-ledger'}" in err

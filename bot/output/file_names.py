@@ -9,8 +9,12 @@ ledgers never overwrites another ledger's run files."""
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
+import time
 from pathlib import Path
 
+from bot.errors import InputError
 from bot.ledger import database
 from bot.ledger.ledger import RunLedger
 
@@ -32,16 +36,53 @@ def run_stem(reports: Path, ledger: RunLedger, run_id: int) -> Path:
 
 
 def _owner(claim: Path, home: str, where: str) -> str:
-    """Who the folder is claimed by: read, or claimed for ``home`` when nobody has. The claim is made by creating
-    the file (never by overwriting it), so two processes naming their first run at once cannot both claim it."""
+    """Who the folder is claimed by: read, or claimed for ``home`` when nobody has. The claim is written whole under
+    a name of this process's own and linked into place (``os.link`` fails when the claim exists), so a claim is never
+    seen half written, and two processes naming their first run at once cannot both claim the folder. InputError
+    naming the file when the claim cannot be read (not text, or empty)."""
     try:
-        return claim.read_text(encoding="utf-8").split("\n", 1)[0].strip()
+        return _read_claim(claim)
     except FileNotFoundError:
         pass
     claim.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=claim.parent, prefix=claim.name + ".",
+                                     suffix=".new", delete=False) as file:
+        file.write(f"{home}\n{where}\n")
+    try:
+        os.link(file.name, claim)
+        return home
+    except FileExistsError:  # claimed a moment ago by another process
+        return _read_claim(claim)
+    except OSError:  # a filesystem without hard links: created exclusively and written at once, which a reader
+        return _create_claim(claim, home, where)  # can find empty for an instant (read again, then)
+    finally:
+        os.unlink(file.name)
+
+
+def _create_claim(claim: Path, home: str, where: str) -> str:
     try:
         with claim.open("x", encoding="utf-8") as file:
             file.write(f"{home}\n{where}\n")
         return home
-    except FileExistsError:  # claimed a moment ago by another process
-        return claim.read_text(encoding="utf-8").split("\n", 1)[0].strip()
+    except FileExistsError:
+        for _ in range(20):
+            try:
+                return _read_claim(claim)
+            except InputError:
+                time.sleep(0.05)
+        return _read_claim(claim)
+
+
+def _read_claim(claim: Path) -> str:
+    """The claiming ledger's identity, the claim's first line."""
+    fix = f"delete {claim} (the next run written there claims the folder for its ledger) or write the run's files " \
+          "to another folder with --reports"
+    try:
+        owner = claim.read_text(encoding="utf-8").split("\n", 1)[0].strip()
+    except UnicodeDecodeError:
+        raise InputError("the reports folder's claim is not refbot's (not UTF-8 text)", path=str(claim),
+                         hint=fix) from None
+    if not owner:
+        raise InputError("the reports folder's claim is empty (left by a process that stopped while writing it)",
+                         path=str(claim), hint=fix)
+    return owner
