@@ -193,6 +193,7 @@ def test_apply_writes_exactly_the_approved_references_once_and_simulates_without
     assert f"revision {revisions[0]}" in live.stdout
     references = world.wikibase.statement(PROPOSED[0][0])["references"]
     assert references[-1]["snaks"]["P854"][0]["datavalue"]["value"] == PROPOSED[0][3]
+    assert written[PROPOSED[0][0]].reference == references[-1]["hash"], "the hash the wiki gave it, for an undo"
     report = traces.read(tmp_path / "reports" / f"run-{run}.xml").getroot()
     states = {s.get("guid"): s.find(traces.tag("review")) for s in report.iter(traces.tag("statement"))}
     assert states[PROPOSED[0][0]].get("state") == "written"

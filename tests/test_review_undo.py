@@ -150,13 +150,9 @@ def test_an_undo_that_finds_the_reference_changed_or_gone_leaves_the_wiki_as_it_
     statement = world.wikibase.statement(guid)
     ours = next(reference for reference in statement["references"] if "P854" in reference["snaks"])
     world.wikibase.add_reference(guid, "https://elsewhere.example/other.html")
+    world.wikibase.replace_reference(guid, ours["hash"], {**ours["snaks"], "P1683": [{
+        **_text("a quotation someone added"), "property": "P1683"}]})
     edits = len(world.wikibase.revisions)
-    with world.wikibase._lock:  # the stand-in's item, as another editor's wbsetreference leaves it
-        _entity, current = world.wikibase._find(guid)
-        mine = next(reference for reference in current["references"] if reference["hash"] == ours["hash"])
-        mine["snaks"]["P50"] = [{"snaktype": "value", "property": "P50",
-                                 "datavalue": {"value": {"id": "Q990201"}, "type": "wikibase-entityid"}}]
-        mine["snaks-order"].append("P50")
     page = etree.HTML(http.get(f"{service.url}/run/{service.run_id}/queue", params={"show": "all", "at": guid},
                                timeout=20).text)
     fields = {field.get("name"): field.get("value") for field in page.xpath("//form[@class='decide']/input")}
@@ -170,6 +166,106 @@ def test_an_undo_that_finds_the_reference_changed_or_gone_leaves_the_wiki_as_it_
     other = PROPOSED[2][0]
     refused = http.post(f"{service.url}/run/{service.run_id}/undo", data={**fields, "guid": other}, timeout=30)
     assert refused.status_code == 409 and "only a reference written to the wiki can be undone" in refused.text
+
+
+def _approve(http: requests.Session, service: Service, guid: str) -> None:
+    page = etree.HTML(http.get(f"{service.url}/run/{service.run_id}/queue", params={"show": "all", "at": guid},
+                               timeout=20).text)
+    fields = {field.get("name"): field.get("value") for field in page.xpath("//form[@class='decide']/input")}
+    done = http.post(f"{service.url}/run/{service.run_id}/decide", data={**fields, "decision": "approved"},
+                     timeout=30)
+    assert "written as" in done.text
+
+
+def _undo(http: requests.Session, service: Service, guid: str) -> requests.Response:
+    page = etree.HTML(http.get(f"{service.url}/run/{service.run_id}/queue", params={"show": "all", "at": guid},
+                               timeout=20).text)
+    fields = {field.get("name"): field.get("value") for field in page.xpath("//form[@class='decide']/input")}
+    return http.post(f"{service.url}/run/{service.run_id}/undo", data=fields, timeout=30)
+
+
+def _text(value: str) -> dict:
+    return {"snaktype": "value", "datavalue": {"value": {"text": value, "language": "en"}, "type": "monolingualtext"}}
+
+
+def test_undo_leaves_alone_a_reference_a_person_put_in_place_of_refbots_with_the_same_url(service):
+    """refbot's reference written, then a person replaced it with their own to the same URL — another title,
+    quotation and date, as many snaks of each property as refbot's: undo finds no reference with the hash the wiki
+    gave refbot's, leaves the person's, and says why with the edit's link; the card stays written."""
+    world = service.world
+    guid, _pid, _label, url = PROPOSED[0]
+    http = requests.Session()
+    sign_in(http, service, CURATOR, PASSWORD, f"/run/{service.run_id}/queue")
+    _approve(http, service, guid)
+    ours = next(reference for reference in world.wikibase.statement(guid)["references"]
+                if url in [snak["datavalue"]["value"] for snak in reference["snaks"].get("P854", [])])
+    theirs = {property_id: [{**snak, "property": property_id} for snak in snaks]
+              for property_id, snaks in ours["snaks"].items()}
+    for property_id, snaks in theirs.items():
+        for snak in snaks:
+            kind = snak["datavalue"]["type"]
+            if kind == "monolingualtext":
+                snak["datavalue"] = _text("Their own title, read in the library")["datavalue"]
+            elif kind == "time":
+                moved = {**snak["datavalue"]["value"], "time": "+2001-02-03T00:00:00Z"}
+                snak["datavalue"] = {**snak["datavalue"], "value": moved}
+    assert {p: len(s) for p, s in theirs.items()} == {p: len(s) for p, s in ours["snaks"].items()}
+    assert theirs != {p: [{k: v for k, v in snak.items() if k != "hash"} for snak in s]
+                      for p, s in ours["snaks"].items()}, "the person's reference differs from refbot's"
+    replaced = world.wikibase.replace_reference(guid, ours["hash"], theirs)
+    edits = len(world.wikibase.revisions)
+
+    refused = _undo(http, service, guid)
+    assert refused.status_code == 409, refused.text
+    assert "was changed since" in refused.text and "index.php?diff=" in refused.text
+    assert len(world.wikibase.revisions) == edits, "nothing was sent to the wiki"
+    assert [reference["hash"] for reference in world.wikibase.statement(guid)["references"]
+            if reference["hash"] == replaced["hash"]] == [replaced["hash"]], "the person's reference is still there"
+    assert service.reviews()[guid].state == "written"
+
+
+def test_undo_takes_off_the_reference_the_wiki_named_when_refbot_wrote_it(service):
+    """The write records the hash the wiki answered with; undo removes exactly that reference, and a reference to
+    another source beside it stays."""
+    world = service.world
+    guid, _pid, _label, url = PROPOSED[0]
+    http = requests.Session()
+    sign_in(http, service, CURATOR, PASSWORD, f"/run/{service.run_id}/queue")
+    _approve(http, service, guid)
+    written = service.reviews()[guid].reference
+    ours = next(reference for reference in world.wikibase.statement(guid)["references"]
+                if url in [snak["datavalue"]["value"] for snak in reference["snaks"].get("P854", [])])
+    assert written and written == ours["hash"]
+    world.wikibase.add_reference(guid, "https://elsewhere.example/other.html")
+    done = _undo(http, service, guid)
+    assert done.status_code == 200 and "taken off as" in done.text
+    assert _urls(world, guid) == ["https://elsewhere.example/other.html"]
+
+
+def test_a_write_recorded_before_hashes_is_undone_only_snak_for_snak():
+    """A write from before the ledger kept the wiki's hash: undo takes a reference off only when every snak is the
+    one refbot sent; the same URL and properties with another title is a person's and stays."""
+    page = "https://example.org/page.html"
+    proposal = _proposal(_snak("P854", "url", f'"{page}"', page),
+                         _snak("P1476", "monolingualtext", 'en:"The page"', "The page"),
+                         _snak("P813", "time", "+2026-12-07T00:00:00Z/11", "2026-12-07"))
+
+    def reference(hash_: str, title: str) -> dict:
+        return {"hash": hash_, "snaks-order": ["P854", "P1476", "P813"], "snaks": {
+            "P854": [{"snaktype": "value", "property": "P854", "hash": "s1",
+                      "datavalue": {"value": page, "type": "string"}}],
+            "P1476": [{**_text(title), "property": "P1476", "hash": "s2"}],
+            "P813": [{"snaktype": "value", "property": "P813", "hash": "s3", "datavalue": {"type": "time", "value": {
+                "time": "+2026-12-07T00:00:00Z", "timezone": 0, "before": 0, "after": 0, "precision": 11,
+                "calendarmodel": "http://www.wikidata.org/entity/Q1985727"}}}]}}
+
+    changed = inverse(proposal, 42, {"references": [reference("theirs", "Another title")]}, "Undid")
+    assert isinstance(changed, str) and "was changed since" in changed
+    undo = inverse(proposal, 42, {"references": [reference("theirs", "Another title"), reference("ours", "The page")]},
+                   "Undid")
+    assert isinstance(undo, Undo) and undo.remove == "ours"
+    by_hash = inverse(proposal, 42, {"references": [reference("theirs", "Another title")]}, "Undid", "ours")
+    assert isinstance(by_hash, str) and "was changed since" in by_hash
 
 
 def _proposal(*snaks: Snak, extends: str = "") -> Proposal:
@@ -192,7 +288,9 @@ def test_the_inverse_of_an_archived_copy_added_to_a_reference_sets_the_reference
         **original,
         "P1065": [{"snaktype": "value", "property": "P1065", "datavalue": {"value": archive, "type": "string"}}],
         "P2960": [{"snaktype": "value", "property": "P2960",
-                   "datavalue": {"value": {"time": "+2020-01-01T00:00:00Z"}, "type": "time"}}]}}]}
+                   "datavalue": {"value": {"time": "+2020-01-01T00:00:00Z", "timezone": 0, "before": 0, "after": 0,
+                                           "precision": 11, "calendarmodel": "http://www.wikidata.org/entity/Q1985727"},
+                                 "type": "time"}}]}}]}
     undo = inverse(proposal, 42, current, "Undid revision 41")
     assert isinstance(undo, Undo) and undo.remove == ""
     assert undo.restore == Edit("Q1", "Q1$A-B", {"P854": [{"snaktype": "value", "property": "P854", "datavalue": {

@@ -412,6 +412,17 @@ class WikibaseApi:
             self._save(entity, guid, "(demo)", "wbsetreference")
             return copy.deepcopy(reference)
 
+    def replace_reference(self, guid: str, reference_hash: str, snaks: JSON) -> JSON:
+        """Put ``snaks`` (JSON, by property) in place of a statement's reference, as another editor's
+        ``wbsetreference`` with ``reference`` does: the reference gets its new content's hash. Its JSON."""
+        with self._lock:
+            entity, statement = self._find(guid)
+            references = statement.get("references") or []
+            position = next(n for n, reference in enumerate(references) if reference["hash"] == reference_hash)
+            references[position] = reference = self._reference(json.dumps(snaks), None)
+            self._save(entity, guid, "(demo)", "wbsetreference")
+            return copy.deepcopy(reference)
+
     # -- answering --------------------------------------------------------------------------------------------
     def answer(self, method: str, params: Mapping[str, str], cookies: Mapping[str, str] | None = None, *,
                oauth_user: str | None = None, bad_oauth: bool = False) -> ApiReply:

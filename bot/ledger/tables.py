@@ -109,6 +109,8 @@ writes = Table(
     Column("reason", Text, nullable=False, server_default=""),
     Column("at", Stamp, nullable=False),
     Column("site", String(255), nullable=False, server_default=""),
+    # The hash the wiki gave the reference written ("": none recorded, as before migration 0009).
+    Column("reference", String(64), nullable=False, server_default=""),
     Index("writes_by_statement", "guid", "state"),
 )
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from bot.errors import WriteError
-from bot.review.applying import Edit, block_reason
+from bot.review.applying import Edit, Sent, block_reason
 from bot.review.curators import Curator
 from bot.review.wikibase import _refused
 
@@ -52,15 +52,16 @@ class ActionApiWiki:
                     return int(entity.get("lastrevid") or 0), statement
         return int(entity.get("lastrevid") or 0), None
 
-    def add_reference(self, edit: Edit) -> int:
-        return self._edit(edit.parameters(), what=f"edit {edit.statement}")
+    def add_reference(self, edit: Edit) -> Sent:
+        return Sent.of(self._edit(edit.parameters(), what=f"edit {edit.statement}"))
 
     def remove_references(self, statement: str, hashes: list[str], base_revision: int, summary: str) -> int:
-        return self._edit({"action": "wbremovereferences", "statement": statement, "references": "|".join(hashes),
-                           "baserevid": str(base_revision), "summary": summary}, what=f"edit {statement}")
+        return Sent.of(self._edit({"action": "wbremovereferences", "statement": statement,
+                                   "references": "|".join(hashes), "baserevid": str(base_revision),
+                                   "summary": summary}, what=f"edit {statement}")).revision
 
-    def _edit(self, params: Mapping[str, str], *, what: str) -> int:
-        """Send an edit with the session's token (fetched again once if it changed); the new revision id."""
+    def _edit(self, params: Mapping[str, str], *, what: str) -> dict[str, Any]:
+        """Send an edit with the session's token (fetched again once if it changed); the API's answer."""
         for attempt in (1, 2):
             if not self._token:
                 tokens = self._call("GET", {"action": "query", "meta": "tokens", "type": "csrf"}, what="get a token")
@@ -72,7 +73,7 @@ class ActionApiWiki:
                     self._token = ""
                     continue
                 raise
-            return int(data["pageinfo"]["lastrevid"])
+            return data
         raise AssertionError("unreachable")
 
     def blocked(self, user: str) -> str:

@@ -59,6 +59,23 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Sent:
+    """A ``wbsetreference`` the wiki took: the new revision, and the hash it gave the reference written (Wikibase
+    hashes a reference's content: the hash finds that reference, as written, and nothing else; "" when the answer
+    named none)."""
+
+    revision: int
+    reference: str = ""
+
+    @staticmethod
+    def of(answer: dict[str, Any]) -> "Sent":
+        """From the API's answer (``pageinfo.lastrevid``, ``reference.hash``)."""
+        reference = answer.get("reference")
+        hashed = str(reference.get("hash") or "") if isinstance(reference, dict) else ""
+        return Sent(int(answer["pageinfo"]["lastrevid"]), hashed if len(hashed) <= 64 else "")
+
+
+@dataclass(frozen=True)
 class Outcome:
     run_id: int
     proposal: Proposal
@@ -78,8 +95,8 @@ class Wiki(Protocol):
     def statement(self, item: str, guid: str) -> tuple[int, dict[str, Any] | None]:
         """The item's current revision and the statement's JSON (None when the item no longer has it)."""
 
-    def add_reference(self, edit: Edit) -> int:
-        """Send the edit; the new revision id. WriteError when the wiki refuses it."""
+    def add_reference(self, edit: Edit) -> Sent:
+        """Send the edit; the new revision and the written reference's hash. WriteError when the wiki refuses it."""
 
     def blocked(self, user: str) -> str:
         """Why the wiki's account ``user`` is blocked now ("" when it is not, or there is no such account: a curator
@@ -281,5 +298,5 @@ def _apply_one(store: ReviewLedger, wiki: Wiki, run_id: int, proposal: Proposal,
         if error.fatal:
             raise
         return Outcome(run_id, proposal, "failed", reason=str(error), edit=edit)
-    record("written", revision=written)
-    return Outcome(run_id, proposal, "written", revision=written, edit=edit)
+    record("written", revision=written.revision, reference=written.reference)
+    return Outcome(run_id, proposal, "written", revision=written.revision, edit=edit)

@@ -379,7 +379,8 @@ def make_service(options: Options, store: ReviewLedger, *,
         try:
             wiki = connect(options, dict(session.get("token") or {}), curator.name, keep_token)
             revision, why = undo_written(store, wiki, run_id, proposal, curator=curator.name,
-                                         written_revision=review.revision, note=note,
+                                         written_revision=review.revision, written_reference=review.reference,
+                                         note=note,
                                          batch=str(session.get("batch") or new_batch()))
         except WriteError as error:
             return to_queue(run_id, 503 if error.code in ("connection", "maxlag", "api") else 409, "Not undone",

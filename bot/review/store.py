@@ -58,6 +58,7 @@ class Review:
     dropped: tuple[str, ...] = ()  # the optional snaks the curator left out of the approved reference
     paragraph: str = ""  # another supporting paragraph whose reference was approved ("" the one proposed)
     confirmed: bool = False  # the curator is the wiki account of that name, as OAuth confirmed it (the service)
+    reference: str = ""  # the hash the wiki gave the reference written ("": not written, or written before 0009)
 
 
 class DecidedMeanwhile(InputError):
@@ -315,21 +316,21 @@ class ReviewLedger:
                                  bool(confirmed))
             attempted = list(connection.execute(
                 select(writes.c.run_id, writes.c.guid, writes.c.state, writes.c.revision, writes.c.reason,
-                       writes.c.at, writes.c.site)
+                       writes.c.at, writes.c.site, writes.c.reference)
                 .where(writes.c.guid.in_(self._proposed(run_id) if whole else chosen)).order_by(writes.c.id)))
-        attempts: dict[str, tuple[str, int | None, str, str, str]] = {}
-        for row_run, guid, state, revision, reason, when, site in attempted:
+        attempts: dict[str, tuple[str, int | None, str, str, str, str]] = {}
+        for row_run, guid, state, revision, reason, when, site, reference in attempted:
             if state == "undone":  # the reference written before was taken off again: as if never written
                 attempts.pop(guid, None)
                 continue
             final = attempts.get(guid, ("",))[0] in FINAL
             if (state == "written" and attempts.get(guid, ("",))[0] != "written") or (row_run == run_id and not final):
-                attempts[guid] = (state, revision, reason, when, site)
+                attempts[guid] = (state, revision, reason, when, site, reference or "")
         reviews = {}
         for guid in chosen:
             decision, curator, when, note, version, dropped, paragraph, confirmed = decided.get(
                 guid, ("proposed", "", "", "", 0, "", "", False))
-            state, revision, reason, at, site = attempts.get(guid, ("", None, "", "", ""))
+            state, revision, reason, at, site, reference = attempts.get(guid, ("", None, "", "", "", ""))
             if state == "written" or (state == "skipped" and decision == "approved"):
                 decision = state
             elif state == "sending":
@@ -338,7 +339,8 @@ class ReviewLedger:
             reviews[guid] = Review(decision, curator, when, note, revision if done else None, at if done else "",
                                    reason if decision != "rejected" else "",
                                    diff_url(site, revision) if done and site and revision else "", version,
-                                   tuple(pid for pid in dropped.split(",") if pid), paragraph, confirmed)
+                                   tuple(pid for pid in dropped.split(",") if pid), paragraph, confirmed,
+                                   reference if done else "")
         return reviews
 
     # -- writes ----------------------------------------------------------------------------------------------
@@ -380,12 +382,14 @@ class ReviewLedger:
                 select(decisions.c.run_id).distinct().order_by(decisions.c.run_id)).scalars()]
 
     def record_write(self, run_id: int, guid: str, state: str, *, revision: int | None = None, reason: str = "",
-                     site: str = "") -> None:
+                     site: str = "", reference: str = "") -> None:
+        """Record a write attempt; a written one with its revision and the hash the wiki gave the reference."""
         if state not in WRITE_STATES:
             raise ValueError(state)
         with self.ledger.transaction() as connection:
             connection.execute(writes.insert().values(run_id=run_id, guid=guid, state=state, revision=revision,
-                                                      reason=reason, at=stamp(self.ledger.clock()), site=site))
+                                                      reason=reason, at=stamp(self.ledger.clock()), site=site,
+                                                      reference=reference))
 
     def record_undo(self, run_id: int, guid: str, *, revision: int, curator: str, note: str, site: str) -> None:
         """Record that ``curator`` took the written reference of ``guid`` off again in ``revision``: the write row

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from bot import __version__
 from bot.errors import ConfigError, InternalError, WriteError
 from bot.options import Options
-from bot.review.applying import Edit, block_reason
+from bot.review.applying import Edit, Sent, block_reason
 
 # The API errors after which no other edit of this apply can succeed.
 # (A protected item refuses with permissiondenied or protectedpage: that statement fails, the others go on.)
@@ -282,7 +282,7 @@ class PywikibotWiki:
                 from None
         return block_reason(user, answers[0] if answers else None)
 
-    def add_reference(self, edit: Edit) -> int:
+    def add_reference(self, edit: Edit) -> Sent:
         if not self.live:
             raise InternalError("an edit was sent in simulate mode", component="apply")
         exceptions = self.pywikibot.exceptions
@@ -317,7 +317,7 @@ class PywikibotWiki:
             except OSError as error:
                 raise WriteError(f"cannot reach {self.api_url}: {error}", code="connection", fatal=True,
                                  hint="the next apply reads the item to see whether the edit landed") from None
-            return int(data["pageinfo"]["lastrevid"])
+            return Sent.of(data)
         raise AssertionError("unreachable")
 
 
