@@ -15,9 +15,10 @@ from bot.cli.exits import Ended
 from bot.clock import stamp, system_clock
 from bot.distributed import app as queue_app
 from bot.distributed.work import enqueue, status
+from bot.distributed.lease import hold_at
 from bot.distributed.names import idle_queue, key_prefix
 from bot.distributed.presence import SEEN_S, age, seen_at
-from bot.errors import ConfigError, InputError, RefbotError
+from bot.errors import ConfigError, InputError, RefbotError, ServiceError
 from bot.options import Options
 from bot.output.run_trace import ledger_trace, writable_folder, write_run
 from bot.review.proposals import export_problem
@@ -64,6 +65,7 @@ def run_enqueue(args: argparse.Namespace, options: Options, *, worklist: Worklis
     worklist = worklist or worklist_from(args, limit=args.limit)
     with RunLedger.of(options.run, clock=parts.clock) as ledger:
         app = queue_app.make_app(options.queue, prefix=key_prefix(options), default_queue=idle_queue(ledger.identity))
+        hold_at(options.queue.broker, key_prefix(options), ledger)  # refused: a copy of a ledger another uses
         done = enqueue(parts, worklist, ledger, queue_app.CeleryBroker(app, options.queue.broker),
                        batch=options.queue.batch, new=args.new, visibility_timeout=options.queue.visibility_timeout,
                        verify=verify)
@@ -93,6 +95,11 @@ def run_status(args: argparse.Namespace, options: Options) -> Ended:
         record, queue, counts = status(ledger, run_id(ledger, args.status))
         finished = ledger.run_finished(record)
         identity = ledger.identity
+        if options.queue.broker:  # the workers listed are this ledger's only while it holds its identity's lease
+            try:
+                hold_at(options.queue.broker, key_prefix(options), ledger)
+            except ServiceError:
+                pass  # (Redis not answering: said on the workers' line below)
     outcomes = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "none yet"
     print(f"run {record.id}: {queue.finished}/{queue.items} item(s) finished, {queue.left} left; "
           f"{sum(counts.values())} statement(s) recorded ({outcomes}); {queue.redelivered} task(s) delivered again; "

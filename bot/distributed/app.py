@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import warnings
 from collections.abc import Iterator
@@ -23,15 +24,17 @@ from typing import Any
 import redis
 
 from celery import Celery, bootsteps
-from celery.exceptions import SecurityWarning
+from celery.exceptions import Reject, SecurityWarning
 from kombu.exceptions import ChannelError, OperationalError
 
 from bot.distributed.messages import TASK, BadMessage, TaskMessage, task_message
 from bot.distributed.names import idle_queue, key_prefix, queue_name, run_of_queue
-from bot.distributed.presence import Heartbeat, forget_queue, worker_key
+from bot.distributed import lease
+from bot.distributed.presence import Heartbeat, forget_queue, seen_workers, worker_key
 from bot.distributed.transport import NAME as TRANSPORT
 from bot.distributed.work import perform, servable
-from bot.errors import RefbotError, ServiceError
+from bot.errors import InputError, RefbotError, ServiceError
+from bot.faults import first_line
 from bot.options import Options, QueueOptions, without_password
 from bot.ledger.ledger import RunLedger
 from bot.wiring import Wiring
@@ -106,6 +109,23 @@ class WorkerState:
         self._parts: Any = None
         self._ledger: RunLedger | None = None
         self.heartbeat: Heartbeat | None = None
+        self.broker: Any = None  # the worker's own Redis client (heartbeat, lease)
+        self.lost: InputError | None = None  # another ledger of the same identity holds the lease now
+
+    def renew(self) -> None:
+        """Renew the ledger's lease on the broker (``bot.distributed.lease``); when another ledger of the same
+        identity holds it, remember why and stop the worker (it finishes nothing more: SIGTERM, a warm
+        shutdown). Redis not answering is logged (a worker goes on; the lease is renewed at the next beat)."""
+        if self.broker is None or self.lost is not None:
+            return
+        try:
+            lease.hold(self.broker, key_prefix(self.options), self.ledger)
+        except InputError as error:
+            self.lost = error
+            log.error("%s", error)
+            os.kill(os.getpid(), signal.SIGTERM)
+        except (redis.RedisError, RefbotError) as error:
+            log.warning("the ledger's lease was not renewed: %s", error)
 
     @property
     def parts(self) -> Any:
@@ -126,6 +146,9 @@ def register(app: Celery, state: WorkerState) -> None:
     @app.task(name=TASK, bind=True, acks_late=True, max_retries=None)
     def check(task: Any, *args: Any, **kwargs: Any) -> dict[str, int] | None:
         queue = (task.request.delivery_info or {}).get("routing_key") or ""
+        state.renew()  # (a worker of a copy that lost the lease leaves the task on the queue for the holder)
+        if state.lost is not None:
+            raise Reject(f"this worker's ledger does not hold its identity's lease: {state.lost}", requeue=True)
         if state.heartbeat is not None:
             state.heartbeat.working(*_task_of(args, kwargs, state.ledger.identity, queue))
         try:
@@ -228,12 +251,37 @@ def serve(options: Options, *, name: str = "", loglevel: str = "INFO") -> int:
     hostname = name or f"refbot-{os.getpid()}@{socket.gethostname()}"
     worker = app.Worker(hostname=hostname, pool_cls="solo", concurrency=1, queues=[idle], without_gossip=True,
                         without_mingle=True, without_heartbeat=True, loglevel=loglevel, quiet=True)
-    client = redis.Redis.from_url(options.queue.broker, socket_connect_timeout=10, socket_timeout=10)
-    state.heartbeat = Heartbeat(client, worker_key(key_prefix(options), state.ledger.identity, hostname), hostname)
+    client = state.broker = redis.Redis.from_url(options.queue.broker, socket_connect_timeout=10, socket_timeout=10)
+    prefix = key_prefix(options)
+    try:
+        lease.hold(client, prefix, state.ledger)  # another live ledger of this identity: refused before any task
+    except redis.RedisError as error:
+        client.close()
+        raise ServiceError(first_line(error), service="the queue", url=without_password(options.queue.broker),
+                           hint="check [queue] broker and that Redis runs") from None
+    except RefbotError:
+        client.close()
+        raise
+    state.heartbeat = Heartbeat(client, worker_key(prefix, state.ledger.identity, hostname), hostname,
+                                renew=state.renew)
     state.heartbeat.start()
     try:
         worker.start()
     finally:
         state.heartbeat.stop()
+        _release_if_last(state, prefix)
         client.close()
+    if state.lost is not None:
+        raise state.lost
     return int(worker.exitcode or 0)
+
+
+def _release_if_last(state: WorkerState, prefix: str) -> None:
+    """Free the ledger's lease when no other worker of it is heard from (a restore may then take it over at once)."""
+    if state.lost is not None:
+        return
+    try:
+        if not seen_workers(state.broker, prefix, state.ledger.identity):
+            lease.release(state.broker, prefix, state.ledger)
+    except (redis.RedisError, RefbotError) as error:
+        log.warning("the ledger's lease was left to expire: %s", error)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,8 +72,8 @@ def _now(client: Any) -> float:
 class Heartbeat:
     """A worker's heartbeat in ``key`` (:func:`worker_key`)."""
 
-    def __init__(self, client: Any, key: str, name: str) -> None:
-        self.client, self.key, self.name = client, key, name
+    def __init__(self, client: Any, key: str, name: str, *, renew: Callable[[], None] | None = None) -> None:
+        self.client, self.key, self.name, self.renew = client, key, name, renew
         self._task: tuple[int, tuple[str, ...], float] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name="refbot-heartbeat", daemon=True)
@@ -115,6 +115,8 @@ class Heartbeat:
     def _beat(self) -> None:
         while not self._stop.wait(BEAT_S):
             self.beat()
+            if self.renew is not None:  # the ledger's lease (bot.distributed.lease), renewed as often
+                self.renew()
 
 
 def seen_at(broker: str, prefix: str, ledger: str) -> list[Seen]:
@@ -138,16 +140,16 @@ def seen_workers(client: Any, prefix: str, ledger: str) -> list[Seen]:
         try:
             beat = json.loads(client.get(key) or b"null")
             run = beat.get("run")
-            found.append(Seen(_printable(str(beat["name"])[:200]), max(0.0, now - float(beat["at"])),
+            found.append(Seen(printable(str(beat["name"])[:200]), max(0.0, now - float(beat["at"])),
                               int(run) if run is not None else None,
-                              tuple(_printable(str(item)[:20]) for item in beat.get("items") or ())[:20],
+                              tuple(printable(str(item)[:20]) for item in beat.get("items") or ())[:20],
                               max(0.0, now - float(beat["since"])) if run is not None else 0.0))
         except (AttributeError, KeyError, TypeError, ValueError, OverflowError):  # ("run": Infinity)
             continue
     return sorted(found, key=lambda seen: seen.name)
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """``text`` as it may be printed on an operator's terminal: anyone who can write to Redis writes heartbeats, so
     a character that is not printable (an escape sequence, a carriage return, a newline, a direction override) is
     shown escaped (``\\x1b``), never sent to the terminal."""

@@ -454,6 +454,26 @@ class RunLedger:
             self._identity = str(found)
         return self._identity
 
+    @property
+    def place(self) -> str:
+        """Where this ledger is, in words, as a message to an operator names it (a file on a host, a database)."""
+        return database.home(self.engine, self.path)[1] or "a ledger in memory"
+
+    def lease_marks(self) -> tuple[str, str]:
+        """The marks of the ledger's lease on the broker (``bot.distributed.lease``): the one the broker names, the
+        one about to replace it ("" each: none yet)."""
+        self.identity  # (a copy this file's home check refuses is refused here already)
+        with self.transaction() as connection:
+            row = connection.execute(select(ledger_identity.c.lease, ledger_identity.c.lease_next).limit(1)).first()
+        return (str(row.lease or ""), str(row.lease_next or "")) if row is not None else ("", "")
+
+    def mark_lease(self, *, current: str | None = None, coming: str | None = None) -> None:
+        """Record the lease's mark the broker names (``current``; the mark coming is then cleared) or the one about
+        to replace it (``coming``)."""
+        values = {"lease": current, "lease_next": ""} if current is not None else {"lease_next": coming or ""}
+        with self.transaction() as connection:
+            connection.execute(ledger_identity.update().values(**values))
+
     def new_identity(self) -> str:
         """Give this ledger an identity of its own (a copy of another, on purpose): made now, for here. Its
         unfinished runs' items count as never sent, so that enqueueing them again sends them to its own queues."""

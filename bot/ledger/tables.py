@@ -137,6 +137,9 @@ ledger_identity = Table(
     # Where the identity was made for (bot.ledger.database.home): a copy of the ledger carries the identity, not this.
     Column("home", String(200), nullable=False, server_default=""),
     Column("home_text", Text, nullable=False, server_default=""),
+    # The marks of its lease on the broker (bot.distributed.lease): the one the broker names, and the one replacing it.
+    Column("lease", String(64), nullable=False, server_default=""),
+    Column("lease_next", String(64), nullable=False, server_default=""),
 )
 
 # The review queue's cards (bot.review.shelf): one row per statement of a run, read once from its trace element, with
