@@ -6,7 +6,7 @@ and the browser's, not the reading) to decide every proposal of a demo run in `r
     benchmarks/review_queue.py [--judge transformers|scripted] [--width 1280] [--height 800]
                                [--screenshots reports/review-queue] [--service]
     benchmarks/review_queue.py --statements 50000 [--decisions 30] [--report-at-stop]
-    benchmarks/review_queue.py --service --statements 50000 [--at-once 20]
+    benchmarks/review_queue.py --service --statements 50000 [--at-once 20] [--readers 48 [--decisions 30]]
 
 ``--statements N`` needs no model and no browser: a synthetic run of N statements (five an item; 60 % proposing a
 reference, 10 % with evidence against, the rest not found; each statement element the size of a real one, its
@@ -29,7 +29,10 @@ archived Brno award, the Catalysis Medal's evidence against and the empty queue 
 ``--service --statements N``: the same synthetic run served by `refbot serve-review` (a process of its own, with its
 default settings), asked by ``--at-once`` readers at the same moment for report pages spread over the run, as a crowd
 (or an attacker) anyone may let in: the seconds each page took (503s counted), and the server's peak memory against
-the review pod's 512 MiB limit.
+the review pod's 512 MiB limit. With ``--readers N``, then, N anonymous readers (in a process of their own) loop on
+report pages while a curator signs in through the demo world's OAuth provider and makes ``--decisions`` decisions
+(rejections: no wiki edit) in the queue: the median and 95th percentile of the curator's queue pages and decisions,
+what the readers were answered, and the server's peak memory.
 
 ``--service``: the same run decided in `refbot serve-review`'s queue instead, after signing in through the demo
 world's OAuth provider as a demo curator (the sign-in's keys and clicks counted apart); each approval is written to the
@@ -53,6 +56,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -175,9 +179,12 @@ def main() -> None:
                         help="with --statements: stop the server with Ctrl-C and measure the report's rewrite")
     parser.add_argument("--at-once", type=int, default=20, metavar="N",
                         help="with --service --statements: report pages asked for at the same moment")
+    parser.add_argument("--readers", type=int, default=0, metavar="N",
+                        help="with --service --statements: anonymous readers looping on report pages while a "
+                             "signed-in curator decides")
     args = parser.parse_args()
     if args.statements and args.service:
-        service_at_scale(args.statements, args.at_once)
+        service_at_scale(args.statements, args.at_once, readers=args.readers, decisions=args.decisions)
         return
     if args.statements:
         at_scale(args.statements, args.decisions, report_at_stop=args.report_at_stop)
@@ -484,23 +491,29 @@ def at_scale(statements: int, decisions: int, *, report_at_stop: bool) -> None:
         print(f"  stop (Ctrl-C, report rewritten) {stop_s:.1f} s, peak memory {stop_peak / 2**10:.0f} MiB")
 
 
-def service_at_scale(statements: int, at_once: int) -> None:
+def service_at_scale(statements: int, at_once: int, *, readers: int = 0, decisions: int = 30) -> None:
     """Build a synthetic run, serve it with `refbot serve-review` as a process of its own, and ask it for
-    ``at_once`` report pages at the same moment (see the module's docstring)."""
+    ``at_once`` report pages at the same moment; then, with ``readers``, a curator's decisions under a crowd (see the
+    module's docstring)."""
     import requests
 
     from bot.review.actions import REPORT_PAGE_STATEMENTS
 
-    with tempfile.TemporaryDirectory(prefix="refbot-service-scale-") as name:
+    accounts = {CURATOR: Account({}, groups=(), password=PASSWORD)}
+    with tempfile.TemporaryDirectory(prefix="refbot-service-scale-") as name, \
+            DemoWorld(workdir=Path(name) / "world", accounts=accounts) as world:
         tmp = Path(name)
         began = time.perf_counter()
         with RunLedger(tmp / "runs.sqlite") as ledger:
             run_id = synthetic_run(ledger, statements)
         built_s = time.perf_counter() - began
         port = free_port()
+        consumer = world.oauth.register(f"http://127.0.0.1:{port}/oauth/callback")
         environment = {**os.environ, "PYTHONPATH": str(ROOT), "REFBOT_RUN_LEDGER": str(tmp / "runs.sqlite"),
-                       "REFBOT_SERVICE_URL": f"http://127.0.0.1:{port}", "REFBOT_SERVICE_CLIENT_ID": "benchmark",
-                       "REFBOT_SERVICE_CLIENT_SECRET": "benchmark", "REFBOT_SERVICE_SECRET_KEY": "b" * 40}
+                       "REFBOT_SERVICE_URL": f"http://127.0.0.1:{port}", "REFBOT_SERVICE_OAUTH_URL": world.oauth_url,
+                       "REFBOT_SERVICE_CLIENT_ID": consumer.client_id,
+                       "REFBOT_SERVICE_CLIENT_SECRET": consumer.secret, "REFBOT_SERVICE_SECRET_KEY": "b" * 40,
+                       "REFBOT_WIKIDATA_API_URL": world.options()["wikidata_api_url"]}
         started = time.perf_counter()
         server = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve-review", "--port", str(port)], cwd=tmp,
                                   env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -533,6 +546,9 @@ def service_at_scale(statements: int, at_once: int) -> None:
             for reader in readers:
                 reader.join()
             peak = _peak_kib(server.pid)
+            crowd = _crowd_and_curator(f"http://127.0.0.1:{port}", run_id, pages, readers=readers,
+                                       decisions=decisions) if readers else None
+            crowd_peak = _peak_kib(server.pid)
         finally:
             server.terminate()
             server.wait(60)
@@ -548,6 +564,92 @@ def service_at_scale(statements: int, at_once: int) -> None:
         if served else "none served (") + f", {busy} told to come back (503)"
           + (f", other answers {other}" if other else "") + ")")
     print(f"  server's peak memory (RSS)      {peak / 2**10:.0f} MiB (the review pod's limit: 512 MiB)")
+    if crowd is not None:
+        pages_s, decided_s, answered = crowd
+        print(f"  {readers} anonymous readers looping on report pages; a signed-in curator meanwhile:")
+        print(f"    queue page                    median {statistics.median(pages_s):.3f} s, "
+              f"p95 {_p95(pages_s):.3f} s, max {max(pages_s):.3f} s ({len(pages_s)} pages)")
+        print(f"    decision (a rejection)        median {statistics.median(decided_s):.3f} s, "
+              f"p95 {_p95(decided_s):.3f} s, max {max(decided_s):.3f} s ({len(decided_s)} decisions)")
+        print("    readers were answered         " + ", ".join(
+            f"{count} × {status or 'no answer'}" for status, count in sorted(answered.items())))
+        print(f"  server's peak memory (RSS)      {crowd_peak / 2**10:.0f} MiB with the crowd")
+
+
+def _p95(values: list[float]) -> float:
+    return sorted(values)[max(0, round(0.95 * len(values)) - 1)]
+
+
+def _read_in_a_crowd(base: str, pages: int, readers: int, stop: Any, answers: Any) -> None:
+    """``readers`` threads, each asking for report pages one after another until ``stop`` is set (a process of the
+    crowd's own: the curator's client does not share its interpreter)."""
+    import requests
+
+    counts: dict[int, int] = {}
+    lock = threading.Lock()
+
+    def read(number: int) -> None:
+        with requests.Session() as http:
+            page = 1 + number % pages
+            while not stop.is_set():
+                try:
+                    status = http.get(f"{base}?page={page}", timeout=120).status_code
+                except requests.RequestException:
+                    status = 0
+                with lock:
+                    counts[status] = counts.get(status, 0) + 1
+                page = 1 + (page + 7) % pages
+
+    threads = [threading.Thread(target=read, args=(number,), daemon=True) for number in range(readers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    answers.put(counts)
+
+
+def _crowd_and_curator(url: str, run_id: int, pages: int, *, readers: int,
+                       decisions: int) -> tuple[list[float], list[float], dict[int, int]]:
+    """The curator's seconds a queue page and a decision while ``readers`` loop on report pages; what the readers
+    were answered."""
+    import multiprocessing
+
+    import requests
+    from lxml import etree
+
+    context = multiprocessing.get_context("spawn")
+    stop, answers = context.Event(), context.Queue()
+    crowd = context.Process(target=_read_in_a_crowd, args=(f"{url}/run/{run_id}/", pages, readers, stop, answers))
+    crowd.start()
+    pages_s: list[float] = []
+    decided_s: list[float] = []
+    try:
+        time.sleep(5)  # the crowd at full strength
+        with requests.Session() as http:
+            form_page = http.get(f"{url}/login", params={"next": f"/run/{run_id}/queue"}, timeout=120)
+            hidden = etree.HTML(form_page.text).xpath("//form//input[@type='hidden']")
+            answer = {**{field.get("name"): field.get("value") for field in hidden},
+                      "username": CURATOR, "password": PASSWORD, "decision": "allow"}
+            landed = http.post(form_page.url.split("?", 1)[0], data=answer, timeout=120)
+            if f"signed in as {CURATOR}" not in " ".join(landed.text.split()):
+                raise SystemExit(f"review_queue: the curator could not sign in: {landed.status_code}")
+            for _ in range(decisions):
+                began = time.perf_counter()
+                page = http.get(f"{url}/run/{run_id}/queue", timeout=120)
+                pages_s.append(time.perf_counter() - began)
+                fields = {field.get("name"): field.get("value")
+                          for field in etree.HTML(page.text).xpath("//form[@class='decide']/input")}
+                began = time.perf_counter()
+                decided = http.post(f"{url}/run/{run_id}/decide", data={**fields, "decision": "rejected"},
+                                    timeout=120)
+                decided_s.append(time.perf_counter() - began)
+                if decided.status_code != 200:
+                    raise SystemExit(f"review_queue: a decision was answered {decided.status_code}")
+    finally:
+        stop.set()
+        counts = answers.get(timeout=300)
+        crowd.join(60)
+    return pages_s, decided_s, counts
 
 
 def _peak_kib(pid: int) -> int:

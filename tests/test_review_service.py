@@ -23,6 +23,7 @@ from bot.errors import ConfigError
 from bot.ledger.tables import service_sessions
 from bot.options import Options, load_options
 from bot.output import trace as traces
+from bot.review.lanes import Lanes
 from bot.review.service import make_service
 from bot.review.stoppable import StoppableServer
 from bot.review.sessions import LedgerSessions
@@ -54,7 +55,8 @@ class Service:
         return [revision for revision in self.world.wikibase.revisions if revision.action == "wbsetreference"]
 
 
-def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, **settings: Any) -> Service:
+def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, lanes: bool = False, threads: int = 4,
+                  **settings: Any) -> Service:
     trace = trace_of(world, tmp / "check.xml")
     store = ReviewLedger(RunLedger(tmp / "runs.sqlite"))
     run_id = store.import_trace(traces.read(trace), trace)
@@ -69,7 +71,8 @@ def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, **settings:
         "service_client_secret": consumer.secret, "service_secret_key": "s" * 40, "apply_retries": 1,
         "apply_retry_wait": 0.1, **settings})
     app = make_service(options, store, **({"session_clock": clock} if clock is not None else {}))
-    server = StoppableServer(app, host="127.0.0.1", port=port, threads=4)
+    dispatcher = Lanes(app.extensions["refbot.sessions"].is_curator, reserved=2, waiting=8) if lanes else None
+    server = StoppableServer(app, host="127.0.0.1", port=port, threads=threads, dispatcher=dispatcher)
     thread = threading.Thread(target=server.run, daemon=True, name="review-service")
     thread.start()
 

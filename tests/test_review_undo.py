@@ -167,6 +167,13 @@ def test_an_undo_that_finds_the_reference_changed_or_gone_leaves_the_wiki_as_it_
     refused = http.post(f"{service.url}/run/{service.run_id}/undo", data={**fields, "guid": other}, timeout=30)
     assert refused.status_code == 409 and "only a reference written to the wiki can be undone" in refused.text
 
+    # A run the service does not hold is a 404 for an undo and a decision alike, naming no ledger.
+    for action in ("undo", "decide"):
+        missing = http.post(f"{service.url}/run/{service.run_id + 40}/{action}", timeout=30,
+                            data={**fields, "decision": "approved"})
+        assert missing.status_code == 404 and f"there is no run {service.run_id + 40}" in missing.text
+        assert "runs.sqlite" not in missing.text
+
 
 def _approve(http: requests.Session, service: Service, guid: str) -> None:
     page = etree.HTML(http.get(f"{service.url}/run/{service.run_id}/queue", params={"show": "all", "at": guid},

@@ -42,6 +42,7 @@ from bot.review import curators, limits
 from bot.review.action_api import ActionApiWiki
 from bot.review import actions as pages
 from bot.review.applying import Outcome, apply_approved, new_batch
+from bot.review.lanes import Lanes
 from bot.review.queue import web
 from bot.review import sessions
 from bot.review.sessions import LedgerSessions
@@ -139,6 +140,8 @@ def make_service(options: Options, store: ReviewLedger, *,
                       SESSION_COOKIE_SECURE=own.startswith("https://"))
     reports = limits.AtOnce(service.reports_at_once)  # report pages put together at once (the rest: 503)
     kept = app.session_interface = LedgerSessions(store.ledger, service.secret_key, clock=session_clock)
+    kept.cookie_name = app.config["SESSION_COOKIE_NAME"]
+    app.extensions["refbot.sessions"] = kept  # (serve's threads take a signed-in curator's requests first)
     oauth = OAuth(app)
     provider = service.oauth_url.rstrip("/")
     oauth.register(PROVIDER, client_id=service.client_id, client_secret=service.client_secret,
@@ -329,6 +332,8 @@ def make_service(options: Options, store: ReviewLedger, *,
     @app.post(f"/run/<{_RUN}>/decide")
     def decide(run_id: int) -> Any:
         base = f"/run/{run_id}/"
+        if store.ledger.run(run_id) is None:
+            return no_run(run_id)
         curator = deciding(run_id, "Not recorded")
         if isinstance(curator, Response):
             return curator
@@ -360,6 +365,8 @@ def make_service(options: Options, store: ReviewLedger, *,
     @app.post(f"/run/<{_RUN}>/undo")
     def undo(run_id: int) -> Any:
         base = f"/run/{run_id}/"
+        if store.ledger.run(run_id) is None:
+            return no_run(run_id)
         curator = deciding(run_id, "Not undone")
         if isinstance(curator, Response):
             return curator
@@ -477,7 +484,8 @@ def serve(options: Options, *, host: str = "127.0.0.1", port: int = 8000, thread
     ledger = RunLedger.of(options.run)  # made empty when no run was recorded yet: the queue says so
     try:
         app = make_service(options, ReviewLedger(ledger))
-        server = StoppableServer(app, host=host, port=port, threads=threads, stop=stop)
+        lanes = Lanes(app.extensions["refbot.sessions"].is_curator, reserved=min(2, threads - 1))
+        server = StoppableServer(app, host=host, port=port, threads=threads, stop=stop, dispatcher=lanes)
         try:
             if on_ready is not None:
                 on_ready(f"http://{host}:{server.port}/ (curators open {own}/)")

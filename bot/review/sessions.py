@@ -34,8 +34,10 @@ import base64
 import hashlib
 import json
 import secrets
+import threading
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -43,6 +45,7 @@ from flask import Flask, Request, Response
 from flask.sessions import SessionInterface, SessionMixin
 from sqlalchemy import delete, func, select, update
 from werkzeug.datastructures import CallbackDict
+from werkzeug.http import parse_cookie
 
 from bot.errors import InternalError
 from bot.ledger.tables import service_sessions
@@ -105,6 +108,10 @@ class LedgerSessions(SessionInterface):
 
     def __init__(self, ledger: RunLedger, secret: str, *, clock: Callable[[], float] = time.time) -> None:
         self.ledger, self.clock = ledger, clock
+        # The keys of the sessions this process saw signed in lately (bot.review.lanes: their requests go first).
+        self._signed_in: OrderedDict[str, None] = OrderedDict()
+        self._signed_in_lock = threading.Lock()
+        self.cookie_name = "session"  # (Flask's; the service's own is set when the app is made)
         self.fernet = Fernet(_derived(b"refbot sessions ", secret))
         self.signing_in = Fernet(_derived(b"refbot sign-ins ", secret))  # another key: a row is never a cookie
 
@@ -132,7 +139,25 @@ class LedgerSessions(SessionInterface):
         if not isinstance(data, dict) or not _alive(data, row.created, row.seen, now):
             self._delete(sid)
             return None
+        if data.get("user"):
+            self._seen_signed_in(sid)
         return ServerSession(data, sid, row.created, row.seen)
+
+    def is_curator(self, headers: Mapping[str, str]) -> bool:
+        """Whether a request's headers (waitress's: ``COOKIE``) carry the cookie of a session this process saw signed
+        in lately (bot.review.lanes); a made-up, ended or foreign cookie is not one. Reads no database."""
+        cookie = headers.get("COOKIE", "")
+        if self.cookie_name + "=" not in cookie or len(cookie) > 8192:
+            return False
+        sid = parse_cookie(cookie).get(self.cookie_name, "")
+        return bool(sid) and len(sid) <= 64 and _key(sid) in self._signed_in
+
+    def _seen_signed_in(self, sid: str) -> None:
+        with self._signed_in_lock:
+            self._signed_in[_key(sid)] = None
+            self._signed_in.move_to_end(_key(sid))
+            while len(self._signed_in) > MAX_SESSIONS:
+                self._signed_in.popitem(last=False)
 
     def _signing_in(self, cookie: str) -> dict[str, Any] | None:
         """A sign-in's state from its cookie, if this service made it less than SIGNING_IN_S ago; else None."""
@@ -173,6 +198,8 @@ class LedgerSessions(SessionInterface):
                 connection.execute(delete(service_sessions).where(service_sessions.c.expires < now))
                 connection.execute(service_sessions.insert().values(
                     id=_key(session.sid), data=data, created=now, seen=now, expires=_expiry(session, now)))
+            if session.get("user"):
+                self._seen_signed_in(session.sid)
         elif session.modified or now - session.seen >= SEEN_EVERY_S:
             changes: dict[str, Any] = {"seen": now, "expires": _expiry(session, now)}
             if session.modified:
@@ -216,6 +243,8 @@ class LedgerSessions(SessionInterface):
         return int(alive or 0) >= MAX_SESSIONS
 
     def _delete(self, sid: str) -> None:
+        with self._signed_in_lock:
+            self._signed_in.pop(_key(sid), None)
         with self.ledger.transaction() as connection:
             connection.execute(delete(service_sessions).where(service_sessions.c.id == _key(sid)))
 

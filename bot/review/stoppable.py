@@ -30,6 +30,8 @@ from typing import Any, Protocol
 from waitress import wasyncore
 from waitress.server import create_server
 
+from bot.review.lanes import Lanes
+
 log = logging.getLogger(__name__)
 
 POLL_S = 0.5  # the longest a loop pass waits for a socket; a stop wakes it at once (the trigger)
@@ -50,9 +52,12 @@ class StoppableServer:
 
     def __init__(self, app: Any, *, host: str = "127.0.0.1", port: int = 0, threads: int = 4,
                  stop: StopRequest | None = None, grace_s: float = GRACE_S, poll_s: float = POLL_S,
-                 ident: str = "refbot") -> None:
+                 ident: str = "refbot", dispatcher: Lanes | None = None) -> None:
         self._map: dict[int, Any] = {}
-        self.server: Any = create_server(app, map=self._map, host=host, port=port, threads=threads, ident=ident)
+        if dispatcher is not None:
+            dispatcher.set_thread_count(threads)  # (waitress starts the threads only of a dispatcher of its own)
+        self.server: Any = create_server(app, map=self._map, host=host, port=port, threads=threads, ident=ident,
+                                         **({"_dispatcher": dispatcher} if dispatcher is not None else {}))
         self._asked = stop
         self._stopping = False
         self._trigger_lock = threading.Lock()  # held to pull the trigger from outside, and to close it
@@ -95,7 +100,7 @@ class StoppableServer:
 
     def _busy(self) -> bool:
         """Whether a request taken is still waiting for a thread, being answered, or its answer being sent."""
-        if self.server.task_dispatcher.queue:
+        if _pending(self.server.task_dispatcher):
             return True
         return any(channel.requests or channel.total_outbufs_len
                    for channel in list(self.server.active_channels.values()))
@@ -115,6 +120,8 @@ class StoppableServer:
         while dispatcher.threads and time.monotonic() < deadline:
             self._pass()
         with dispatcher.lock:  # requests no thread took: their connections close below
+            if isinstance(dispatcher, Lanes):
+                dispatcher.cancel_pending()
             while dispatcher.queue:
                 dispatcher.queue.popleft().cancel()
         for channel in list(server.active_channels.values()):
@@ -129,3 +136,8 @@ class StoppableServer:
         with self._trigger_lock:
             self._trigger_closed = True
             server.trigger.close()
+
+
+def _pending(dispatcher: Any) -> int:
+    """How many requests wait for a thread (waitress's one queue, or each of the curators' lanes)."""
+    return dispatcher.pending() if isinstance(dispatcher, Lanes) else len(dispatcher.queue)

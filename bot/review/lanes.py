@@ -1,0 +1,116 @@
+"""Curators first: how the review service's threads take the requests waitress has read.
+
+Anyone may read the service, so a crowd (or anyone's script) can ask for report pages faster than they are put
+together. waitress hands every request to its threads in the order it came (one queue for all), so before this a
+crowd of readers made a signed-in curator's queue page and decision wait behind theirs (7–8 s with 48 readers). Here
+the requests go in two lanes, sorted as waitress hands them over, before any thread or the application sees them:
+
+- a **curator's** — one whose session cookie names a session this process has seen signed in (``is_curator``, from
+  ``bot.review.sessions``; a made-up cookie is anyone's) — is taken first, by the first thread free;
+- **anyone else's** waits in a line of at most ``waiting`` requests, and at most all threads but ``reserved`` answer
+  them at once, so that a curator's request always finds a thread soon; a request beyond the line is answered at once
+  with 503 and Retry-After by waitress itself (no thread of the application's is held, the connection is closed).
+
+A client's address plays no part: behind Toolforge's or an Ingress's proxy every request comes from the proxy, and a
+crowd comes from many addresses anyway. waitress offers no supported hook for this (``create_server``'s
+``_dispatcher`` is its test shim); this module follows the dispatcher of the waitress version ``setup.cfg`` allows,
+and ``tests/test_review_crowd.py`` checks it with a real crowd.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from waitress.task import ThreadedTaskDispatcher
+from waitress.utilities import Error
+
+RETRY_AFTER_S = 5
+
+
+class Busy(Error):
+    """waitress's own answer to a request beyond the line: 503, come back in a few seconds."""
+
+    code = 503
+    reason = "Service Unavailable"
+
+    def to_response(self, ident: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+        status, headers, body = super().to_response(ident)
+        return status, [*headers, ("Retry-After", str(RETRY_AFTER_S))], body
+
+
+class Lanes(ThreadedTaskDispatcher):
+    """waitress's task dispatcher with a curators' lane first (see the module's docstring). ``is_curator`` reads a
+    request's headers (waitress's: ``COOKIE``…) and says whether it is a signed-in curator's; it must be quick and
+    never raise."""
+
+    def __init__(self, is_curator: Callable[[Mapping[str, str]], bool], *, reserved: int = 2,
+                 waiting: int = 32) -> None:
+        super().__init__()
+        self.is_curator, self.reserved, self.waiting = is_curator, reserved, waiting
+        self.first: deque[Any] = deque()  # curators' requests (waitress's own ``queue`` holds everyone else's)
+        self.reading = 0  # anyone else's requests being answered now
+
+    def add_task(self, task: Any) -> None:
+        """``task``: waitress's channel, its next request ``task.requests[0]`` (parsed, not yet answered)."""
+        request = task.requests[0] if getattr(task, "requests", None) else None
+        headers = getattr(request, "headers", None) or {}
+        try:
+            curator = bool(self.is_curator(headers))
+        except Exception:  # (a header refbot cannot read is anyone's request)
+            curator = False
+        with self.lock:
+            if curator:
+                self.first.append(task)
+            elif len(self.queue) >= self.waiting and request is not None and not request.error:
+                request.error = Busy("The review service is busy; try again in a few seconds.")
+                self.first.append(task)  # (answered by waitress in a moment, by whichever thread is free)
+            else:
+                self.queue.append(task)
+            self.queue_cv.notify()
+
+    def handler_thread(self, thread_no: int) -> None:
+        while True:
+            with self.lock:
+                while True:
+                    if self.stop_count > 0:
+                        self.active_count -= 1
+                        self.stop_count -= 1
+                        self.threads.discard(thread_no)
+                        self.thread_exit_cv.notify()
+                        return
+                    task, anyone = self._next()
+                    if task is not None:
+                        break
+                    self.active_count -= 1  # idle until woken, as waitress's own threads
+                    self.queue_cv.wait()
+                    self.active_count += 1
+            try:
+                task.service()
+            except BaseException:
+                self.logger.exception("Exception when servicing %r", task)
+            finally:
+                if anyone:
+                    with self.lock:
+                        self.reading -= 1
+                        self.queue_cv.notify()
+
+    def _next(self) -> tuple[Any, bool]:
+        """The request to answer next (None: none this thread may take now), and whether it is anyone's."""
+        if self.first:
+            return self.first.popleft(), False
+        if self.queue and self.reading < max(1, len(self.threads) - self.reserved):
+            self.reading += 1
+            return self.queue.popleft(), True
+        return None, False
+
+    def pending(self) -> int:
+        """How many requests wait for a thread, in either lane."""
+        return len(self.first) + len(self.queue)
+
+    def cancel_pending(self) -> None:
+        """Cancel every request no thread has taken (the server is stopping); call with :attr:`lock` held."""
+        for lane in (self.first, self.queue):
+            while lane:
+                lane.popleft().cancel()
