@@ -106,6 +106,24 @@ def test_a_ledger_renamed_in_place_keeps_its_identity_and_one_moved_on_purpose_t
     ledger.close()
 
 
+def test_a_backup_restored_at_the_ledgers_own_path_is_named_once_with_what_happened(tmp_path):
+    ledger = tmp_path / "runs.sqlite"
+    identity = _enqueued(ledger)
+    backup = tmp_path / "backup.sqlite"
+    shutil.copy(ledger, backup)
+    shutil.copy(backup, tmp_path / "runs.new")
+    os.replace(tmp_path / "runs.new", ledger)  # the backup put in the ledger's place: another file (inode)
+    refused = refbot(tmp_path, "run", "--status", "1", "--ledger", str(ledger))
+    assert refused.returncode == 2, refused
+    said = " ".join(refused.stderr.split())
+    assert said.count(str(ledger)) == 1 and "the file at this path was replaced since" in said, said
+    assert "refbot run --ledger-moved" in said and "copy of the ledger at" not in said
+    assert refbot(tmp_path, "run", "--ledger-moved", "--ledger", str(ledger)).returncode == 0
+    kept = RunLedger(ledger)
+    assert kept.identity == identity
+    kept.close()
+
+
 def test_a_ledger_on_a_server_has_one_home_whatever_address_a_process_reaches_it_by(ledger_target):
     if not isinstance(ledger_target, str):
         pytest.skip("a server's ledger")

@@ -441,6 +441,13 @@ class RunLedger:
                 elif not row.home:  # made before ledgers knew where they live: here
                     found = row.identity
                     connection.execute(ledger_identity.update().values(home=here, home_text=here_text))
+                elif row.home != here and row.home_text == here_text:  # the same place, another file
+                    raise InputError(
+                        f"the ledger {self.path} is not the file its identity ({row.identity}) was made for: the file "
+                        "at this path was replaced since (a backup restored, or a copy put in its place)",
+                        hint="if it is this ledger's own backup and nothing uses the replaced file any more: `refbot "
+                             "run --ledger-moved`; if it is a copy of a ledger used elsewhere: `refbot run "
+                             "--new-identity`")
                 elif row.home != here:
                     raise InputError(
                         f"the ledger {self.path} is a copy of the ledger at {row.home_text or row.home}: it holds that "
