@@ -153,3 +153,17 @@ def test_a_statements_guid_names_its_references_fix_and_a_quoted_guid_the_run_la
     with pytest.raises(InputError) as raised:
         resolve(["Q990201$0B6A4C9B-9F5B-2B6F-1D0E-7A1100000000"], [one], 4)
     assert "quote the GUID" not in raised.value.hint and "GUID#HASH" in raised.value.hint
+
+
+def test_approve_finds_the_run_that_proposes_the_statement_and_says_which(run, tmp_path, capsys):
+    """A later run (a verify run, another worklist) does not propose the statement: `approve GUID` without --run
+    decides it in the run that does, and says so, instead of "run 2 proposes no reference"."""
+    later = checks()[3:]
+    assert imported(tmp_path, later) == run + 1
+    assert main(["approve", PURKYNE, "--ledger", "runs.sqlite"]) == 0
+    captured = capsys.readouterr()
+    assert f"run {run} proposes it (the latest run, {run + 1}, does not); deciding in run {run}" in captured.err
+    assert f"run {run}: 1 reference(s) approved" in captured.out
+    assert states(tmp_path, run)[PURKYNE] == "approved"
+    assert main(["approve", "Q990201$00000000-0000-0000-0000-000000000000", "--ledger", "runs.sqlite"]) == 2
+    assert f"run {run + 1} proposes no reference for statement" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from bot.output.report import naming
 from bot.redaction import write_private
 from bot.ledger.ledger import RunLedger
 from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, export_wrong_values, preview,
-                                report_too_large, reviewing)
+                                report_too_large, reviewing, run_proposing)
 from bot.review.applying import Outcome, edit_lines, editgroups_url
 from bot.verifying import export as findings
 from bot.wiring import Wiring
@@ -70,7 +70,8 @@ def add_parsers(commands: Any) -> None:
         decide.add_argument("guids", nargs="*", metavar="GUID",
                             help="statement GUIDs as Wikidata or the query service print them: 'Q42$…' (quoted: a "
                                  "shell eats an unquoted $), Q42-…, wds:Q42-… or …/entity/statement/Q42-…")
-        _run_arguments(decide)
+        _run_arguments(decide, "the run (as `refbot run` printed it; default: the newest run that proposes the "
+                               "GUIDs named, or with --all-supported the latest)")
         decide.add_argument("--all-supported", action="store_true",
                             help=f"every proposal of the run not decided yet is {verb}")
         decide.add_argument("--min-support", type=_fraction, default=0.0, metavar="P",
@@ -162,6 +163,13 @@ def _curator_name(options: Options) -> str:
 def run_decide(args: argparse.Namespace, options: Options) -> None:
     decision = "approved" if args.command == "approve" else "rejected"
     with reviewing(options, run_id=args.run_id) as (store, run_id):
+        if args.run_id is None and args.guids:  # the run that proposes them, not only the latest
+            proposing = run_proposing(store, args.guids)
+            if proposing is not None and proposing != run_id:
+                print(f"refbot: run {proposing} proposes {'it' if len(args.guids) == 1 else 'them'} (the latest run, "
+                      f"{run_id}, does not); deciding in run {proposing}", file=sys.stderr)
+                run_id = proposing
+                store.index(run_id)
         guids = chosen_guids(store, run_id, args.guids, all_supported=args.all_supported,
                              min_support=args.min_support)
         would = preview(store, run_id, guids, decision, note=args.note)

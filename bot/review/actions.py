@@ -104,6 +104,21 @@ def chosen_guids(store: ReviewLedger, run_id: int, guids: Sequence[str], *, all_
             if proposal.supported and proposal.support >= min_support and reviews[proposal.key].state in states]
 
 
+def run_proposing(store: ReviewLedger, guids: Sequence[str], *, most_runs: int = 200) -> int | None:
+    """The newest run (of the ``most_runs`` newest) that proposes a reference for every statement ``guids`` name;
+    None when none does (the latest run then says which it does not propose)."""
+    latest = store.ledger.latest_run()
+    for run_id in range(latest.id if latest is not None else 0, 0, -1)[:most_runs]:
+        if store.ledger.run(run_id) is None:
+            continue
+        try:
+            resolve(list(guids), [proposal.key for proposal in store.proposals(run_id)], run_id)
+        except InputError:  # (not all of them proposed here, or a run with no trace to review)
+            continue
+        return run_id
+    return None
+
+
 def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[str], decision: str, *,
            curator: str, note: str = "", seen: Mapping[str, int] | None = None) -> list[str]:
     """Record the decision and rewrite the run's report; the GUIDs whose state changed. ``seen``: as
