@@ -167,3 +167,20 @@ def test_approve_finds_the_run_that_proposes_the_statement_and_says_which(run, t
     assert states(tmp_path, run)[PURKYNE] == "approved"
     assert main(["approve", "Q990201$00000000-0000-0000-0000-000000000000", "--ledger", "runs.sqlite"]) == 2
     assert f"run {run + 1} proposes no reference for statement" in capsys.readouterr().err
+
+
+def test_approve_refuses_to_replace_a_colleagues_decision_without_force(run, tmp_path, capsys, monkeypatch):
+    assert main(["reject", PURKYNE, "--ledger", "runs.sqlite", "--note", "wrong prize"]) == 0
+    monkeypatch.setenv("REFBOT_REVIEW_CURATOR", "Bea")
+    capsys.readouterr()
+    assert main(["approve", PURKYNE, "--ledger", "runs.sqlite"]) == 2
+    err = capsys.readouterr().err
+    assert f"statement {PURKYNE} was rejected by Ada at " in err and "(note: wrong prize)" in err
+    assert "--force" in err and err.count("\n") == 1
+    assert states(tmp_path, run)[PURKYNE] == "rejected"
+    assert main(["approve", PURKYNE, "--ledger", "runs.sqlite", "--force"]) == 0
+    assert states(tmp_path, run)[PURKYNE] == "approved"
+    monkeypatch.setenv("REFBOT_REVIEW_CURATOR", "Ada")
+    assert main(["reject", PURKYNE, "--ledger", "runs.sqlite"]) == 2, "Bea's decision now: Ada needs --force too"
+    monkeypatch.setenv("REFBOT_REVIEW_CURATOR", "Bea")
+    assert main(["reject", PURKYNE, "--ledger", "runs.sqlite"]) == 0, "Bea changes her own decision freely"

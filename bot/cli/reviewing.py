@@ -18,7 +18,8 @@ from bot.output.report import naming
 from bot.redaction import write_private
 from bot.ledger.ledger import RunLedger
 from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, export_wrong_values, preview,
-                                report_too_large, reviewing, run_proposing)
+                                refuse_over_colleagues, report_too_large, reviewing,
+                                run_proposing)
 from bot.review.applying import Outcome, edit_lines, editgroups_url
 from bot.verifying import export as findings
 from bot.wiring import Wiring
@@ -77,6 +78,9 @@ def add_parsers(commands: Any) -> None:
         decide.add_argument("--min-support", type=_fraction, default=0.0, metavar="P",
                             help="with --all-supported: only proposals whose support is at least P")
         decide.add_argument("--note", default="", help="a note kept with the decision")
+        decide.add_argument("--force", action="store_true",
+                            help="record the decision over a colleague's other decision of the statement (refused "
+                                 "without it, as the review service refuses it)")
         decide.add_argument("--dry-run", action="store_true",
                             help=f"only list what would be {verb} (labels and support); record nothing")
         decide.add_argument("--curator", dest="review_curator", metavar="NAME",
@@ -173,6 +177,9 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
         guids = chosen_guids(store, run_id, args.guids, all_supported=args.all_supported,
                              min_support=args.min_support)
         would = preview(store, run_id, guids, decision, note=args.note)
+        if not args.force:
+            refuse_over_colleagues(store, run_id, [proposal.key for proposal in would], decision,
+                                   curator=options.review.curator)
         if not args.dry_run:
             changed = set(decide(options, store, run_id, guids, decision, curator=options.review.curator,
                                  note=args.note))

@@ -119,6 +119,21 @@ def run_proposing(store: ReviewLedger, guids: Sequence[str], *, most_runs: int =
     return None
 
 
+def refuse_over_colleagues(store: ReviewLedger, run_id: int, guids: Sequence[str], decision: str, *,
+                           curator: str) -> None:
+    """InputError naming the colleague, their decision and when, for the first statement ``guids`` name that
+    another curator decided otherwise (a curator changes their own decisions freely)."""
+    reviews = store.reviews(run_id, list(guids))
+    for guid in guids:
+        review = reviews[guid]
+        if review.state in ("approved", "rejected") and review.state != decision and review.curator \
+                and review.curator.strip() != curator.strip():
+            note = f" (note: {review.note})" if review.note else ""
+            raise InputError(f"statement {guid} was {review.state} by {review.curator} at "
+                             f"{review.decided or 'an unknown time'}{note}; nothing was recorded",
+                             hint="talk to them, or pass --force to record your decision over theirs")
+
+
 def decide(options: Options, store: ReviewLedger, run_id: int, guids: Sequence[str], decision: str, *,
            curator: str, note: str = "", seen: Mapping[str, int] | None = None) -> list[str]:
     """Record the decision and rewrite the run's report; the GUIDs whose state changed. ``seen``: as
