@@ -388,17 +388,16 @@ def test_refbot_demo_serve_stopped_leaves_no_sparql_server_behind(tmp_path, stop
 
     environ = {key: value for key, value in os.environ.items() if not key.startswith("REFBOT_")}
     environ |= {"TMPDIR": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    config = tmp_path / "refbot.ini"
     demo = subprocess.Popen([sys.executable, "-m", "bot.cli", "demo", "--serve"], cwd=tmp_path, env=environ,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdout=config.open("w"), stderr=subprocess.PIPE, text=True)  # `… > refbot.ini`
     try:
         printed = []
-        for line in demo.stdout:
+        for line in demo.stderr:
             printed.append(line)
             if line.startswith("export REFBOT_SERVICE_SECRET_KEY="):
                 break
-        config = tmp_path / "refbot.ini"
-        config.write_text("".join(printed[1:printed.index("Its Wikidata API takes edits from the bot account above; "
-                                                          "for `refbot apply --live`:\n")]), encoding="utf-8")
+        assert config.read_text(encoding="utf-8").startswith("["), "standard output is the configuration alone"
         secret = next(line.split("=", 1)[1].strip() for line in printed if "REFBOT_SERVICE_CLIENT_SECRET=" in line)
         served = load_options(config, environ={"REFBOT_SERVICE_CLIENT_SECRET": secret,
                                                "REFBOT_SERVICE_SECRET_KEY": "k" * 32})

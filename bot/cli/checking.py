@@ -18,7 +18,7 @@ from bot.cli.exits import Ended
 from bot.cli.progress import Bar
 from bot.cli.signals import sigterm_as_ctrl_c
 from bot.demo.wikibase import Account
-from bot.demo.world import DEMO_ITEM, DemoWorld
+from bot.demo.world import DEMO_ITEM, DEMO_ITEMS, DemoWorld
 from bot.doctor import preflight
 from bot.options import Options, ini_text
 from bot.output import trace as traces
@@ -252,17 +252,22 @@ def run_demo(args: argparse.Namespace, options: Options) -> Ended | None:
                 world.common_js = f"window.refbotService = {DEMO_SERVICE!r};\n" + GADGET.read_text(encoding="utf-8")
             service = {"service_url": DEMO_SERVICE, "service_oauth_url": world.oauth_url,
                        "service_client_id": consumer.client_id, "service_cors_origins": (world.base("wikidata"),)}
-            print("The demo world is served on 127.0.0.1 until you press Ctrl-C. Save this as refbot.ini to use it:\n")
-            print(ini_text({**overrides, "apply_user": world.bot_login, "apply_edit_delay": 0, **service}))
-            print("Its Wikidata API takes edits from the bot account above; for `refbot apply --live`:\n")
-            print(f"export REFBOT_APPLY_PASSWORD={world.bot_password}\n")
-            print(f"For the review service: `refbot run` (with the refbot.ini above) records a run of the demo's "
-                  f"statements, `refbot serve-review` serves its queue; open {DEMO_SERVICE}/ and sign in as "
-                  f"{DEMO_CURATOR!r}, password {curator_password} (the demo's item pages, such as "
-                  f"{world.base('wikidata')}/wiki/Q990201, show what refbot found, and their history the edits "
-                  "made):\n")
-            print(f"export REFBOT_SERVICE_CLIENT_SECRET={consumer.secret}")
-            print(f"export REFBOT_SERVICE_SECRET_KEY={secrets.token_urlsafe(32)}\n", flush=True)
+            # The configuration alone on standard output (`refbot demo --serve > refbot.ini`), the rest on standard
+            # error.
+            print(ini_text({**overrides, "apply_user": world.bot_login, "apply_edit_delay": 0, **service}), flush=True)
+            said = [
+                "The demo world is served on 127.0.0.1 until you press Ctrl-C; its configuration is on standard "
+                "output (`refbot demo --serve > refbot.ini` saves it).\n",
+                "Its Wikidata API takes edits from the bot account in it; for `refbot apply --live`:\n",
+                f"export REFBOT_APPLY_PASSWORD={world.bot_password}\n",
+                f"For the review service: `printf '%s\\n' {' '.join(DEMO_ITEMS)} | refbot run --items -` (with that "
+                f"refbot.ini) records a run of the demo's statements, `refbot serve-review` serves its queue; open "
+                f"{DEMO_SERVICE}/ and sign in as {DEMO_CURATOR!r}, password "
+                f"{curator_password} (the demo's item pages, such as {world.base('wikidata')}/wiki/Q990201, show "
+                "what refbot found, and their history the edits made):\n",
+                f"export REFBOT_SERVICE_CLIENT_SECRET={consumer.secret}",
+                f"export REFBOT_SERVICE_SECRET_KEY={secrets.token_urlsafe(32)}\n"]
+            print("\n".join(said), file=sys.stderr, flush=True)
             try:
                 with sigterm_as_ctrl_c():  # stopped by a service manager: stop the world cleanly too
                     while True:

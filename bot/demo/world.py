@@ -36,6 +36,8 @@ from bot.errors import ConfigError
 
 DATA = Path(__file__).resolve().parent / "data"
 DEMO_ITEM = "Q990201"
+# The items of the demo world's curation run (its verify items, Q990401 and Q990402, are `refbot verify`'s).
+DEMO_ITEMS = tuple(f"Q99020{n}" for n in range(1, 9))
 DEAD_SITE = "gone"
 SERVICES = ("wikidata", "wikipedia", "archive", "search")
 
