@@ -20,7 +20,7 @@ from sqlalchemy import select
 from bot.demo.wikibase import Account
 from bot.demo.world import DemoWorld, free_port
 from bot.errors import ConfigError
-from bot.ledger.tables import service_sessions
+from bot.ledger.tables import run_elements, service_sessions
 from bot.options import Options, load_options
 from bot.output import trace as traces
 from bot.review.lanes import Lanes
@@ -724,3 +724,23 @@ def test_the_home_page_opens_the_newest_run_kept_for_review_not_a_newer_one_stil
     assert newer.id > service.run_id
     home = requests.get(f"{service.url}/", timeout=20)
     assert home.status_code == 200 and home.url.endswith(f"/run/{service.run_id}/queue"), home.url
+
+
+def test_the_home_page_opens_the_newest_curation_run_not_a_newer_verify_run(service):
+    """A curator who opens the service came for the curation queue: a newer verify run kept for review has its own
+    queue (`/run/N/queue`), but `/` opens the newest curation run; a ledger of verify runs only opens the newest."""
+    from bot.ledger.ledger import VERIFY_KEY
+
+    with RunLedger(service.options.run.ledger) as ledger:
+        element = ledger.run_element(service.run_id)
+        verify = ledger.open_run(VERIFY_KEY + "verify worklist", "verify worklist")
+        ledger.record_run_element(verify, element)
+    home = requests.get(f"{service.url}/", timeout=20)
+    assert home.status_code == 200 and home.url.endswith(f"/run/{service.run_id}/queue"), home.url
+    store = ReviewLedger(RunLedger(service.options.run.ledger))
+    try:
+        with store.ledger.transaction() as connection:
+            connection.execute(run_elements.delete().where(run_elements.c.run_id == service.run_id))
+        assert store.latest_reviewable() == verify.id
+    finally:
+        store.ledger.close()

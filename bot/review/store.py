@@ -22,13 +22,13 @@ from sqlalchemy import and_, func, or_, select
 
 from bot.clock import stamp
 from bot.errors import InputError
-from bot.ledger.tables import cards, checks, decisions, items, run_elements, writes
+from bot.ledger.tables import cards, checks, decisions, items, run_elements, runs, writes
 from bot.output.trace import assemble_elements, from_string, review_element, tag, to_string
 from bot.review.alternatives import with_paragraph
 from bot.review.proposals import OPTIONAL_SNAKS, Proposal, element_proposal
 from bot.review.proposals import proposals as trace_proposals
 from bot.review.shelf import Shelf, undone_since
-from bot.ledger.ledger import Run, RunLedger
+from bot.ledger.ledger import VERIFY_KEY, Run, RunLedger
 DECISIONS = ("approved", "rejected")
 # What a curator makes of a statement a source says is false, where nothing is proposed: seen and left as it is
 # (acknowledged), or Wikidata's value is wrong (listed for editors: `refbot export --wrong-values`).
@@ -126,9 +126,14 @@ class ReviewLedger:
         return shelf
 
     def latest_reviewable(self) -> int | None:
-        """The newest run kept for review (its trace's run element in the ledger); None when there is none."""
+        """The newest curation run kept for review (its trace's run element in the ledger) — a verify run's queue
+        only when no curation run is kept; None when there is none."""
         with self.ledger.transaction() as connection:
-            newest = connection.execute(select(func.max(run_elements.c.run_id))).scalar()
+            kept = select(func.max(run_elements.c.run_id)).select_from(
+                run_elements.join(runs, runs.c.id == run_elements.c.run_id))
+            newest = connection.execute(kept.where(~runs.c.key.startswith(VERIFY_KEY))).scalar()
+            if newest is None:
+                newest = connection.execute(kept).scalar()
         return int(newest) if newest is not None else None
 
     def _reviewable(self, run_id: int) -> tuple[Run, str]:
