@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.checking.records import StatementCheck
+from bot.checking.records import Outcome, StatementCheck
 from bot.cli import main
 from bot.output import trace as traces
 from bot.references import quickstatements
@@ -95,7 +95,8 @@ def test_all_supported_dry_run_lists_what_would_be_decided_and_records_nothing(t
     assert out == [f"run {run}: 2 reference(s) would be approved (dry run: nothing recorded)",
                    f"  approved  Marta Novotná · award received · Purkyně Prize for Chemistry ({PURKYNE})  "
                    "support 0.91",
-                   f"  approved  Marta Novotná · award received · Prize 3 ({GUIDS[2]})  support 0.91"]
+                   f"  approved  Marta Novotná · award received · Prize 3 ({GUIDS[2]})  support 0.91",
+                   "  left out by --min-support 0.9: 1 judged below it"]
     assert set(states(tmp_path, run).values()) == {"proposed"} and not report.exists()
 
     assert main(["reject", f"wds:Q990201-{UUID}", GUIDS[1], "--dry-run", "--ledger", "runs.sqlite"]) == 0
@@ -184,3 +185,21 @@ def test_approve_refuses_to_replace_a_colleagues_decision_without_force(run, tmp
     assert main(["reject", PURKYNE, "--ledger", "runs.sqlite"]) == 2, "Bea's decision now: Ada needs --force too"
     monkeypatch.setenv("REFBOT_REVIEW_CURATOR", "Bea")
     assert main(["reject", PURKYNE, "--ledger", "runs.sqlite"]) == 0, "Bea changes her own decision freely"
+
+
+def test_all_supported_names_corroborated_proposals_and_min_support_says_it_leaves_them_out(tmp_path, monkeypatch,
+                                                                                            capsys):
+    """A proposal a record corroborates has no judge's support: `--all-supported` lists it as corroborated (not
+    "support 0.00"), and `--min-support` says it leaves it out rather than dropping it silently."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REFBOT_REVIEW_CURATOR", "Ada")
+    found = checks()
+    found[1] = replace(found[1], outcome=Outcome.CORROBORATED)
+    run = imported(tmp_path, found)
+    assert main(["approve", "--all-supported", "--dry-run", "--ledger", "runs.sqlite"]) == 0
+    out = capsys.readouterr().out
+    assert f"· Prize 2 ({GUIDS[1]})  corroborated by a record" in out and "support 0.00" not in out
+    assert main(["approve", "--all-supported", "--min-support", "0.5", "--dry-run", "--ledger", "runs.sqlite"]) == 0
+    out = capsys.readouterr().out
+    assert GUIDS[1] not in out and "left out by --min-support 0.5: 0 judged below it, 1 corroborated by a record" in out
+    assert states(tmp_path, run)[GUIDS[1]] == "proposed"

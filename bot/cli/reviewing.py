@@ -18,8 +18,8 @@ from bot.output.report import naming
 from bot.redaction import write_private
 from bot.ledger.ledger import RunLedger
 from bot.review.actions import (apply, chosen_guids, decide, export_quickstatements, export_wrong_values, preview,
-                                refuse_over_colleagues, report_too_large, reviewing,
-                                run_proposing)
+                                left_out_by_support, refuse_over_colleagues, report_too_large,
+                                reviewing, run_proposing)
 from bot.review.applying import Outcome, edit_lines, editgroups_url
 from bot.verifying import export as findings
 from bot.wiring import Wiring
@@ -177,6 +177,7 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
         guids = chosen_guids(store, run_id, args.guids, all_supported=args.all_supported,
                              min_support=args.min_support)
         would = preview(store, run_id, guids, decision, note=args.note)
+        left_out = left_out_by_support(store, run_id, args.min_support) if args.all_supported else (0, 0)
         if not args.force:
             refuse_over_colleagues(store, run_id, [proposal.key for proposal in would], decision,
                                    curator=options.review.curator)
@@ -193,7 +194,11 @@ def run_decide(args: argparse.Namespace, options: Options) -> None:
     else:
         print(f"run {run_id}: {len(would)} reference(s) {decision}{already}")
     for proposal in would:
-        print(f"  {decision:<9} {proposal.shown} ({proposal.guid})  support {proposal.support:.2f}")
+        print(f"  {decision:<9} {proposal.shown} ({proposal.guid})  {proposal.grounds}")
+    if left_out[0] or left_out[1]:
+        print(f"  left out by --min-support {args.min_support:g}: {left_out[0]} judged below it"
+              + (f", {left_out[1]} corroborated by a record (no judge's support: name them, or leave out "
+                 "--min-support)" if left_out[1] else ""))
 
 
 def run_export(args: argparse.Namespace, options: Options) -> Ended | None:

@@ -96,12 +96,27 @@ def chosen_guids(store: ReviewLedger, run_id: int, guids: Sequence[str], *, all_
     """The run's GUIDs that ``guids`` name in any form Wikidata or its query service prints (InputError with a hint
     for one that names none: :func:`bot.review.guids.resolve`), or (``all_supported``) every proposal a page
     supports (an archived copy of a dead page only when the judge found it supports the statement:
-    ``Proposal.supported``) still in one of ``states`` with at least ``min_support``."""
+    ``Proposal.supported``) or a record corroborates, still in one of ``states``; with ``min_support``, only those a
+    page supports at least that much (a corroborated one has no judge's support: :func:`left_out_by_support`)."""
     if not all_supported:
         return resolve(list(guids), [proposal.key for proposal in store.proposals(run_id)], run_id)
     reviews = store.reviews(run_id)
     return [proposal.key for proposal in store.proposals(run_id)
-            if proposal.supported and proposal.support >= min_support and reviews[proposal.key].state in states]
+            if proposal.supported and reviews[proposal.key].state in states
+            and (not min_support or (not proposal.corroborated and proposal.support >= min_support))]
+
+
+def left_out_by_support(store: ReviewLedger, run_id: int, min_support: float, *,
+                        states: tuple[str, ...] = ("proposed",)) -> tuple[int, int]:
+    """What ``--min-support`` leaves out of ``--all-supported``: (proposals judged below it, proposals a record
+    corroborates — no judge's support to compare)."""
+    if not min_support:
+        return 0, 0
+    reviews = store.reviews(run_id)
+    waiting = [proposal for proposal in store.proposals(run_id)
+               if proposal.supported and reviews[proposal.key].state in states]
+    return (sum(1 for proposal in waiting if not proposal.corroborated and proposal.support < min_support),
+            sum(1 for proposal in waiting if proposal.corroborated))
 
 
 def run_proposing(store: ReviewLedger, guids: Sequence[str], *, most_runs: int = 200) -> int | None:

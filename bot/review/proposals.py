@@ -50,6 +50,9 @@ class Proposal:
     # support", …, as the trace's ``archived`` finding says); "" for a reference of its own, which is proposed only
     # when a page supports the statement.
     archived: str = ""
+    # A record (an authority file's statement of the same fact) corroborates the statement rather than a page's
+    # support: its support is no judge's, 0.
+    corroborated: bool = False
 
     @property
     def supported(self) -> bool:
@@ -72,6 +75,12 @@ class Proposal:
 
     def snak(self, property_id: str) -> Snak | None:
         return next((snak for snak in self.snaks if snak.property_id == property_id), None)
+
+    @property
+    def grounds(self) -> str:
+        """What the proposal stands on, as a list of decisions shows it: ``support 0.91``, or ``corroborated by a
+        record`` (no judge's support)."""
+        return "corroborated by a record" if self.corroborated else f"support {self.support:.2f}"
 
     @property
     def shown(self) -> str:
@@ -180,7 +189,8 @@ def statement_proposal(item: Any, statement: Any, source: str = "the run ledger"
                          snak.get("datatype") or "") for snak in reference.iter(tag("snak"))),
         quickstatements=reference.findtext(tag("quickstatements")) or "",
         qualifiers=tuple((qualifier.get("property"), qualifier.get("value"), qualifier.get("value-text") or "")
-                         for qualifier in statement.iterfind(tag("qualifier"))))
+                         for qualifier in statement.iterfind(tag("qualifier"))),
+        corroborated=statement.get("outcome") == "corroborated")
     problem = disagreement(proposal)
     if problem:
         raise InputError(f"statement {proposal.guid}: {problem}", path=source, hint=CHANGED_HINT)
