@@ -265,3 +265,17 @@ def test_a_claim_refbot_cannot_read_is_one_line_naming_the_file_and_the_fix(tmp_
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert f"{reports / '.refbot-ledger'}: the reports folder's claim" in err and why in err
     assert f"delete {reports / '.refbot-ledger'}" in err
+
+
+def test_run_status_of_a_run_checked_in_one_process_and_of_a_run_that_does_not_exist(tmp_path, capsys):
+    """`run --status latest` says where the newest run stands whether workers or one process checked it; a run the
+    ledger does not hold is named as such, with the newest one."""
+    ledger_file = tmp_path / "runs.sqlite"
+    with RunLedger(ledger_file) as ledger:
+        ledger.open_run("worklist", "checked here")
+    assert main(["run", "--status", "latest", "--ledger", str(ledger_file)]) == 0
+    assert "run 1 (checked in one process, not by workers): 0 statement(s) recorded (none yet); not finished" \
+        in capsys.readouterr().out
+    assert main(["run", "--status", "7", "--ledger", str(ledger_file)]) == 2
+    err = capsys.readouterr().err
+    assert f"the ledger {ledger_file} has no run 7 (its newest is run 1" in err and "enqueued" not in err

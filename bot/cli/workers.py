@@ -101,6 +101,10 @@ def run_status(args: argparse.Namespace, options: Options) -> Ended:
             except ServiceError:
                 pass  # (Redis not answering: said on the workers' line below)
     outcomes = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "none yet"
+    if queue is None:  # checked in one process (`refbot run`, `refbot verify`): no queue, no workers
+        print(f"run {record.id} (checked in one process, not by workers): {sum(counts.values())} statement(s) "
+              f"recorded ({outcomes}); " + (f"finished {finished}" if finished else "not finished"))
+        return Ended(failed=counts.get("error", 0))
     print(f"run {record.id}: {queue.finished}/{queue.items} item(s) finished, {queue.left} left; "
           f"{sum(counts.values())} statement(s) recorded ({outcomes}); {queue.redelivered} task(s) delivered again; "
           + (f"finished {finished}" if finished else "not finished")

@@ -313,11 +313,13 @@ class RunParts:
         return self._parts.require_endpoint()
 
 
-def status(ledger: RunLedger, run_id: int) -> tuple[LedgerRun, Queue, dict[str, int]]:
-    """Where an enqueued run stands: its queue and the statements recorded, by outcome."""
+def status(ledger: RunLedger, run_id: int) -> tuple[LedgerRun, Queue | None, dict[str, int]]:
+    """Where a run stands: its queue (None: a run checked in one process, not enqueued) and the statements recorded,
+    by outcome. InputError naming the ledger's newest run when it has no run ``run_id``."""
     record = ledger.run(run_id)
-    queue = ledger.queue(run_id) if record is not None else None
-    if record is None or queue is None:
-        raise InputError(f"the ledger {ledger.path} has no enqueued run {run_id}",
-                         hint="pass the run id `refbot run --enqueue` printed")
-    return record, queue, ledger.counts(record)
+    if record is None:
+        latest = ledger.latest_run()
+        raise InputError(f"the ledger {ledger.path} has no run {run_id}",
+                         hint=f"its newest is run {latest.id} (`refbot run --status latest`)" if latest is not None
+                         else "no run has been recorded in it yet")
+    return record, ledger.queue(run_id), ledger.counts(record)
