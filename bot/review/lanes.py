@@ -7,12 +7,17 @@ the requests go in two lanes, sorted as waitress hands them over, before any thr
 
 - a **curator's** — one whose session cookie names a session this process has seen signed in (``is_curator``, from
   ``bot.review.sessions``; a made-up cookie is anyone's) — is taken first, by the first thread free;
+- a **sign-in's** (``/login`` and the provider's return to ``/oauth/callback``: someone becoming a curator) next,
+  at most all threads but ``reserved`` at once, so that a crowd never keeps a curator from signing in, and a stream of
+  sign-ins never takes the threads kept for the signed-in;
 - **anyone else's** waits in a line of at most ``waiting`` requests, and at most all threads but ``reserved`` answer
   them at once, so that a curator's request always finds a thread soon; a request beyond the line is answered at once
   with 503 and Retry-After by waitress itself (no thread of the application's is held, the connection is closed).
 
-A client's address plays no part: behind Toolforge's or an Ingress's proxy every request comes from the proxy, and a
-crowd comes from many addresses anyway. waitress offers no supported hook for this (``create_server``'s
+Connections beyond waitress's ``connection_limit`` (100) wait to be accepted whoever sends them: a flood of
+connections is the proxy's to bound (Toolforge's, an Ingress's). A client's address plays no part here: behind
+Toolforge's or an Ingress's proxy every request comes from the proxy, and a crowd comes from many addresses anyway.
+waitress offers no supported hook for this (``create_server``'s
 ``_dispatcher`` is its test shim); this module follows the dispatcher of the waitress version ``setup.cfg`` allows,
 and ``tests/test_review_crowd.py`` checks it with a real crowd.
 """
@@ -27,6 +32,7 @@ from waitress.task import ThreadedTaskDispatcher
 from waitress.utilities import Error
 
 RETRY_AFTER_S = 5
+SIGNING_IN = ("/login", "/oauth/callback")  # the paths of a sign-in (bot.review.service)
 
 
 class Busy(Error):
@@ -49,8 +55,10 @@ class Lanes(ThreadedTaskDispatcher):
                  waiting: int = 32) -> None:
         super().__init__()
         self.is_curator, self.reserved, self.waiting = is_curator, reserved, waiting
-        self.first: deque[Any] = deque()  # curators' requests (waitress's own ``queue`` holds everyone else's)
-        self.reading = 0  # anyone else's requests being answered now
+        self.first: deque[Any] = deque()  # curators' requests (waitress's own ``queue`` holds readers')
+        self.signing: deque[Any] = deque()  # sign-ins' requests
+        self.reading = 0  # readers' requests being answered now
+        self.signing_in = 0  # sign-ins' requests being answered now
 
     def add_task(self, task: Any) -> None:
         """``task``: waitress's channel, its next request ``task.requests[0]`` (parsed, not yet answered)."""
@@ -63,6 +71,8 @@ class Lanes(ThreadedTaskDispatcher):
         with self.lock:
             if curator:
                 self.first.append(task)
+            elif getattr(request, "path", "") in SIGNING_IN:
+                self.signing.append(task)
             elif len(self.queue) >= self.waiting and request is not None and not request.error:
                 request.error = Busy("The review service is busy; try again in a few seconds.")
                 self.first.append(task)  # (answered by waitress in a moment, by whichever thread is free)
@@ -80,7 +90,7 @@ class Lanes(ThreadedTaskDispatcher):
                         self.threads.discard(thread_no)
                         self.thread_exit_cv.notify()
                         return
-                    task, anyone = self._next()
+                    task, lane = self._next()
                     if task is not None:
                         break
                     self.active_count -= 1  # idle until woken, as waitress's own threads
@@ -91,26 +101,34 @@ class Lanes(ThreadedTaskDispatcher):
             except BaseException:
                 self.logger.exception("Exception when servicing %r", task)
             finally:
-                if anyone:
+                if lane:
                     with self.lock:
-                        self.reading -= 1
+                        if lane == "signing":
+                            self.signing_in -= 1
+                        else:
+                            self.reading -= 1
                         self.queue_cv.notify()
 
-    def _next(self) -> tuple[Any, bool]:
-        """The request to answer next (None: none this thread may take now), and whether it is anyone's."""
+    def _next(self) -> tuple[Any, str]:
+        """The request to answer next (None: none this thread may take now), and its lane when it is counted
+        ("signing", "reading"; "" a curator's)."""
+        most = max(1, len(self.threads) - self.reserved)
         if self.first:
-            return self.first.popleft(), False
-        if self.queue and self.reading < max(1, len(self.threads) - self.reserved):
+            return self.first.popleft(), ""
+        if self.signing and self.signing_in < most:
+            self.signing_in += 1
+            return self.signing.popleft(), "signing"
+        if self.queue and self.reading < most:
             self.reading += 1
-            return self.queue.popleft(), True
-        return None, False
+            return self.queue.popleft(), "reading"
+        return None, ""
 
     def pending(self) -> int:
-        """How many requests wait for a thread, in either lane."""
-        return len(self.first) + len(self.queue)
+        """How many requests wait for a thread, in any lane."""
+        return len(self.first) + len(self.signing) + len(self.queue)
 
     def cancel_pending(self) -> None:
         """Cancel every request no thread has taken (the server is stopping); call with :attr:`lock` held."""
-        for lane in (self.first, self.queue):
+        for lane in (self.first, self.signing, self.queue):
             while lane:
                 lane.popleft().cancel()
