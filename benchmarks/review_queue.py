@@ -31,8 +31,9 @@ default settings), asked by ``--at-once`` readers at the same moment for report 
 (or an attacker) anyone may let in: the seconds each page took (503s counted), and the server's peak memory against
 the review pod's 512 MiB limit. With ``--readers N``, then, N anonymous readers (in a process of their own) loop on
 report pages while a curator signs in through the demo world's OAuth provider and makes ``--decisions`` decisions
-(rejections: no wiki edit) in the queue: the median and 95th percentile of the curator's queue pages and decisions,
-what the readers were answered, and the server's peak memory.
+(rejections, or an acknowledgement for a card with evidence against: no wiki edit) in the queue: the median and
+95th percentile of the curator's queue pages and decisions, what the readers were answered, and the server's peak
+memory.
 
 ``--service``: the same run decided in `refbot serve-review`'s queue instead, after signing in through the demo
 world's OAuth provider as a demo curator (the sign-in's keys and clicks counted apart); each approval is written to the
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import logging
 import os
 import shutil
@@ -56,7 +58,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 from urllib.parse import urljoin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -501,7 +502,7 @@ def service_at_scale(statements: int, at_once: int, *, readers: int = 0, decisio
 
     accounts = {CURATOR: Account({}, groups=(), password=PASSWORD)}
     with tempfile.TemporaryDirectory(prefix="refbot-service-scale-") as name, \
-            DemoWorld(workdir=Path(name) / "world", accounts=accounts) as world:
+            DemoWorld(workdir=Path(name), accounts=accounts) as world:
         tmp = Path(name)
         began = time.perf_counter()
         with RunLedger(tmp / "runs.sqlite") as ledger:
@@ -539,11 +540,11 @@ def service_at_scale(statements: int, at_once: int, *, readers: int = 0, decisio
                 answer = requests.get(f"{base}?page={page}", timeout=600)
                 answers.append((answer.status_code, time.perf_counter() - began))
 
-            readers = [threading.Thread(target=read, args=(1 + number * (pages - 1) // max(1, at_once - 1),))
-                       for number in range(at_once)]
-            for reader in readers:
+            asking = [threading.Thread(target=read, args=(1 + number * (pages - 1) // max(1, at_once - 1),))
+                      for number in range(at_once)]
+            for reader in asking:
                 reader.start()
-            for reader in readers:
+            for reader in asking:
                 reader.join()
             peak = _peak_kib(server.pid)
             crowd = _crowd_and_curator(f"http://127.0.0.1:{port}", run_id, pages, readers=readers,
@@ -580,47 +581,44 @@ def _p95(values: list[float]) -> float:
     return sorted(values)[max(0, round(0.95 * len(values)) - 1)]
 
 
-def _read_in_a_crowd(base: str, pages: int, readers: int, stop: Any, answers: Any) -> None:
-    """``readers`` threads, each asking for report pages one after another until ``stop`` is set (a process of the
-    crowd's own: the curator's client does not share its interpreter)."""
-    import requests
-
-    counts: dict[int, int] = {}
-    lock = threading.Lock()
-
-    def read(number: int) -> None:
-        with requests.Session() as http:
-            page = 1 + number % pages
-            while not stop.is_set():
-                try:
-                    status = http.get(f"{base}?page={page}", timeout=120).status_code
-                except requests.RequestException:
-                    status = 0
-                with lock:
-                    counts[status] = counts.get(status, 0) + 1
-                page = 1 + (page + 7) % pages
-
-    threads = [threading.Thread(target=read, args=(number,), daemon=True) for number in range(readers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    answers.put(counts)
+# The crowd, a process of its own (the curator's client does not share its interpreter): READERS threads, each asking
+# for report pages one after another until SIGTERM, then what they were answered, as JSON.
+CROWD = """
+import json, signal, sys, threading
+import requests
+base, pages, readers = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+stop, lock, counts = threading.Event(), threading.Lock(), {}
+signal.signal(signal.SIGTERM, lambda *_: stop.set())
+def read(number):
+    with requests.Session() as http:
+        page = 1 + number % pages
+        while not stop.is_set():
+            try:
+                status = http.get(f"{base}?page={page}", timeout=120).status_code
+            except requests.RequestException:
+                status = 0
+            with lock:
+                counts[status] = counts.get(status, 0) + 1
+            page = 1 + (page + 7) % pages
+threads = [threading.Thread(target=read, args=(n,), daemon=True) for n in range(readers)]
+for thread in threads:
+    thread.start()
+stop.wait()
+for thread in threads:
+    thread.join(130)
+print(json.dumps(counts))
+"""
 
 
 def _crowd_and_curator(url: str, run_id: int, pages: int, *, readers: int,
                        decisions: int) -> tuple[list[float], list[float], dict[int, int]]:
     """The curator's seconds a queue page and a decision while ``readers`` loop on report pages; what the readers
     were answered."""
-    import multiprocessing
-
     import requests
     from lxml import etree
 
-    context = multiprocessing.get_context("spawn")
-    stop, answers = context.Event(), context.Queue()
-    crowd = context.Process(target=_read_in_a_crowd, args=(f"{url}/run/{run_id}/", pages, readers, stop, answers))
-    crowd.start()
+    crowd = subprocess.Popen([sys.executable, "-c", CROWD, f"{url}/run/{run_id}/", str(pages), str(readers)],
+                             stdout=subprocess.PIPE, text=True)
     pages_s: list[float] = []
     decided_s: list[float] = []
     try:
@@ -631,24 +629,27 @@ def _crowd_and_curator(url: str, run_id: int, pages: int, *, readers: int,
             answer = {**{field.get("name"): field.get("value") for field in hidden},
                       "username": CURATOR, "password": PASSWORD, "decision": "allow"}
             landed = http.post(form_page.url.split("?", 1)[0], data=answer, timeout=120)
-            if f"signed in as {CURATOR}" not in " ".join(landed.text.split()):
+            if CURATOR not in etree.HTML(landed.text).xpath("string(//span[@id='account'])"):
                 raise SystemExit(f"review_queue: the curator could not sign in: {landed.status_code}")
             for _ in range(decisions):
                 began = time.perf_counter()
                 page = http.get(f"{url}/run/{run_id}/queue", timeout=120)
                 pages_s.append(time.perf_counter() - began)
+                tree = etree.HTML(page.text)
                 fields = {field.get("name"): field.get("value")
-                          for field in etree.HTML(page.text).xpath("//form[@class='decide']/input")}
+                          for field in tree.xpath("//form[@id='decide-form']/input")}
+                # (a card with evidence against and nothing proposed is acknowledged; any other rejected)
+                decision = "rejected" if tree.xpath("//button[@id='reject']") else "acknowledged"
                 began = time.perf_counter()
-                decided = http.post(f"{url}/run/{run_id}/decide", data={**fields, "decision": "rejected"},
+                decided = http.post(f"{url}/run/{run_id}/decide", data={**fields, "decision": decision},
                                     timeout=120)
                 decided_s.append(time.perf_counter() - began)
                 if decided.status_code != 200:
                     raise SystemExit(f"review_queue: a decision was answered {decided.status_code}")
     finally:
-        stop.set()
-        counts = answers.get(timeout=300)
-        crowd.join(60)
+        crowd.terminate()
+        out, _ = crowd.communicate(timeout=300)
+    counts = {int(status): count for status, count in json.loads(out or "{}").items()}
     return pages_s, decided_s, counts
 
 

@@ -52,7 +52,7 @@ class Lanes(ThreadedTaskDispatcher):
     never raise."""
 
     def __init__(self, is_curator: Callable[[Mapping[str, str]], bool], *, reserved: int = 2,
-                 waiting: int = 32) -> None:
+                 waiting: int = 64) -> None:
         super().__init__()
         self.is_curator, self.reserved, self.waiting = is_curator, reserved, waiting
         self.first: deque[Any] = deque()  # curators' requests (waitress's own ``queue`` holds readers')
