@@ -85,7 +85,15 @@ def test_a_curator_sees_their_edit_in_the_wikis_history_and_undoes_it_as_themsel
     _press(browser, "u")
     line = _wait_for(browser, "written-edit", "revision")
     assert f"revision {written}" in line and "r takes it off again" in line
+    assert f"the item's history, {CURATOR}'s contributions" in line
     _shot(browser, "undo-1-written-card.png")
+    card = browser.current_url
+    browser.find_element(By.ID, "history-link").click()
+    assert "Revision history" in browser.find_element(By.TAG_NAME, "h1").text
+    browser.get(card)
+    browser.find_element(By.ID, "contributions-link").click()
+    assert f"User contributions for {CURATOR}" in browser.find_element(By.TAG_NAME, "body").text
+    browser.get(card)
     browser.find_element(By.ID, "revision-link").click()
     diff = _wait_for(browser, "diff", CURATOR)
     assert f"Revision {written}" in diff and f"approved by {CURATOR}" in diff

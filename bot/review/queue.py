@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from bot.checking.against import Against
 from bot.datamodel import Qualifier, Value
@@ -133,6 +133,19 @@ class Card:
     revision_url: str = ""
     # What found the reference, as its edit summary says it (``bot.review.applying.found_by``).
     found_by: str = ""
+
+    @property
+    def history_url(self) -> str:
+        """The item's history on the wiki the edit was made on ("" without a written edit's address)."""
+        index = self.revision_url.split("?", 1)[0] if web(self.revision_url) else ""
+        return f"{index}?{urlencode({'title': self.item, 'action': 'history'})}" if index else ""
+
+    @property
+    def contributions_url(self) -> str:
+        """The curator's contributions on that wiki (their edits, this one among them)."""
+        index = self.revision_url.split("?", 1)[0] if web(self.revision_url) else ""
+        return f"{index}?{urlencode({'title': 'Special:Contributions/' + self.curator})}" \
+            if index and self.curator else ""
 
     @property
     def resolvable(self) -> bool:
