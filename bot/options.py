@@ -622,8 +622,10 @@ def load_options(config_file: Path | None = None, environ: Mapping[str, str] | N
     if path is not None:
         options = options.replaced(**_from_file(path))
     environ = os.environ if environ is None else environ
+    # A path set empty (`export REFBOT_MODEL_CACHE=`) is unset, as a shell user means it: its default, never ".".
     from_env = {name: _convert(name, environ[f"REFBOT_{name.upper()}"])
-                for name in FLAT if f"REFBOT_{name.upper()}" in environ}
+                for name in FLAT if f"REFBOT_{name.upper()}" in environ
+                and not (FLAT[name][2].startswith("Path") and not environ[f"REFBOT_{name.upper()}"].strip())}
     if "judge_api_key" not in from_env and environ.get("OPENAI_API_KEY"):
         from_env["judge_api_key"] = environ["OPENAI_API_KEY"]
     if "search_api_key" not in from_env and environ.get("BRAVE_API_KEY"):

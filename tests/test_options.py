@@ -156,3 +156,13 @@ def test_doctor_and_select_name_a_malformed_api_url_in_one_line_and_suggest_no_r
     err = capsys.readouterr().err
     assert err.startswith("refbot: error: sparql endpoint: not a URL: 'http://[::1/sparql'")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_path_set_empty_in_the_environment_is_its_default_never_the_current_folder(tmp_path):
+    from bot.modelstore import default_cache
+
+    empty = tmp_path / "empty.ini"
+    empty.write_text("", encoding="utf-8")
+    options = load_options(config_file=empty, environ={"REFBOT_MODEL_CACHE": "", "REFBOT_CHECK_REPORTS": " "})
+    assert options.judge.model_cache == default_cache() and options.check.reports == Path("reports")
+    assert options.judge.model_cache != Path(".")
