@@ -279,3 +279,24 @@ def test_run_status_of_a_run_checked_in_one_process_and_of_a_run_that_does_not_e
     assert main(["run", "--status", "7", "--ledger", str(ledger_file)]) == 2
     err = capsys.readouterr().err
     assert f"the ledger {ledger_file} has no run 7 (its newest is run 1" in err and "enqueued" not in err
+
+
+@pytest.mark.parametrize("mode, run_id, named", [("run", "12", "run 12,"), ("verify", "3", "verify run 3,"),
+                                                 ("check", "", "check run,")])
+def test_the_reports_header_names_the_run_as_people_say_it(mode, run_id, named):
+    """"run 12", never "run run12" (the stylesheet's space before the id was dropped as whitespace)."""
+    import re
+
+    from bot.output.report import render
+
+    from bot.doctor import _sample_trace as sample
+
+    tree = sample()
+    run = tree.getroot().find(traces.tag("run"))
+    run.set("mode", mode)
+    if run_id:
+        run.set("id", run_id)
+    else:
+        run.attrib.pop("id", None)
+    meta = re.search(r'<p class="meta">(.*?)</p>', render(tree), re.S).group(1)
+    assert " ".join(meta.split()).startswith(named), meta

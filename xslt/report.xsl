@@ -119,7 +119,7 @@
             proposed reference; decisions are kept in the run ledger.</p>
         </xsl:if>
         <p class="meta">
-          <xsl:value-of select="$run/@mode"/> run<xsl:if test="$run/@id"> <xsl:value-of select="$run/@id"/></xsl:if>,
+          <xsl:if test="$run/@mode != 'run'"><xsl:value-of select="$run/@mode"/><xsl:text> </xsl:text></xsl:if>run<xsl:if test="$run/@id"><xsl:text> </xsl:text><xsl:value-of select="$run/@id"/></xsl:if>,
           started <xsl:value-of select="$run/@started"/>, <xsl:value-of select="$run/@duration-s"/> s,
           refbot <xsl:value-of select="$run/@tool-version"/>
           <xsl:if test="$run/@complete = 'false'"> — <strong>incomplete</strong></xsl:if>
