@@ -45,8 +45,6 @@ from bot.selection.endpoint import SparqlEndpoint
 from bot.selection.worklists import Worklist, select
 
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
-# Outcomes a summary names only when some statement ended so.
-OCCASIONAL = ("corroborated", "contradicted", "undecided")
 
 
 class Records(Protocol):
@@ -114,10 +112,10 @@ class RunResult:
 
     @property
     def summary(self) -> str:
-        """``2 supported, 1 not-found, 0 irretrievable, 0 error``; corroborated, contradicted and undecided only
-        when some statement ended so."""
-        return ", ".join(f"{self.counts.get(name, 0)} {name}" for name in OUTCOMES
-                         if self.counts.get(name, 0) or name not in OCCASIONAL)
+        """``2 supported, 1 not found``: the outcomes as the report words them, each that some statement ended
+        with (supported always, so that none is said)."""
+        return ", ".join(f"{self.counts.get(name, 0)} {name.replace('-', ' ')}" for name in OUTCOMES
+                         if self.counts.get(name, 0) or name == "supported")
 
 
 @dataclass
