@@ -619,8 +619,8 @@ def load_options(config_file: Path | None = None, environ: Mapping[str, str] | N
                  overrides: Mapping[str, Any] | None = None) -> Options:
     options = Options()
     path = config_file or default_config_file()
-    if path is not None:
-        options = options.replaced(**_from_file(path))
+    from_file = _from_file(path) if path is not None else {}
+    options = options.replaced(**from_file)
     environ = os.environ if environ is None else environ
     # A path set empty (`export REFBOT_MODEL_CACHE=`) is unset, as a shell user means it: its default, never ".".
     from_env = {name: _convert(name, environ[f"REFBOT_{name.upper()}"])
@@ -631,4 +631,8 @@ def load_options(config_file: Path | None = None, environ: Mapping[str, str] | N
     if "search_api_key" not in from_env and environ.get("BRAVE_API_KEY"):
         from_env["search_api_key"] = environ["BRAVE_API_KEY"]
     options = options.replaced(**from_env)
-    return _check(options.replaced(**{k: v for k, v in (overrides or {}).items() if v is not None}))
+    given = {**from_file, **from_env, **{k: v for k, v in (overrides or {}).items() if v is not None}}
+    options = options.replaced(**{k: v for k, v in (overrides or {}).items() if v is not None})
+    if "run_ledger" not in given and "check_reports" in given:  # the ledger lives in the reports folder it names
+        options = options.replaced(run_ledger=Path(options.check.reports) / "runs.sqlite")
+    return _check(options)

@@ -166,3 +166,14 @@ def test_a_path_set_empty_in_the_environment_is_its_default_never_the_current_fo
     options = load_options(config_file=empty, environ={"REFBOT_MODEL_CACHE": "", "REFBOT_CHECK_REPORTS": " "})
     assert options.judge.model_cache == default_cache() and options.check.reports == Path("reports")
     assert options.judge.model_cache != Path(".")
+
+
+def test_the_ledger_lives_in_the_reports_folder_named_unless_named_itself(tmp_path):
+    empty = tmp_path / "empty.ini"
+    empty.write_text("", encoding="utf-8")
+    assert load_options(empty, {}, {"check_reports": tmp_path / "elsewhere"}).run.ledger == \
+        tmp_path / "elsewhere" / "runs.sqlite"
+    assert load_options(empty, {"REFBOT_CHECK_REPORTS": "out"}).run.ledger == Path("out") / "runs.sqlite"
+    assert load_options(empty, {}, {"check_reports": tmp_path / "elsewhere", "run_ledger": tmp_path / "l.sqlite"}
+                        ).run.ledger == tmp_path / "l.sqlite"
+    assert load_options(empty, {}).run.ledger == Path("reports/runs.sqlite")

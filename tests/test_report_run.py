@@ -300,3 +300,27 @@ def test_the_reports_header_names_the_run_as_people_say_it(mode, run_id, named):
         run.attrib.pop("id", None)
     meta = re.search(r'<p class="meta">(.*?)</p>', render(tree), re.S).group(1)
     assert " ".join(meta.split()).startswith(named), meta
+
+
+def test_a_run_in_a_folder_another_ledger_claimed_says_so_and_its_next_steps_name_its_ledger(world, tmp_path,
+                                                                                             capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in [name for name in os.environ if name.startswith("REFBOT_")]:
+        monkeypatch.delenv(name)
+    items = tmp_path / "items.txt"
+    items.write_text(ITEMS[0] + "\n", encoding="utf-8")
+    first = tmp_path / "first" / "runs.sqlite"
+    with RunLedger(first) as ledger:
+        ledger.open_run("first worklist", "")
+    reports = tmp_path / "reports"
+    assert main(["report", "--run", "1", "--ledger", str(first), "--reports", str(reports)]) == 0  # claims reports/
+    capsys.readouterr()
+    ran = _ini(tmp_path, "refbot", {k: v for k, v in _checked_with(world, tmp_path).items()
+                                    if k not in ("run_ledger", "check_reports")})
+    other = tmp_path / "other.sqlite"
+    assert main(["--config", str(ran), "run", "--items", str(items), "--ledger", str(other)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "reports holds another ledger's run files (its .refbot-ledger names that ledger), so this ledger's are " \
+           "named run-1-" in err
+    assert f"refbot review --run 1 --ledger {other} (or refbot export --run 1 --ledger {other} --quickstatements)" \
+        in err

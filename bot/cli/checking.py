@@ -20,8 +20,10 @@ from bot.cli.signals import sigterm_as_ctrl_c
 from bot.demo.wikibase import Account
 from bot.demo.world import DEMO_ITEM, DEMO_ITEMS, DemoWorld
 from bot.doctor import preflight
-from bot.options import Options, ini_text
+from bot.errors import RefbotError
+from bot.options import Options, ini_text, load_options, without_password
 from bot.output import trace as traces
+from bot.output.file_names import CLAIM
 from bot.output.report import write_report
 from bot.output.run_trace import default_stem, run_trace, writable_folder, write_run
 from bot.review.proposals import export_problem
@@ -74,7 +76,7 @@ def add_parsers(commands: Any) -> None:
     run.add_argument("--time-budget", type=duration, metavar="DURATION",
                      help="start no statement after this long (e.g. 2h, 90m); the next run goes on")
     run.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
-                     help="the run ledger: a SQLite file (default reports/runs.sqlite) or a "
+                     help="the run ledger: a SQLite file (default runs.sqlite in the reports folder) or a "
                      "database URL (postgresql://USER@HOST/DB, mysql+pymysql://USER@HOST/DB)")
     run.add_argument("--recheck-days", dest="run_recheck_days", type=float, metavar="DAYS",
                      help="skip statements another run checked less than DAYS ago (30; 0 checks all again)")
@@ -222,11 +224,28 @@ def run_run(args: argparse.Namespace, options: Options) -> Ended | None:
     elif result.left and result.failure is None and not args.quiet:
         print(f"refbot: stopped at the time budget; run the same command again to check the {result.left} left",
               file=sys.stderr)
+    if not args.quiet and Path(xml).stem != f"run-{run.id}":  # the folder is another ledger's: say so
+        print(f"refbot: {options.check.reports} holds another ledger's run files (its {CLAIM} names that ledger), so "
+              f"this ledger's are named {Path(xml).stem}; give it a reports folder of its own with --reports DIR",
+              file=sys.stderr)
     proposed = result.counts.get("supported", 0) + result.counts.get("corroborated", 0)
     if proposed and not args.quiet:
-        print(f"refbot: next, decide on the references it proposes: refbot review --run {run.id} (or refbot export "
-              f"--run {run.id} --quickstatements)", file=sys.stderr)
+        where = _ledger_words(options, args.config)
+        print(f"refbot: next, decide on the references it proposes: refbot review --run {run.id}{where} (or refbot "
+              f"export --run {run.id}{where} --quickstatements)", file=sys.stderr)
     return _ended(result, "finished statements are saved in the ledger; run the same command again to resume")
+
+
+def _ledger_words(options: Options, config: Path | None) -> str:
+    """`` --ledger LEDGER`` for a next step's command when the ledger is not the one that command would find by
+    itself (from the same configuration file ``config`` and environment, without this command's options); ""
+    otherwise."""
+    chosen = options.run.ledger
+    try:
+        found = load_options(config).run.ledger
+    except RefbotError:
+        found = None
+    return "" if chosen == found else f" --ledger {without_password(str(chosen))}"
 
 
 def run_report(args: argparse.Namespace, options: Options) -> None:

@@ -29,7 +29,7 @@ def _run_arguments(parser: argparse.ArgumentParser,
                    run_help: str = "the run (as `refbot run` printed it; default: the latest)") -> None:
     parser.add_argument("--run", dest="run_id", type=positive_int, metavar="ID", help=run_help)
     parser.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
-                        help="the run ledger: a SQLite file (default reports/runs.sqlite) or a "
+                        help="the run ledger: a SQLite file (default runs.sqlite in the reports folder) or a "
                         "database URL (postgresql://USER@HOST/DB, mysql+pymysql://USER@HOST/DB)")
 
 

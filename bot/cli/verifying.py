@@ -52,7 +52,7 @@ def add_parsers(commands: Any) -> None:
     verify.add_argument("--time-budget", type=duration, metavar="DURATION",
                         help="start no reference after this long (e.g. 2h); the next run goes on")
     verify.add_argument("--ledger", dest="run_ledger", type=ledger_target, metavar="FILE|URL",
-                        help="the run ledger (default reports/runs.sqlite)")
+                        help="the run ledger (default runs.sqlite in the reports folder)")
     verify.add_argument("--recheck-days", dest="run_recheck_days", type=float, metavar="DAYS",
                         help="skip references another verify run read less than DAYS ago (30; 0: all again)")
     verify.add_argument("--find-support", action="store_true",
