@@ -2,7 +2,7 @@
 # torch and the embedding model (all-MiniLM-L6-v2, verified by sha256); the judge is a server the workers reach at
 # [judge] url. Build and push it where the cluster pulls from:
 #
-#   docker build -t registry.example.org/refbot:$(git describe --always) .
+#   docker build -t registry.example.org/refbot:latest . && docker push registry.example.org/refbot:latest
 #   docker build --build-arg EMBEDDED_JUDGE=1 …   # also the embedded judge's GGUF and its bf16 transformers copy
 #                                                  # (3.1 GB more; making the copy takes about 8 GB of memory)
 #

@@ -22,6 +22,7 @@ from bot.modelstore import CATALOGUE
 from bot.errors import ConfigError
 from bot.options import load_options
 from conftest import ROOT
+from databases import free_port
 
 DEPLOY = ROOT / "deploy"
 TOOLFORGE = DEPLOY / "toolforge"
@@ -365,3 +366,42 @@ def test_the_kubernetes_guide_builds_the_image_and_applies_the_manifest_it_names
     for words in by_hand:
         args = parsed(refbot_arguments(words))
         assert str(args.config) == worker["command"][worker["command"].index("--config") + 1]
+
+
+def test_configure_names_the_database_it_cannot_reach_in_one_line(tmp_path, capsys):
+    configure = configure_module()
+    (tmp_path / "replica.my.cnf").write_text("[client]\nuser = 's0'\npassword = 'p'\n", encoding="utf-8")
+    port = free_port()  # nothing listens there
+    assert configure.main(["--contact", "https://www.wikidata.org/wiki/User:Example", "--judge-url",
+                           "http://judge.example.org:8000/v1", "--home", str(tmp_path), "--db-host", "127.0.0.1",
+                           "--db-port", str(port)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"cannot make the ledger's database s0__refbot on 127.0.0.1:{port}" in err and "run configure again" in err
+    assert (tmp_path / "refbot.ini").exists(), "what was written is kept"
+
+
+def test_the_operators_files_agree_on_the_jobs_file_the_image_and_the_review_services_address():
+    """What cannot run here (Toolforge, Kubernetes), checked over the files: one name for the jobs file everywhere,
+    one image tag in the Dockerfile, the manifest and the guide, an Ingress for the review service at [service] url,
+    and the Toolforge guide saying which one webservice a tool runs."""
+    guide = (ROOT / "docs" / "toolforge.md").read_text(encoding="utf-8")
+    jobs_header = (TOOLFORGE / "jobs.yaml").read_text(encoding="utf-8").split("\n\n", 1)[0]
+    loads = set(re.findall(r"toolforge jobs load (\S+?)`?(?:\s|$)", guide + "\n" + jobs_header))
+    assert loads == {"$HOME/refbot-jobs.yaml"}, loads
+
+    tags = set()
+    for path in (ROOT / "Dockerfile", DEPLOY / "kubernetes" / "refbot.yaml", ROOT / "docs" / "kubernetes.md"):
+        tags |= set(re.findall(r"registry\.example\.org/refbot:(\S+?)(?:\s|$|\")", path.read_text(encoding="utf-8")))
+    assert tags == {"latest"}, tags
+
+    named = {(document["kind"], document["metadata"]["name"]): document for document in kubernetes_documents()}
+    ingress = named[("Ingress", "refbot-review")]["spec"]
+    ini = named[("ConfigMap", "refbot-config")]["data"]["refbot.ini"]
+    host = re.search(r"^\s*url = https://([^/\s]+)", ini, re.M).group(1)
+    assert [rule["host"] for rule in ingress["rules"]] == [host] and ingress["tls"][0]["hosts"] == [host]
+    backend = ingress["rules"][0]["http"]["paths"][0]["backend"]["service"]
+    service = named[("Service", "refbot-review")]["spec"]["ports"][0]
+    assert backend == {"name": "refbot-review", "port": {"name": service["name"]}}
+
+    assert "A tool runs one webservice" in guide and "webservice php8.2" in guide and "webservice python3.11" in guide

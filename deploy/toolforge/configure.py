@@ -143,7 +143,16 @@ def main(argv: list[str] | None = None) -> int:
                         encoding="utf-8")
         print(f"configure: wrote {jobs}" + (" (a worker of 5Gi for the embedded judge)" if args.embedded_judge else ""))
     (args.home / "reports").mkdir(exist_ok=True)
-    create_database(args.db_host, args.db_port, user, password, database)
+    import pymysql
+
+    try:
+        create_database(args.db_host, args.db_port, user, password, database)
+    except pymysql.MySQLError as error:  # unreachable, refused, no right: one line naming the server and the fix
+        print(f"configure: error: cannot make the ledger's database {database} on {args.db_host}:{args.db_port}: "
+              f"{error.args[-1] if error.args else error} (run this from the tool's account on Toolforge, where "
+              "ToolsDB answers; refbot.ini and the jobs file are written: run configure again to make the database)",
+              file=sys.stderr)
+        return 1
     print(f"configure: the ledger's database {database} is on {args.db_host}; next: refbot doctor, then "
           "toolforge jobs load $HOME/refbot-jobs.yaml")
     return 0
