@@ -698,7 +698,8 @@ def test_the_service_starts_before_any_run_and_says_how_a_run_gets_there(world, 
                 assert process.poll() is None, process.stdout.read() if process.stdout else ""
                 time.sleep(0.2)
         assert home is not None and home.status_code == 200, "the service started without a run"
-        assert "Nothing to review" in home.text and "refbot run" in home.text
+        assert "Nothing to review" in home.text and "<code>refbot run</code>" in home.text
+        assert "`" not in home.text and "<style>" in home.text, "styled as the queue, commands as code"
         assert (tmp_path / "fresh" / "runs.sqlite").exists()
 
         trace = trace_of(world, tmp_path / "check.xml")

@@ -85,12 +85,21 @@ def _curator(options: Options, curator: str) -> str:
     return name
 
 
+# The short pages' look: the queue's type and colours, a command in a message set as code.
+_SHORT_PAGE_STYLE = ("body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:44rem;padding:0 1rem;"
+                     "color:#202122;background:#f8f9fa}h1{font-size:1.3rem}code{font:.92em ui-monospace,monospace;"
+                     "background:#eaecf0;padding:0 .25em;border-radius:2px}a{color:#36c}")
+
+
 def _page(status: int, title: str, message: str, home: str = "", back_to: str = "Back to the report") -> Response:
-    """A short page; ``home``: the report's address, for a link back (never on a refusal: it is a secret)."""
+    """A short page; ``home``: the report's address, for a link back (never on a refusal: it is a secret). A command
+    the message names between backticks (`refbot run`) is shown as code, the rest as text."""
     back = f"<p><a href=\"{escape(home)}\">{escape(back_to)}</a></p>" if home else ""
+    said = re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(message)))
     body = (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
+            f"<meta name=\"viewport\" content=\"width=device-width\"><style>{_SHORT_PAGE_STYLE}</style>"
             f"<link rel=\"icon\" href=\"{FAVICON}\"></head>"
-            f"<body><h1>{escape(title)}</h1><p>{escape(message)}</p>{back}</body></html>")
+            f"<body><h1>{escape(title)}</h1><p>{said}</p>{back}</body></html>")
     return Response(body, status=status, mimetype="text/html")
 
 
