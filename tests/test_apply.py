@@ -178,7 +178,7 @@ def test_apply_writes_exactly_the_approved_references_once_and_simulates_without
     assert first["token"].endswith("+\\") and len(first["token"]) > 10
     batch = batch_of(first)
     assert first["summary"] == (
-        f"[[User:RefbotDemo|refbot]] {__version__}: reference for P69 (educated at): page judged by "
+        f"[[User:RefbotDemo|refbot]] {__version__}: reference for P69 (educated at) = Q990215: page judged by "
         "qwen2.5-coder-1.5b, support 0.91, approved by Ada; report: https://reports.example/run-1.html "
         f"([[:toolforge:editgroups/b/CB/{batch}|details]])")
     assert batch_of(sent[1]) == batch, "one batch tag for every edit of one apply"
@@ -531,7 +531,8 @@ def test_a_stated_in_reference_from_an_authority_record_is_written_with_its_item
     assert "P854" not in snaks  # the identifier leads to the record
     assert json.loads(sent["snaks-order"]) == ["P248", "P227", "P813"]
     assert sent["summary"] == (
-        f"[[User:RefbotDemo|refbot]] {__version__}: reference for P569 (date of birth): stated in Integrated "
+        f"[[User:RefbotDemo|refbot]] {__version__}: reference for P569 (date of birth) = 11 February 1968: stated in "
+        "Integrated "
         f"Authority File, GND ID 1099020101, approved by Ada ([[:toolforge:editgroups/b/CB/{batch_of(sent)}|details]])")
     assert {review.state for review in reviews(tmp_path, run).values()} == {"written"}
     written = world.wikibase.statement(BORN)["references"]
@@ -578,5 +579,6 @@ def test_an_archived_copy_is_written_with_the_citations_access_date_and_the_arch
     assert snaks["P813"][0]["datavalue"]["value"]["time"] == "+2019-06-14T00:00:00Z"
     assert snaks["P2960"][0]["datavalue"]["value"]["time"] == "+2019-06-12T00:00:00Z"
     assert sent["summary"] == (
-        f"[[User:RefbotDemo/About|refbot]] {__version__}: reference for P166 (award received): page judged by "
+        f"[[User:RefbotDemo/About|refbot]] {__version__}: reference for P166 (award received) = Q990212: page judged "
+        "by "
         f"qwen2.5-coder-1.5b, support 0.91, approved by Ada ([[:toolforge:editgroups/b/CB/{batch_of(sent)}|details]])")

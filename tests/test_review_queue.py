@@ -283,7 +283,7 @@ def test_the_queue_keeps_the_servers_checks(hostile_server, http):
         stranger.trust_env = False
         assert stranger.get(server.url + "queue", timeout=10).status_code == 403
         refused = stranger.get(server.url + "queue?token=guess", timeout=10)
-        assert refused.status_code == 403 and "open the address `refbot review` printed" in refused.text
+        assert refused.status_code == 403 and "open the address <code>refbot review</code> printed" in refused.text
         assert "<a " not in refused.text, "no link a refusal would refuse again"
     port = urlsplit(server.url).port
     assert http.get(queue_url(server), headers={"Host": f"rebound.example:{port}"}, timeout=10).status_code == 403

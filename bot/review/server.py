@@ -164,7 +164,7 @@ def edit_summary(options: Options, run_id: int, card: cards.Card, *, curator: st
     alone; without ``batch``, the batch's EditGroups tag is left out (`apply` draws it)."""
     return summary_of(card.property_id, card.property_label, card.found_by, curator=curator,
                       report_url=options.apply.report_url.replace("{run}", str(run_id)),
-                      documentation=options.apply.documentation_page, batch=batch)
+                      documentation=options.apply.documentation_page, batch=batch, value=card.value_text)
 
 
 def queue_response(review: ReviewLedger, run_id: int, base: str, *, curator: str, token: str,

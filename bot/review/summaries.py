@@ -8,6 +8,7 @@ from bot import __version__
 from bot.review.proposals import Proposal
 
 SUMMARY_MAX = 480  # MediaWiki cuts edit summaries at 500 characters
+VALUE_MAX = 80  # the statement's value, as the summary names it, at most
 
 
 def batch_tag(batch: str) -> str:
@@ -21,14 +22,18 @@ def summary(proposal: Proposal, *, model: str, curator: str, report_url: str = "
     (the model and the support of a judged page; the database and the identifier of an authority record), who
     approved it, the report, and the batch's EditGroups tag, which is never cut."""
     return summary_of(proposal.property_id, proposal.property_label, found_by(proposal, model), curator=curator,
-                      report_url=report_url, documentation=documentation, batch=batch)
+                      report_url=report_url, documentation=documentation, batch=batch,
+                      value=proposal.value_text or proposal.value)
 
 
 def summary_of(property_id: str, property_label: str, found: str, *, curator: str, report_url: str = "",
-               documentation: str = "", batch: str = "") -> str:
-    """:func:`summary` from its parts (``found``: :func:`found_by`), as a review card shows it."""
+               documentation: str = "", batch: str = "", value: str = "") -> str:
+    """:func:`summary` from its parts (``found``: :func:`found_by`; ``value``: the statement's, as people read it),
+    as a review card shows it."""
     bot = f"[[{documentation}|refbot]]" if documentation else "refbot"
-    text = (f"{bot} {__version__}: reference for {property_id} ({property_label}): "
+    shown = " ".join(value.split())
+    shown = shown if len(shown) <= VALUE_MAX else shown[:VALUE_MAX - 1] + "…"
+    text = (f"{bot} {__version__}: reference for {property_id} ({property_label}){f' = {shown}' if shown else ''}: "
             f"{found}, approved by {curator or 'a curator'}")
     if report_url:
         text += f"; report: {report_url}"
