@@ -407,6 +407,7 @@ def test_refbot_demo_serve_stopped_leaves_no_sparql_server_behind(tmp_path, stop
         sessions.ledger.close()
         authorize = requests.get(login.headers["Location"], timeout=10)
         assert authorize.status_code == 200 and "wpName1" in authorize.text, "the demo's provider knows the consumer"
+        assert "The application <b>refbot review service</b> would like to" in authorize.text, "by name, not an id"
         assert any("sign in as 'Demo Curator', password " in line for line in printed)
         servers = [child for child in _children(demo.pid) if "oxigraph" in _command_line(child)]
         assert servers and list(tmp_path.glob("refbot-demo-store-*"))

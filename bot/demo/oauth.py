@@ -45,6 +45,7 @@ class Consumer:
     client_id: str
     secret: str
     callback: str
+    name: str = "refbot"  # the application's name, as Special:OAuthConsumerRegistration records it
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,10 @@ class OAuthProvider:
         self._refresh: dict[str, _Token] = {}
         self._lock = threading.Lock()
 
-    def register(self, callback: str) -> Consumer:
-        """A new consumer whose only callback is ``callback`` (as Special:OAuthConsumerRegistration makes one)."""
-        consumer = Consumer(secrets.token_hex(16), secrets.token_hex(20), callback)
+    def register(self, callback: str, name: str = "refbot review service") -> Consumer:
+        """A new consumer named ``name`` whose only callback is ``callback`` (as Special:OAuthConsumerRegistration
+        makes one)."""
+        consumer = Consumer(secrets.token_hex(16), secrets.token_hex(20), callback, name)
         self.consumers[consumer.client_id] = consumer
         return consumer
 
@@ -163,7 +165,7 @@ class OAuthProvider:
                        for name in ("client_id", "redirect_uri", "response_type", "state", "code_challenge",
                                     "code_challenge_method"))
         shown = f'<p class="error" id="error">{html.escape(error)}</p>' if error else ""
-        body = (f"{shown}<p>The application <b>{html.escape(consumer.client_id)}</b> would like to: "
+        body = (f"{shown}<p>The application <b>{html.escape(consumer.name)}</b> would like to: "
                 f"{', '.join(GRANTS)} (edit existing pages, including items, as you).</p>"
                 f'<form method="post">{kept}'
                 '<label>Username <input name="username" id="wpName1" autocomplete="username"></label> '
