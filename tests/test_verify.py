@@ -567,3 +567,15 @@ def test_the_demo_worlds_references_are_audited_in_a_report_that_puts_contradict
         assert shot.stat().st_size > 10_000
     finally:
         world.stop()
+
+
+def test_a_findings_line_is_cut_between_words_and_never_inside_a_web_address():
+    """The terminal's line is what an operator copies: an archive address in a reason is kept whole."""
+    from bot.cli.verifying import shortened
+
+    archive = "https://web.archive.org/web/20200101000000/https://www.example.org/a/long/path/jana-dvorakova.html"
+    reason = f"the page is dead (HTTP 404); an archived copy was read at {archive} and states the fact " * 2
+    cut = shortened(reason, 80)
+    assert archive in cut.split() and cut.endswith(" …") and len(cut) < len(reason)
+    assert shortened("a short reason", 160) == "a short reason"
+    assert shortened("alpha beta gamma delta", 11) == "alpha beta …"

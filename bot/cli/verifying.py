@@ -90,6 +90,20 @@ def worklist_of(args: argparse.Namespace) -> Worklist:
     return worklist
 
 
+def shortened(text: str, most: int) -> str:
+    """``text`` on one line, cut after at most ``most`` characters between words — never inside a word, and a web
+    address it reaches is kept whole (an address cut short is one a reader copies from the terminal and cannot open)."""
+    words, kept, size = " ".join(text.split()).split(" "), [], 0
+    for word in words:
+        if size + len(word) > most and kept and "://" not in word:
+            return " ".join(kept) + " …"
+        kept.append(word)
+        size += len(word) + 1
+        if size > most:
+            break
+    return " ".join(kept) + (" …" if len(kept) < len(words) else "")
+
+
 def line(check: ReferenceCheck) -> str:
     """``  contradicts      date of birth → 1952-03-11  https://…: "12 March 1952" (“Born on 12 March 1952 …”)``"""
     statement = check.statement
@@ -97,10 +111,9 @@ def line(check: ReferenceCheck) -> str:
     if check.other_value:
         said = f': gives "{check.other_value}"'
     elif check.sentence:
-        sentence = " ".join(check.sentence.split())
-        said = f': "{sentence[:117] + "…" if len(sentence) > 118 else sentence}"'
+        said = f': "{shortened(check.sentence, 118)}"'
     elif check.finding.value not in ("supports", "does-not-support"):
-        said = f" — {check.reason[:160]}"
+        said = f" — {shortened(check.reason, 160)}"
     copy = f" (the copy: {check.archived.value.replace('-', ' ')})" if check.archived is not None else ""
     return f"  {check.finding.value:<17}{copy} {statement.item} {statement.property_label} → {statement.value.text}  " \
            f"{check.citation.url}{said}"
