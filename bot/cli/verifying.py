@@ -93,7 +93,8 @@ def worklist_of(args: argparse.Namespace) -> Worklist:
 def shortened(text: str, most: int) -> str:
     """``text`` on one line, cut after at most ``most`` characters between words — never inside a word, and a web
     address it reaches is kept whole (an address cut short is one a reader copies from the terminal and cannot open)."""
-    words, kept, size = " ".join(text.split()).split(" "), [], 0
+    words, size = " ".join(text.split()).split(" "), 0
+    kept: list[str] = []
     for word in words:
         if size + len(word) > most and kept and "://" not in word:
             return " ".join(kept) + " …"
