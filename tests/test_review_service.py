@@ -43,6 +43,7 @@ class Service:
     url: str
     run_id: int
     stop: Any
+    dispatcher: Any = None  # the server's task dispatcher, when the test gave it one
 
     def reviews(self) -> dict[str, Any]:
         store = ReviewLedger(RunLedger(self.options.run.ledger))
@@ -55,8 +56,8 @@ class Service:
         return [revision for revision in self.world.wikibase.revisions if revision.action == "wbsetreference"]
 
 
-def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, lanes: bool = False, threads: int = 4,
-                  **settings: Any) -> Service:
+def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, lanes: type[Lanes] | None = None,
+                  threads: int = 4, **settings: Any) -> Service:
     trace = trace_of(world, tmp / "check.xml")
     store = ReviewLedger(RunLedger(tmp / "runs.sqlite"))
     run_id = store.import_trace(traces.read(trace), trace)
@@ -71,7 +72,7 @@ def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, lanes: bool
         "service_client_secret": consumer.secret, "service_secret_key": "s" * 40, "apply_retries": 1,
         "apply_retry_wait": 0.1, **settings})
     app = make_service(options, store, **({"session_clock": clock} if clock is not None else {}))
-    dispatcher = Lanes(app.extensions["refbot.sessions"].is_curator, reserved=2, waiting=8) if lanes else None
+    dispatcher = lanes(app.extensions["refbot.sessions"].is_curator, reserved=2, waiting=8) if lanes else None
     server = StoppableServer(app, host="127.0.0.1", port=port, threads=threads, dispatcher=dispatcher)
     thread = threading.Thread(target=server.run, daemon=True, name="review-service")
     thread.start()
@@ -82,7 +83,7 @@ def start_service(world: DemoWorld, tmp: Path, *, clock: Any = None, lanes: bool
         assert not thread.is_alive(), "the review service did not stop"
         store.ledger.close()
 
-    return Service(world, options, url, run_id, stop)
+    return Service(world, options, url, run_id, stop, dispatcher)
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ the requests go in two lanes, sorted as waitress hands them over, before any thr
   sign-ins never takes the threads kept for the signed-in;
 - **anyone else's** waits in a line of at most ``waiting`` requests, and at most all threads but ``reserved`` answer
   them at once, so that a curator's request always finds a thread soon; a request beyond the line is answered at once
-  with 503 and Retry-After by waitress itself (no thread of the application's is held, the connection is closed).
+  with 503 and Retry-After by waitress itself (no thread of the application's is held, the connection is closed),
+  by the first thread free after the curators' requests.
 
 Connections beyond waitress's ``connection_limit`` (100) wait to be accepted whoever sends them: a flood of
 connections is the proxy's to bound (Toolforge's, an Ingress's). A client's address plays no part here: behind
@@ -56,6 +57,7 @@ class Lanes(ThreadedTaskDispatcher):
         super().__init__()
         self.is_curator, self.reserved, self.waiting = is_curator, reserved, waiting
         self.first: deque[Any] = deque()  # curators' requests (waitress's own ``queue`` holds readers')
+        self.refusing: deque[Any] = deque()  # readers' requests beyond the line, answered 503 by waitress
         self.signing: deque[Any] = deque()  # sign-ins' requests
         self.reading = 0  # readers' requests being answered now
         self.signing_in = 0  # sign-ins' requests being answered now
@@ -75,7 +77,7 @@ class Lanes(ThreadedTaskDispatcher):
                 self.signing.append(task)
             elif len(self.queue) >= self.waiting and request is not None and not request.error:
                 request.error = Busy("The review service is busy; try again in a few seconds.")
-                self.first.append(task)  # (answered by waitress in a moment, by whichever thread is free)
+                self.refusing.append(task)  # (answered by waitress in a moment, after any curator's request)
             else:
                 self.queue.append(task)
             self.queue_cv.notify()
@@ -115,6 +117,8 @@ class Lanes(ThreadedTaskDispatcher):
         most = max(1, len(self.threads) - self.reserved)
         if self.first:
             return self.first.popleft(), ""
+        if self.refusing:
+            return self.refusing.popleft(), ""
         if self.signing and self.signing_in < most:
             self.signing_in += 1
             return self.signing.popleft(), "signing"
@@ -125,10 +129,10 @@ class Lanes(ThreadedTaskDispatcher):
 
     def pending(self) -> int:
         """How many requests wait for a thread, in any lane."""
-        return len(self.first) + len(self.signing) + len(self.queue)
+        return len(self.first) + len(self.refusing) + len(self.signing) + len(self.queue)
 
     def cancel_pending(self) -> None:
         """Cancel every request no thread has taken (the server is stopping); call with :attr:`lock` held."""
-        for lane in (self.first, self.signing, self.queue):
+        for lane in (self.first, self.refusing, self.signing, self.queue):
             while lane:
                 lane.popleft().cancel()
