@@ -250,7 +250,7 @@ def test_a_dump_restored_elsewhere_holding_the_same_home_is_refused_while_the_or
     else:
         server = request.getfixturevalue("postgres" if ledger_target.startswith("postgresql") else "mariadb")
         restored_target = create_database(server, f"refbot_{uuid.uuid4().hex[:12]}")
-    client = redis.Redis.from_url(redis_server.url("12"))
+    client = redis.Redis.from_url(redis_server.url("15"))
     original, restored = RunLedger(ledger_target), RunLedger(restored_target)
     try:
         assert lease.hold(client, "t:", original) == "taken"

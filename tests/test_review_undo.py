@@ -150,12 +150,7 @@ def test_an_undo_that_finds_the_reference_changed_or_gone_leaves_the_wiki_as_it_
     guid, _pid, _label, url = PROPOSED[1]
     http = requests.Session()
     sign_in(http, service, CURATOR, PASSWORD, f"/run/{service.run_id}/queue")
-    page = etree.HTML(http.get(f"{service.url}/run/{service.run_id}/queue", params={"show": "all", "at": guid},
-                               timeout=20).text)
-    fields = {field.get("name"): field.get("value") for field in page.xpath("//form[@class='decide']/input")}
-    done = http.post(f"{service.url}/run/{service.run_id}/decide", data={**fields, "decision": "approved"},
-                     timeout=30)
-    assert "written as" in done.text
+    _approve(http, service, guid)
 
     # Someone else edits the reference (adds a snak) before the curator undoes it.
     statement = world.wikibase.statement(guid)

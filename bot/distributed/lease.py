@@ -25,12 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import redis
 
 from bot.distributed.names import QUEUE
-from bot.distributed.presence import printable
-from bot.errors import InputError, ServiceError
-from bot.faults import first_line
+from bot.distributed.presence import at_broker, printable
+from bot.errors import InputError
 from bot.ledger.ledger import RunLedger
 from bot.options import without_password
 
@@ -133,14 +131,7 @@ def release(client: Any, prefix: str, ledger: RunLedger) -> bool:
 def hold_at(broker: str, prefix: str, ledger: RunLedger) -> str:
     """:func:`hold` over a new connection to ``broker``; ServiceError naming the broker when Redis does not
     answer."""
-    client = redis.Redis.from_url(broker, socket_connect_timeout=10, socket_timeout=10)
-    try:
-        return hold(client, prefix, ledger)
-    except redis.RedisError as error:
-        raise ServiceError(first_line(error), service="the queue", url=without_password(broker),
-                           hint="check [queue] broker and that Redis runs") from None
-    finally:
-        client.close()
+    return at_broker(broker, lambda client: hold(client, prefix, ledger), timeout_s=10)
 
 
 def _lease(mark: str, place: str, now: float) -> str:

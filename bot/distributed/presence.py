@@ -16,7 +16,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 
@@ -28,6 +28,7 @@ from bot.options import without_password
 BEAT_S = 10.0  # between two heartbeats
 SEEN_S = 60  # a heartbeat's key lives this long: a worker not heard from since is not listed
 log = logging.getLogger("refbot.worker")
+T = TypeVar("T")
 
 
 def worker_key(prefix: str, ledger: str, name: str) -> str:
@@ -119,17 +120,23 @@ class Heartbeat:
                 self.renew()
 
 
-def seen_at(broker: str, prefix: str, ledger: str) -> list[Seen]:
-    """The workers of this ledger heard from in the last :data:`SEEN_S` seconds, by name (``prefix``: the tool's,
-    ``bot.distributed.names.key_prefix``); ServiceError naming the broker when Redis does not answer."""
-    client = redis.Redis.from_url(broker, socket_connect_timeout=5, socket_timeout=5)
+def at_broker(broker: str, call: Callable[[Any], T], *, timeout_s: float = 5) -> T:
+    """``call`` over a new connection to the Redis at ``broker``, closed after; ServiceError naming the broker when
+    Redis does not answer."""
+    client = redis.Redis.from_url(broker, socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
     try:
-        return seen_workers(client, prefix, ledger)
+        return call(client)
     except redis.RedisError as error:
         raise ServiceError(first_line(error), service="the queue", url=without_password(broker),
                            hint="check [queue] broker and that Redis runs") from None
     finally:
         client.close()
+
+
+def seen_at(broker: str, prefix: str, ledger: str) -> list[Seen]:
+    """The workers of this ledger heard from in the last :data:`SEEN_S` seconds, by name (``prefix``: the tool's,
+    ``bot.distributed.names.key_prefix``); ServiceError naming the broker when Redis does not answer."""
+    return at_broker(broker, lambda client: seen_workers(client, prefix, ledger))
 
 
 def seen_workers(client: Any, prefix: str, ledger: str) -> list[Seen]:
